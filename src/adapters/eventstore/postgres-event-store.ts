@@ -1,0 +1,214 @@
+import pg from 'pg';
+import {
+  START,
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type Position,
+  type ReadAllOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from '../../ports/event-store.js';
+
+/**
+ * The PostgreSQL event store (schema and `append_events` in src/migrations/001_event_store.ts).
+ *
+ * Global order: identity values are taken at insert time but become visible at commit, so a reader
+ * that follows `global_position` alone can skip an event whose transaction commits late. Readers
+ * therefore only take rows whose writing transaction is older than every transaction still running
+ * (`tx_id < pg_snapshot_xmin(pg_current_snapshot())`) and order them by `(tx_id, global_position)`:
+ * no row can ever appear behind a position a reader has passed.
+ */
+export interface PostgresEventStoreOptions {
+  connectionString: string;
+  poolSize?: number;
+  /** how often a subscription polls when no NOTIFY arrived (a NOTIFY can precede visibility) */
+  pollIntervalMs?: number;
+}
+
+const COLUMNS =
+  'global_position, tx_id::text AS tx_id, stream_id, revision, event_id, type, schema_version, data, metadata, recorded_at';
+
+interface EventRow {
+  global_position: string | number;
+  tx_id: string;
+  stream_id: string;
+  revision: string | number;
+  event_id: string;
+  type: string;
+  schema_version: number;
+  data: unknown;
+  metadata: Record<string, unknown>;
+  recorded_at: Date;
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    streamId: row.stream_id,
+    revision: Number(row.revision),
+    type: row.type,
+    data: row.data,
+    metadata: row.metadata ?? {},
+    schemaVersion: row.schema_version,
+    recordedAt: row.recorded_at,
+    position: { commit: BigInt(row.tx_id), prepare: BigInt(row.global_position) },
+  };
+}
+
+function likePatterns(prefixes: string[]): string[] {
+  return prefixes.map((p) => p.replace(/[\\%_]/g, (c) => `\\${c}`) + '%');
+}
+
+export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore {
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
+  // An idle client that loses its server must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const pollIntervalMs = options.pollIntervalMs ?? 250;
+  const subscriptions = new Set<Subscription>();
+
+  async function append(
+    streamId: string,
+    events: NewEvent[],
+    { expectedRevision = 'any' }: { expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
+    const args = [
+      streamId,
+      String(expectedRevision),
+      events.map((e) => e.id),
+      events.map((e) => e.type),
+      events.map((e) => e.schemaVersion ?? 1),
+      events.map((e) => JSON.stringify(e.data ?? null)),
+      events.map((e) => JSON.stringify(e.metadata ?? {})),
+    ];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const { rows } = await pool.query(
+          'SELECT * FROM append_events($1, $2, $3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])',
+          args,
+        );
+        const row = rows[0];
+        return {
+          nextRevision: Number(row.last_revision),
+          position: { commit: BigInt(row.last_tx_id), prepare: BigInt(row.last_position) },
+        };
+      } catch (err) {
+        const e = err as { code?: string; detail?: string; constraint?: string };
+        if (e.code === 'CR409') {
+          const actual = e.detail === 'no_stream' ? 'no_stream' : Number(e.detail);
+          throw new WrongExpectedRevisionError(streamId, expectedRevision, actual);
+        }
+        // The same events raced in from a concurrent retry: the winner's result is ours too.
+        if (e.code === '23505' && e.constraint === 'events_event_id_key' && attempt === 0) continue;
+        throw err;
+      }
+    }
+  }
+
+  async function readStream(streamId: string, opts: { fromRevision?: number } = {}): Promise<RecordedEvent[]> {
+    const { rows } = await pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND revision >= $2 ORDER BY revision`,
+      [streamId, opts.fromRevision ?? 0],
+    );
+    return rows.map(toRecorded);
+  }
+
+  async function readAll(opts: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const after = opts.after ?? START;
+    const params: unknown[] = [after.commit.toString(), after.prepare.toString(), opts.limit ?? 1000];
+    let filter = '';
+    if (opts.streamPrefixes?.length) {
+      params.push(likePatterns(opts.streamPrefixes));
+      filter = `AND stream_id LIKE ANY ($4::text[])`;
+    }
+    const { rows } = await pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM events
+       WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
+         AND (tx_id, global_position) > ($1::xid8, $2::bigint) ${filter}
+       ORDER BY tx_id, global_position
+       LIMIT $3`,
+      params,
+    );
+    return rows.map(toRecorded);
+  }
+
+  function subscribe(opts: SubscribeOptions): Subscription {
+    let closed = false;
+    let position: Position = opts.after ?? START;
+    let wake: (() => void) | undefined;
+    let listener: pg.Client | undefined;
+    const limit = opts.limit ?? 500;
+
+    const sleep = () =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(done, pollIntervalMs);
+        function done() {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        }
+        wake = done;
+      });
+
+    async function listen() {
+      try {
+        const client = new pg.Client({ connectionString: options.connectionString });
+        client.on('error', () => {
+          listener = undefined;
+        });
+        client.on('notification', () => wake?.());
+        await client.connect();
+        await client.query('LISTEN events');
+        if (closed) await client.end();
+        else listener = client;
+      } catch {
+        // Without LISTEN the poll still delivers everything, only later; retried on the next loop.
+      }
+    }
+
+    const loop = (async () => {
+      while (!closed) {
+        if (!listener) await listen();
+        try {
+          const batch = await readAll({ after: position, limit, streamPrefixes: opts.streamPrefixes });
+          if (batch.length > 0) {
+            await opts.onEvents(batch);
+            position = batch[batch.length - 1].position;
+            if (batch.length === limit) continue;
+          }
+        } catch (err) {
+          closed = true;
+          opts.onError?.(err);
+          break;
+        }
+        if (!closed) await sleep();
+      }
+    })();
+
+    const subscription: Subscription = {
+      async close() {
+        closed = true;
+        wake?.();
+        await loop;
+        await listener?.end().catch(() => {});
+        subscriptions.delete(subscription);
+      },
+    };
+    subscriptions.add(subscription);
+    return subscription;
+  }
+
+  return {
+    append,
+    readStream,
+    readAll,
+    subscribe,
+    async close() {
+      await Promise.all([...subscriptions].map((s) => s.close()));
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createId } from '@paralleldrive/cuid2';
+import type { Db } from '../adapters/db/knex.js';
+import { apiKeyDecider, apiKeyStream } from '../domain/accounts/api-key.js';
+import { badRequest } from '../domain/errors.js';
+import { normaliseIp } from '../domain/ip.js';
+import type { EventStore } from '../ports/event-store.js';
+import { SCOPES, type Scope } from '../http/principal.js';
+import { execute } from './execute.js';
+import type { WaitForProjection } from './read-your-writes.js';
+
+export const API_KEY_PREFIX = 'cl_';
+
+export const hashApiKey = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
+
+export interface CreateApiKeyInput {
+  name: string;
+  scopes: string[];
+  expiresAt?: string | null;
+  ipAllowlist?: string[];
+  dailyLimit?: number | null;
+}
+
+function toView(row: Record<string, any>) {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes,
+    expiresAt: row.expires_at ? new Date(row.expires_at).toISOString() : null,
+    ipAllowlist: row.ip_allowlist,
+    dailyLimit: row.daily_limit,
+    createdAt: new Date(row.created_at).toISOString(),
+    revokedAt: row.revoked_at ? new Date(row.revoked_at).toISOString() : null,
+    lastUsedAt: row.last_used_at ? new Date(row.last_used_at).toISOString() : null,
+  };
+}
+
+export function createApiKeyCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection }) {
+  return {
+    async create(accountId: string, actor: string, input: CreateApiKeyInput) {
+      const unknown = input.scopes.filter((s) => !SCOPES.includes(s as Scope));
+      if (unknown.length) throw badRequest(`unknown scope: ${unknown.join(', ')}`);
+      const ipAllowlist = (input.ipAllowlist ?? []).map((ip) => {
+        const normal = normaliseIp(ip);
+        if (!normal) throw badRequest(`ipAllowlist: ${ip} is not a single IPv4 or IPv6 address (CIDR ranges are unsupported)`);
+        return normal;
+      });
+      const account = await deps.db('accounts').where({ id: accountId }).first('daily_send_cap');
+      const id = createId();
+      const secret = API_KEY_PREFIX + randomBytes(32).toString('base64url');
+      const now = new Date().toISOString();
+      const data = {
+        id,
+        accountId,
+        name: input.name,
+        keyHash: hashApiKey(secret),
+        prefix: secret.slice(0, API_KEY_PREFIX.length + 6),
+        scopes: [...new Set(input.scopes)] as Scope[],
+        expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+        ipAllowlist: [...new Set(ipAllowlist)],
+        dailyLimit: input.dailyLimit ?? null,
+        createdAt: now,
+        createdBy: actor,
+      };
+      const result = await execute(
+        apiKeyDecider,
+        { kind: 'create', accountDailyCap: account?.daily_send_cap ?? 1000, ...data },
+        { eventStore: deps.eventStore, streamId: apiKeyStream(id), metadata: { actor } },
+      );
+      await deps.waitFor('accounts', result.position);
+      const { keyHash: _h, accountId: _a, createdBy: _c, ...rest } = data;
+      return { ...rest, key: secret };
+    },
+
+    async revoke(accountId: string, actor: string, id: string) {
+      const now = new Date().toISOString();
+      const result = await execute(
+        apiKeyDecider,
+        { kind: 'revoke', id, accountId, now, by: actor },
+        { eventStore: deps.eventStore, streamId: apiKeyStream(id), metadata: { actor } },
+      );
+      // Only answer once every process reading the key table will refuse the key.
+      await deps.waitFor('accounts', result.position);
+      return { id, revokedAt: result.state.revokedAt };
+    },
+
+    async list(accountId: string) {
+      const rows = await deps
+        .db('api_keys as k')
+        .leftJoin('api_key_usage as u', 'u.api_key_id', 'k.id')
+        .where('k.account_id', accountId)
+        .orderBy('k.created_at', 'desc')
+        .select('k.*', 'u.last_used_at');
+      return rows.map(toView);
+    },
+  };
+}

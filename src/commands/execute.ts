@@ -1,0 +1,82 @@
+import { deterministicEventId } from '../domain/event-id.js';
+import { fold, type Decider, type DomainEvent } from '../domain/decider.js';
+import {
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type Position,
+} from '../ports/event-store.js';
+
+export interface ExecuteOptions {
+  eventStore: EventStore;
+  streamId: string;
+  /**
+   * Identifies this command invocation. Event ids derive from it, so a retried command (same
+   * commandId) appends nothing new. Defaults to a random id (not idempotent).
+   */
+  commandId?: string;
+  metadata?: EventMetadata;
+  maxRetries?: number;
+}
+
+export interface ExecuteResult<S, E> {
+  events: E[];
+  /** state after the new events */
+  state: S;
+  /** position of the last appended event; undefined when the decision produced nothing */
+  position?: Position;
+  revision: number;
+}
+
+/**
+ * Load a stream, decide, append with the expected revision; on a concurrent write, reload and decide
+ * again. This is every command handler's spine.
+ */
+export async function execute<S, C, E extends DomainEvent>(
+  decider: Decider<S, C, E>,
+  command: C,
+  options: ExecuteOptions,
+): Promise<ExecuteResult<S, E>> {
+  const { eventStore, streamId } = options;
+  const commandId = options.commandId ?? crypto.randomUUID();
+  for (let attempt = 0; ; attempt++) {
+    const history = await eventStore.readStream(streamId);
+    const state = fold(decider, history);
+    const events = decider.decide(command, state);
+    const revision = history.length - 1;
+    if (events.length === 0) return { events, state, revision };
+    let result: AppendResult;
+    try {
+      result = await eventStore.append(
+        streamId,
+        events.map((e, i) => ({
+          id: deterministicEventId(streamId, commandId, String(i)),
+          type: e.type,
+          data: e.data,
+          metadata: { ...options.metadata, commandId },
+        })),
+        { expectedRevision: revision < 0 ? 'no_stream' : revision },
+      );
+    } catch (err) {
+      if (err instanceof WrongExpectedRevisionError && attempt < (options.maxRetries ?? 20)) continue;
+      throw err;
+    }
+    const newState = events.reduce(
+      (s, e, i) =>
+        decider.evolve(s, {
+          id: '',
+          streamId,
+          revision: revision + 1 + i,
+          type: e.type,
+          data: e.data,
+          metadata: {},
+          schemaVersion: 1,
+          recordedAt: new Date(),
+          position: result.position,
+        }),
+      state,
+    );
+    return { events, state: newState, position: result.position, revision: result.nextRevision };
+  }
+}

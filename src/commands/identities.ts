@@ -1,0 +1,90 @@
+import { createId } from '@paralleldrive/cuid2';
+import type { Db } from '../adapters/db/knex.js';
+import { identityDecider, identityStream, type IdentityKind } from '../domain/accounts/identity.js';
+import { conflict, notFound } from '../domain/errors.js';
+import type { EventStore } from '../ports/event-store.js';
+import type { EmailProvider } from '../ports/email-provider.js';
+import type { EmailProviderKind } from '../domain/accounts/account.js';
+import { execute } from './execute.js';
+import type { WaitForProjection } from './read-your-writes.js';
+
+export function identityView(row: Record<string, any>) {
+  return {
+    id: row.id,
+    [row.kind === 'domain' ? 'domain' : 'email']: row.value,
+    dkim: row.dkim,
+    spf: row.spf,
+    mailFrom: row.mail_from,
+    verified: row.verified,
+    dnsRecords: row.dns_records,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** Verified domains (DKIM + SPF + MAIL FROM) and single sender identities, checked through the account's provider. */
+export function createIdentityCommands(deps: {
+  eventStore: EventStore;
+  db: Db;
+  waitFor: WaitForProjection;
+  emailProviderFor(kind: EmailProviderKind): EmailProvider;
+}) {
+  async function provider(accountId: string) {
+    const row = await deps.db('accounts').where({ id: accountId }).first('email_provider');
+    return deps.emailProviderFor(row.email_provider);
+  }
+
+  async function read(accountId: string, id: string) {
+    const row = await deps.db('identities').where({ id, account_id: accountId }).first();
+    if (!row) throw notFound(`${id} not found`);
+    return identityView(row);
+  }
+
+  return {
+    async add(accountId: string, actor: string, kind: IdentityKind, rawValue: string) {
+      const value = rawValue.trim().toLowerCase();
+      const existing = await deps.db('identities').where({ account_id: accountId, kind, value }).first('id');
+      if (existing) throw conflict(`${value} already exists`);
+      const checks = await (await provider(accountId)).createIdentity(value);
+      const id = createId();
+      const result = await execute(
+        identityDecider,
+        { kind: 'add', id, accountId, identityKind: kind, value, now: new Date().toISOString(), checks },
+        { eventStore: deps.eventStore, streamId: identityStream(id), metadata: { actor } },
+      );
+      await deps.waitFor('accounts', result.position);
+      return read(accountId, id);
+    },
+
+    async verify(accountId: string, actor: string, kind: IdentityKind, id: string) {
+      const row = await deps.db('identities').where({ id, account_id: accountId, kind }).first('value');
+      if (!row) throw notFound(`${id} not found`);
+      const checks = await (await provider(accountId)).getIdentityStatus(row.value);
+      const result = await execute(
+        identityDecider,
+        { kind: 'check', id, accountId, now: new Date().toISOString(), checks },
+        { eventStore: deps.eventStore, streamId: identityStream(id), metadata: { actor } },
+      );
+      await deps.waitFor('accounts', result.position);
+      return read(accountId, id);
+    },
+
+    async list(accountId: string, kind: IdentityKind) {
+      const rows = await deps.db('identities').where({ account_id: accountId, kind }).orderBy('created_at');
+      return rows.map(identityView);
+    },
+
+    /** SPEC.md §4 rule 3: the sender's domain is verified in full, or the address is a verified single sender. */
+    async isVerifiedSender(accountId: string, email: string): Promise<boolean> {
+      const address = email.trim().toLowerCase();
+      const domain = address.slice(address.lastIndexOf('@') + 1);
+      const row = await deps
+        .db('identities')
+        .where({ account_id: accountId, verified: true })
+        .andWhere((q) => q.where({ kind: 'domain', value: domain }).orWhere({ kind: 'email', value: address }))
+        .first('id');
+      return Boolean(row);
+    },
+  };
+}
+export type IdentityCommands = ReturnType<typeof createIdentityCommands>;

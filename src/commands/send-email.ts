@@ -1,0 +1,124 @@
+import { createId } from '@paralleldrive/cuid2';
+import type { Db } from '../adapters/db/knex.js';
+import type { SendCounters } from '../adapters/db/send-counters.js';
+import { formatFromHeader, normaliseEmail } from '../domain/email/address.js';
+import { renderTemplate } from '../domain/email/render.js';
+import { rewriteForTracking } from '../domain/email/tracking.js';
+import { createUnsubscribeToken } from '../domain/email/unsubscribe-token.js';
+import { badRequest } from '../domain/errors.js';
+import { messageStream, type EmailQueued } from '../domain/messages/events.js';
+import { messageDecider } from '../domain/messages/message.js';
+import type { Principal } from '../http/principal.js';
+import type { EventStore } from '../ports/event-store.js';
+import { execute } from './execute.js';
+import type { IdentityCommands } from './identities.js';
+
+export interface SendEmailInput {
+  to: string;
+  fromEmail: string;
+  fromName?: string;
+  replyTo?: string;
+  subject?: string;
+  html?: string;
+  text?: string;
+  templateId?: string;
+  variables?: Record<string, unknown>;
+  unsubscribeUrl?: string;
+}
+
+export interface SendEmailDeps {
+  eventStore: EventStore;
+  db: Db;
+  identities: IdentityCommands;
+  counters: SendCounters;
+  baseUrl: () => string;
+  linkSecret: string;
+}
+
+/**
+ * SendEmail: the checks of SPEC.md §4 in the order the issue gives (suppressed, unverified sender,
+ * per-key cap, account cap), then `EmailQueued` on a new message stream. The provider is called later
+ * by the send process manager, so the caller never waits for it.
+ */
+export function createSendEmail(deps: SendEmailDeps) {
+  return async function sendEmail(principal: Principal, input: SendEmailInput): Promise<{ queued: true; messageLogId: string }> {
+    const accountId = principal.accountId;
+    const account = await deps.db('accounts').where({ id: accountId }).first('daily_send_cap', 'email_provider', 'tracking');
+
+    let fields = { subject: input.subject, html: input.html, text: input.text };
+    if (input.templateId) {
+      const template = await deps.db('templates').where({ id: input.templateId, account_id: accountId }).first('subject', 'html', 'text');
+      if (!template) throw badRequest(`templateId ${input.templateId} not found`);
+      fields = { subject: input.subject ?? template.subject, html: input.html ?? template.html, text: input.text ?? template.text };
+    }
+    const rendered = renderTemplate(
+      { subject: fields.subject ?? '', html: fields.html ?? '', text: fields.text ?? '' },
+      input.variables ?? {},
+    );
+
+    const to = normaliseEmail(input.to);
+    const suppressed = await deps.db('suppressions').where({ account_id: accountId, value: to }).first('reason');
+    if (suppressed) throw badRequest(`${input.to} is suppressed`);
+    if (!(await deps.identities.isVerifiedSender(accountId, input.fromEmail))) {
+      throw badRequest(`${input.fromEmail} is not verified for sending`);
+    }
+
+    const reservation = await deps.counters.reserve({
+      accountId,
+      accountCap: account.daily_send_cap,
+      apiKeyId: principal.kind === 'apiKey' ? principal.apiKeyId : null,
+      keyLimit: principal.kind === 'apiKey' ? principal.dailyLimit : null,
+    });
+
+    const messageId = createId();
+    const baseUrl = deps.baseUrl();
+    const headers: EmailQueued['data']['headers'] = [];
+    const serviceUnsubscribe = `${baseUrl}/u/${createUnsubscribeToken(deps.linkSecret, messageId)}`;
+    if (input.unsubscribeUrl) {
+      headers.push({ name: 'List-Unsubscribe', value: `<${serviceUnsubscribe}>` });
+      headers.push({ name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' });
+    }
+    let html = rendered.html || null;
+    if (html && account.tracking === 'service') {
+      html = rewriteForTracking(html, {
+        baseUrl,
+        messageId,
+        secret: deps.linkSecret,
+        unsubscribeUrls: [serviceUnsubscribe, ...(input.unsubscribeUrl ? [input.unsubscribeUrl] : [])],
+      });
+    }
+
+    const data: EmailQueued['data'] = {
+      messageId,
+      accountId,
+      apiKeyId: principal.kind === 'apiKey' ? principal.apiKeyId : null,
+      campaignId: null,
+      templateId: input.templateId ?? null,
+      unsubscribeUrl: input.unsubscribeUrl ?? null,
+      tracking: account.tracking,
+      provider: account.email_provider,
+      from: formatFromHeader(input.fromName, input.fromEmail),
+      fromEmail: input.fromEmail,
+      fromName: input.fromName ?? null,
+      to: input.to,
+      replyTo: input.replyTo ?? null,
+      subject: rendered.subject,
+      html,
+      text: rendered.text || null,
+      headers,
+      queuedAt: new Date().toISOString(),
+    };
+    try {
+      await execute(messageDecider, { kind: 'queueEmail', data }, {
+        eventStore: deps.eventStore,
+        streamId: messageStream(messageId),
+        commandId: `queue-${messageId}`,
+        metadata: { actor: principal.kind === 'apiKey' ? `apikey:${principal.apiKeyId}` : `user:${principal.userId}` },
+      });
+    } catch (err) {
+      await reservation.release();
+      throw err;
+    }
+    return { queued: true, messageLogId: messageId };
+  };
+}

@@ -1,0 +1,53 @@
+import { createId } from '@paralleldrive/cuid2';
+import type { Db } from '../adapters/db/knex.js';
+import { templateDecider, templateStream, type TemplateFields } from '../domain/templates/template.js';
+import { notFound } from '../domain/errors.js';
+import type { EventStore } from '../ports/event-store.js';
+import { execute } from './execute.js';
+import type { WaitForProjection } from './read-your-writes.js';
+
+export function templateView(row: Record<string, any>) {
+  return {
+    id: row.id,
+    name: row.name,
+    subject: row.subject,
+    html: row.html,
+    text: row.text,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+export function createTemplateCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection }) {
+  async function get(accountId: string, id: string) {
+    const row = await deps.db('templates').where({ id, account_id: accountId }).first();
+    if (!row) throw notFound(`template ${id} not found`);
+    return templateView(row);
+  }
+  async function run(accountId: string, actor: string, id: string, command: Parameters<typeof templateDecider.decide>[0]) {
+    const result = await execute(templateDecider, command, { eventStore: deps.eventStore, streamId: templateStream(id), metadata: { actor } });
+    await deps.waitFor('templates', result.position);
+    return result;
+  }
+  return {
+    get,
+    async list(accountId: string) {
+      const rows = await deps.db('templates').where({ account_id: accountId }).orderBy('created_at', 'desc');
+      return rows.map(templateView);
+    },
+    async create(accountId: string, actor: string, fields: TemplateFields) {
+      const id = createId();
+      await run(accountId, actor, id, { kind: 'create', id, accountId, fields, now: new Date().toISOString() });
+      return get(accountId, id);
+    },
+    async update(accountId: string, actor: string, id: string, fields: Partial<TemplateFields>) {
+      await run(accountId, actor, id, { kind: 'update', id, accountId, fields, now: new Date().toISOString() });
+      return get(accountId, id);
+    },
+    async remove(accountId: string, actor: string, id: string) {
+      await run(accountId, actor, id, { kind: 'delete', id, accountId, now: new Date().toISOString() });
+      return { id, deleted: true };
+    },
+  };
+}
+export type TemplateCommands = ReturnType<typeof createTemplateCommands>;

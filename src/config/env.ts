@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+const boolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const url = (protocols: string[]) =>
+  z.string().refine((v) => {
+    try {
+      return protocols.includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL (${protocols.join(' or ')})`);
+
+const msList = z
+  .string()
+  .regex(/^\d+(,\d+)*$/, 'must be a comma-separated list of milliseconds')
+  .transform((v) => v.split(',').map(Number));
+
+const positiveInt = z.coerce.number().int().positive();
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  BASE_URL: url(['http:', 'https:']).optional(),
+  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  EVENTSTORE_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  ADMIN_EMAIL: z.email().default('admin@localhost'),
+  ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  ALLOW_SIGNUP: boolean.default(true),
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  AWS_ENDPOINT_URL_SESV2: url(['http:', 'https:']).optional(),
+  AWS_ENDPOINT_URL_SNS: url(['http:', 'https:']).optional(),
+  POSTMARK_SERVER_TOKEN: z.string().min(1).optional(),
+  POSTMARK_API_URL: url(['http:', 'https:']).optional(),
+  POSTMARK_WEBHOOK_USER: z.string().min(1).optional(),
+  POSTMARK_WEBHOOK_PASSWORD: z.string().min(1).optional(),
+  SNS_CERT_URL_PATTERN: z
+    .string()
+    .default('^https://sns\\.[a-z0-9-]+\\.amazonaws\\.com(\\.cn)?/')
+    .refine((v) => {
+      try {
+        new RegExp(v);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be a valid regular expression')
+    .transform((v) => new RegExp(v)),
+  WEBHOOK_RETRY_DELAYS_MS: msList.default([60000, 120000, 240000, 480000, 960000]),
+  WEBHOOK_TIMEOUT_MS: positiveInt.default(15000),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean.default(false),
+  SMS_OPTOUT_SYNC_INTERVAL_MS: positiveInt.default(900000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = Omit<z.infer<typeof schema>, 'BASE_URL'> & { BASE_URL: string };
+
+/** Thrown for a bad setting; its message is the one line the process prints before it exits. */
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable means "unset", as in most twelve-factor tools.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`Invalid configuration: ${name} ${issue.message}`);
+  }
+  const cfg = parsed.data;
+  return { ...cfg, BASE_URL: (cfg.BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '') };
+}

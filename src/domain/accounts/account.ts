@@ -1,0 +1,85 @@
+import { badRequest, conflict, notFound } from '../errors.js';
+import type { Decider } from '../decider.js';
+
+export type EmailProviderKind = 'ses' | 'postmark' | 'sandbox';
+export type TrackingMode = 'service' | 'provider' | 'none';
+
+export interface AccountSettings {
+  dailySendCap: number;
+  emailProvider: EmailProviderKind;
+  tracking: TrackingMode;
+}
+export interface SmsSettings {
+  enabled: boolean;
+  originationNumber: string | null;
+  sandbox: boolean;
+  sandboxDestinations: string[];
+}
+
+export const DEFAULT_SETTINGS: AccountSettings = { dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service' };
+export const DEFAULT_SMS_SETTINGS: SmsSettings = {
+  enabled: false,
+  originationNumber: null,
+  sandbox: true,
+  sandboxDestinations: [],
+};
+
+export type AccountEvent =
+  | { type: 'AccountCreated'; data: { accountId: string; name: string; createdAt: string; settings: AccountSettings; sms: SmsSettings } }
+  | { type: 'SettingsChanged'; data: { accountId: string; settings: AccountSettings; changedAt: string } }
+  | { type: 'SmsSettingsChanged'; data: { accountId: string; sms: SmsSettings; changedAt: string } };
+
+export type AccountCommand =
+  | { kind: 'create'; accountId: string; name: string; now: string }
+  | { kind: 'changeSettings'; patch: Partial<AccountSettings>; now: string }
+  | { kind: 'changeSms'; sms: SmsSettings; now: string };
+
+export interface AccountState {
+  accountId: string | null;
+  name: string;
+  settings: AccountSettings;
+  sms: SmsSettings;
+}
+
+export const accountStream = (accountId: string) => `account-${accountId}`;
+
+export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent> = {
+  initialState: { accountId: null, name: '', settings: DEFAULT_SETTINGS, sms: DEFAULT_SMS_SETTINGS },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'AccountCreated':
+        return { accountId: event.data.accountId, name: event.data.name, settings: event.data.settings, sms: event.data.sms };
+      case 'SettingsChanged':
+        return { ...state, settings: event.data.settings };
+      case 'SmsSettingsChanged':
+        return { ...state, sms: event.data.sms };
+      default:
+        return state;
+    }
+  },
+  decide(command, state) {
+    if (command.kind === 'create') {
+      if (state.accountId) throw conflict('account already exists');
+      return [
+        {
+          type: 'AccountCreated',
+          data: { accountId: command.accountId, name: command.name, createdAt: command.now, settings: DEFAULT_SETTINGS, sms: DEFAULT_SMS_SETTINGS },
+        },
+      ];
+    }
+    if (!state.accountId) throw notFound('account not found');
+    if (command.kind === 'changeSettings') {
+      const settings = { ...state.settings, ...command.patch };
+      if (!Number.isInteger(settings.dailySendCap) || settings.dailySendCap < 1) {
+        throw badRequest('dailySendCap must be a positive integer');
+      }
+      if (JSON.stringify(settings) === JSON.stringify(state.settings)) return [];
+      return [{ type: 'SettingsChanged', data: { accountId: state.accountId, settings, changedAt: command.now } }];
+    }
+    if (command.sms.enabled && command.sms.sandbox && command.sms.sandboxDestinations.length > 10) {
+      throw badRequest('sandboxDestinations: at most 10 verified destination numbers');
+    }
+    if (JSON.stringify(command.sms) === JSON.stringify(state.sms)) return [];
+    return [{ type: 'SmsSettingsChanged', data: { accountId: state.accountId, sms: command.sms, changedAt: command.now } }];
+  },
+};

@@ -1,0 +1,38 @@
+/**
+ * The one error type of the service. Its message is the exact text SPEC.md §7 dictates; src/http maps
+ * it to `{message, error, statusCode}` in one place.
+ */
+export const STATUS_NAMES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    /** extra fields for the response body, e.g. per-row import errors */
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const badRequest = (message: string, details?: Record<string, unknown>) => new AppError(400, message, details);
+export const unauthorized = (message = 'invalid API key') => new AppError(401, message);
+export const forbidden = (message: string) => new AppError(403, message);
+export const notFound = (message = 'Not Found') => new AppError(404, message);
+export const conflict = (message: string) => new AppError(409, message);
+export const tooManyRequests = (message: string) => new AppError(429, message);

@@ -1,0 +1,91 @@
+/** Events of a `message-<id>` stream: one message's whole life, email or SMS. */
+
+export interface EmailContent {
+  from: string;
+  fromEmail: string;
+  fromName: string | null;
+  to: string;
+  replyTo: string | null;
+  subject: string;
+  /** rendered HTML as handed to the provider (tracking already applied) */
+  html: string | null;
+  text: string | null;
+  headers: { name: string; value: string }[];
+}
+
+export interface EmailQueued {
+  type: 'EmailQueued';
+  data: EmailContent & {
+    messageId: string;
+    accountId: string;
+    apiKeyId: string | null;
+    campaignId: string | null;
+    templateId: string | null;
+    unsubscribeUrl: string | null;
+    tracking: 'service' | 'provider' | 'none';
+    provider: 'ses' | 'postmark' | 'sandbox';
+    queuedAt: string;
+  };
+}
+
+export interface SmsQueued {
+  type: 'SmsQueued';
+  data: {
+    messageId: string;
+    accountId: string;
+    apiKeyId: string | null;
+    to: string;
+    body: string;
+    segments: number;
+    encoding: 'gsm7' | 'ucs2';
+    originationNumber: string;
+    provider: 'sns' | 'sandbox';
+    queuedAt: string;
+  };
+}
+
+export interface ProviderAccepted {
+  type: 'ProviderAccepted';
+  data: { providerMessageId: string; provider: string; acceptedAt: string; attempt: number };
+}
+export interface ProviderAttemptFailed {
+  type: 'ProviderAttemptFailed';
+  data: { attempt: number; error: string; nextAttemptAt: string; failedAt: string };
+}
+export interface ProviderFailed {
+  type: 'ProviderFailed';
+  data: { attempt: number; error: string; failedAt: string };
+}
+
+/** Provider-reported outcomes; `providerEventId` makes a redelivered provider event a no-op. */
+interface ProviderEventBase {
+  providerEventId: string;
+  occurredAt: string;
+  recipient: string;
+}
+export interface Delivered {
+  type: 'Delivered';
+  data: ProviderEventBase & { smtpResponse?: string };
+}
+export interface Bounced {
+  type: 'Bounced';
+  data: ProviderEventBase & { bounceType: 'hard' | 'soft'; subType?: string; diagnostic?: string };
+}
+export interface Complained {
+  type: 'Complained';
+  data: ProviderEventBase & { feedbackType?: string };
+}
+export interface Opened {
+  type: 'Opened';
+  data: ProviderEventBase & { userAgent?: string; ip?: string; suspectedBot: boolean; source: 'service' | 'provider' };
+}
+export interface Clicked {
+  type: 'Clicked';
+  data: ProviderEventBase & { url: string; userAgent?: string; ip?: string; suspectedBot: boolean; source: 'service' | 'provider' };
+}
+
+export type ProviderOutcome = Delivered | Bounced | Complained | Opened | Clicked;
+export type MessageEvent = EmailQueued | SmsQueued | ProviderAccepted | ProviderAttemptFailed | ProviderFailed | ProviderOutcome;
+
+export const messageStream = (id: string) => `message-${id}`;
+export const MESSAGE_STREAM_PREFIX = 'message-';

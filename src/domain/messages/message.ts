@@ -1,0 +1,101 @@
+import type { Decider } from '../decider.js';
+import { conflict, notFound } from '../errors.js';
+import type { EmailQueued, MessageEvent, ProviderOutcome, SmsQueued } from './events.js';
+
+export type MessageStatus = 'queued' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'failed';
+
+export interface MessageState {
+  queued: EmailQueued['data'] | SmsQueued['data'] | null;
+  channel: 'email' | 'sms' | null;
+  status: MessageStatus | null;
+  providerMessageId: string | null;
+  attempts: number;
+  seenProviderEvents: Set<string>;
+}
+
+export type MessageCommand =
+  | { kind: 'queueEmail'; data: EmailQueued['data'] }
+  | { kind: 'queueSms'; data: SmsQueued['data'] }
+  | { kind: 'providerAccepted'; providerMessageId: string; provider: string; attempt: number; now: string }
+  | { kind: 'providerError'; attempt: number; error: string; retryAt: string | null; now: string }
+  | { kind: 'recordOutcome'; event: ProviderOutcome };
+
+/**
+ * Status moves forward only: queued → sent → delivered, and bounced/complained win over delivered
+ * (a complaint arrives after delivery). Opens and clicks never change the status (CONTRACT.md §4).
+ */
+const RANK: Record<MessageStatus, number> = { queued: 0, failed: 1, sent: 1, delivered: 2, bounced: 3, complained: 4 };
+
+function advance(current: MessageStatus | null, next: MessageStatus): MessageStatus {
+  if (!current) return next;
+  return RANK[next] > RANK[current] ? next : current;
+}
+
+const OUTCOME_STATUS: Partial<Record<ProviderOutcome['type'], MessageStatus>> = {
+  Delivered: 'delivered',
+  Complained: 'complained',
+};
+
+export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent> = {
+  initialState: { queued: null, channel: null, status: null, providerMessageId: null, attempts: 0, seenProviderEvents: new Set() },
+
+  evolve(state, event) {
+    const e = event as unknown as MessageEvent;
+    switch (e.type) {
+      case 'EmailQueued':
+        return { ...state, queued: e.data, channel: 'email', status: 'queued' };
+      case 'SmsQueued':
+        return { ...state, queued: e.data, channel: 'sms', status: 'queued' };
+      case 'ProviderAccepted':
+        return { ...state, status: advance(state.status, 'sent'), providerMessageId: e.data.providerMessageId, attempts: e.data.attempt };
+      case 'ProviderAttemptFailed':
+        return { ...state, attempts: e.data.attempt };
+      case 'ProviderFailed':
+        return { ...state, status: advance(state.status, 'failed'), attempts: e.data.attempt };
+      default: {
+        const seen = new Set(state.seenProviderEvents).add(e.data.providerEventId);
+        const bounceStatus = e.type === 'Bounced' && e.data.bounceType === 'hard' ? 'bounced' : undefined;
+        const next = bounceStatus ?? OUTCOME_STATUS[e.type];
+        return { ...state, seenProviderEvents: seen, status: next ? advance(state.status, next) : state.status };
+      }
+    }
+  },
+
+  decide(command, state) {
+    switch (command.kind) {
+      case 'queueEmail':
+      case 'queueSms':
+        // A retried send with the same id is a no-op; a different message under an existing id is not.
+        if (state.queued) {
+          if (state.queued.messageId === command.data.messageId) return [];
+          throw conflict('message already exists');
+        }
+        return command.kind === 'queueEmail'
+          ? [{ type: 'EmailQueued', data: command.data }]
+          : [{ type: 'SmsQueued', data: command.data }];
+      case 'providerAccepted':
+        if (!state.queued) throw notFound('message not found');
+        if (state.providerMessageId || state.status === 'failed') return [];
+        return [
+          {
+            type: 'ProviderAccepted',
+            data: { providerMessageId: command.providerMessageId, provider: command.provider, acceptedAt: command.now, attempt: command.attempt },
+          },
+        ];
+      case 'providerError':
+        if (!state.queued) throw notFound('message not found');
+        if (state.providerMessageId || state.status === 'failed' || command.attempt <= state.attempts) return [];
+        return command.retryAt
+          ? [{ type: 'ProviderAttemptFailed', data: { attempt: command.attempt, error: command.error, nextAttemptAt: command.retryAt, failedAt: command.now } }]
+          : [{ type: 'ProviderFailed', data: { attempt: command.attempt, error: command.error, failedAt: command.now } }];
+      case 'recordOutcome':
+        if (!state.queued) throw notFound('message not found');
+        if (state.seenProviderEvents.has(command.event.data.providerEventId)) return [];
+        return [command.event];
+    }
+  },
+};
+
+/** Whether the provider should (still) be called for this message. */
+export const needsProviderCall = (state: MessageState) =>
+  Boolean(state.queued) && !state.providerMessageId && state.status !== 'failed';

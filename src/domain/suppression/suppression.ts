@@ -1,0 +1,72 @@
+import type { Decider } from '../decider.js';
+import { notFound } from '../errors.js';
+
+/**
+ * Account-wide suppression of one address (email or E.164 phone), in its own stream
+ * `suppression-<accountId>-<value>`: the stream's expected revision makes concurrent ingests of the same
+ * bounce decide once. Contacts show it as their status; the webhook process manager fans it out.
+ */
+export type SuppressionReason = 'bounced' | 'complained' | 'unsubscribed' | 'manual' | 'sms_optout';
+export type SuppressionSource = 'one_click' | 'form' | 'bounce' | 'complaint' | 'manual' | 'sms_optout';
+
+export interface AddressSuppressed {
+  type: 'AddressSuppressed';
+  data: {
+    accountId: string;
+    value: string;
+    kind: 'email' | 'phone';
+    reason: SuppressionReason;
+    source: SuppressionSource;
+    messageId: string | null;
+    campaignId: string | null;
+    detail: string | null;
+    occurredAt: string;
+  };
+}
+export interface SuppressionLifted {
+  type: 'SuppressionLifted';
+  data: { accountId: string; value: string; kind: 'email' | 'phone'; liftedAt: string; by: string };
+}
+export type SuppressionEvent = AddressSuppressed | SuppressionLifted;
+
+export type SuppressionCommand =
+  | { kind: 'suppress'; data: AddressSuppressed['data'] }
+  | { kind: 'lift'; accountId: string; value: string; addressKind: 'email' | 'phone'; now: string; by: string };
+
+export interface SuppressionState {
+  active: AddressSuppressed['data'] | null;
+}
+
+export const suppressionStream = (accountId: string, value: string) => `suppression-${accountId}-${value}`;
+export const SUPPRESSION_STREAM_PREFIX = 'suppression-';
+
+/** Outbound webhook event for a suppression (SPEC.md §6). */
+export function webhookEventFor(reason: SuppressionReason): 'contact.bounced' | 'contact.complained' | 'contact.unsubscribed' | 'contact.suppressed' {
+  if (reason === 'bounced') return 'contact.bounced';
+  if (reason === 'complained') return 'contact.complained';
+  if (reason === 'unsubscribed') return 'contact.unsubscribed';
+  return 'contact.suppressed';
+}
+
+export const suppressionDecider: Decider<SuppressionState, SuppressionCommand, SuppressionEvent> = {
+  initialState: { active: null },
+  evolve(state, event) {
+    if (event.type === 'AddressSuppressed') return { active: event.data };
+    if (event.type === 'SuppressionLifted') return { active: null };
+    return state;
+  },
+  decide(command, state) {
+    if (command.kind === 'suppress') {
+      // Already suppressed: a repeated bounce, a second unsubscribe click or a retried ingest changes nothing.
+      if (state.active) return [];
+      return [{ type: 'AddressSuppressed', data: command.data }];
+    }
+    if (!state.active) throw notFound(`${command.value} is not suppressed`);
+    return [
+      {
+        type: 'SuppressionLifted',
+        data: { accountId: command.accountId, value: command.value, kind: command.addressKind, liftedAt: command.now, by: command.by },
+      },
+    ];
+  },
+};

@@ -1,0 +1,85 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { notFound } from '../domain/errors.js';
+import { mapError } from './error-mapping.js';
+import { buildOpenApi } from './openapi.js';
+import type { Principal, RouteAuth } from './principal.js';
+import type { AnyRoute } from './route.js';
+
+export type Authenticate = (req: Request, auth: RouteAuth) => Promise<Principal | undefined>;
+
+export interface AppDeps {
+  routes: AnyRoute[];
+  authenticate: Authenticate;
+  logger: Logger;
+  baseUrl: string;
+  version?: string;
+}
+
+const BODY_LIMIT = '10mb';
+const jsonBody = express.json({ limit: BODY_LIMIT, type: () => true, strict: false });
+const textBody = express.text({ limit: BODY_LIMIT, type: () => true });
+
+export function createApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // X-Forwarded-For is read explicitly by the API-key IP check (first hop), never trusted implicitly.
+  app.set('trust proxy', false);
+  app.set('query parser', 'simple');
+
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      genReqId: (req, res) => {
+        const incoming = req.headers['x-request-id'];
+        const id = typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      // keep logs free of secrets
+      redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    }),
+  );
+
+  const openapi = buildOpenApi(deps.routes, {
+    title: 'Courier Ledger API',
+    version: deps.version ?? '0.1.0',
+    baseUrl: deps.baseUrl,
+  });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openapi);
+  });
+
+  for (const route of deps.routes) {
+    const parse = route.bodyType === 'text' ? textBody : jsonBody;
+    app[route.method](route.path, parse, async (req: Request, res: Response) => {
+      const principal = await deps.authenticate(req, route.auth);
+      const body = route.body ? route.body.parse(req.body ?? {}) : req.body;
+      const query = route.query ? route.query.parse(req.query) : req.query;
+      const params = route.params ? route.params.parse(req.params) : req.params;
+      const result = await route.handler({ body, query, params, principal, req, res });
+      if (!result) return;
+      if (result.headers) res.set(result.headers);
+      if (result.body === undefined) res.status(result.status).end();
+      else res.status(result.status).json(result.body);
+    });
+  }
+
+  app.use((_req: Request, _res: Response, next: NextFunction) => next(notFound('Not Found')));
+
+  // The one place where errors become the spec's `{message, error, statusCode}`.
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const { status, body, unexpected } = mapError(err);
+    if (unexpected) req.log?.error({ err }, 'unhandled error');
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.status(status).json(body);
+  });
+
+  return app;
+}

@@ -1,0 +1,31 @@
+import { SignJWT, jwtVerify } from 'jose';
+
+const TTL_SECONDS = 12 * 3600;
+
+/** Dashboard tokens: HS256, subject = user id, `acc` = account id. */
+export function createJwtIssuer(secret: string) {
+  const key = new TextEncoder().encode(secret);
+  return {
+    async issue(user: { userId: string; accountId: string }) {
+      const expiresAt = new Date(Date.now() + TTL_SECONDS * 1000);
+      const token = await new SignJWT({ acc: user.accountId })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(user.userId)
+        .setIssuedAt()
+        .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+        .sign(key);
+      return { token, expiresAt: expiresAt.toISOString() };
+    },
+    /** null for anything that is not a valid, unexpired token of ours */
+    async verify(token: string): Promise<{ userId: string; accountId: string } | null> {
+      try {
+        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
+        if (typeof payload.sub !== 'string' || typeof payload.acc !== 'string') return null;
+        return { userId: payload.sub, accountId: payload.acc };
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+export type JwtIssuer = ReturnType<typeof createJwtIssuer>;

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import type { AnyRoute } from './route.js';
+
+function jsonSchema(schema: z.ZodType): unknown {
+  return z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input', unrepresentable: 'any' });
+}
+
+function parameters(schema: z.ZodType | undefined, where: 'query' | 'path') {
+  if (!schema) return [];
+  const js = jsonSchema(schema) as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(js.properties ?? {}).map(([name, s]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (js.required ?? []).includes(name),
+    schema: s,
+  }));
+}
+
+const security: Record<string, unknown> = {
+  apiKey: [{ apiKey: [] }],
+  jwt: [{ bearer: [] }],
+  apiKeyOrJwt: [{ apiKey: [] }, { bearer: [] }],
+  public: [],
+};
+
+/** The OpenAPI 3.0 document, generated from the same zod schemas the routes validate with. */
+export function buildOpenApi(routes: AnyRoute[], info: { title: string; version: string; baseUrl: string }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const path = r.path.replace(/:(\w+)/g, '{$1}');
+    paths[path] ??= {};
+    paths[path][r.method] = {
+      summary: r.summary,
+      tags: [r.tag],
+      security: security[r.auth.kind],
+      ...('scope' in r.auth ? { 'x-required-scope': r.auth.scope } : {}),
+      parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
+      ...(r.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(r.body) } } } }
+        : {}),
+      responses: Object.fromEntries(
+        Object.entries(r.responses).map(([status, res]) => [
+          status,
+          {
+            description: res.description,
+            ...(res.schema ? { content: { 'application/json': { schema: jsonSchema(res.schema) } } } : {}),
+          },
+        ]),
+      ),
+    };
+  }
+  return {
+    openapi: '3.0.3',
+    info: { title: info.title, version: info.version },
+    servers: [{ url: info.baseUrl }],
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['message', 'error', 'statusCode'],
+          properties: { message: { type: 'string' }, error: { type: 'string' }, statusCode: { type: 'integer' } },
+        },
+      },
+    },
+    paths,
+  };
+}

@@ -1,0 +1,45 @@
+import type { Request, Response } from 'express';
+import type { z } from 'zod';
+import type { Principal, RouteAuth } from './principal.js';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
+
+export interface RouteContext<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+  principal: Principal | undefined;
+  req: Request;
+  res: Response;
+}
+
+/** What a handler answers: a status and a JSON body, or `undefined` when it wrote the response itself. */
+export type RouteResult = { status: number; body?: unknown; headers?: Record<string, string> } | undefined;
+
+/**
+ * One route, declared once: its zod schemas validate the request and also generate /openapi.json.
+ */
+export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
+  method: Method;
+  path: string;
+  summary: string;
+  tag: string;
+  auth: RouteAuth;
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  params?: z.ZodType<P>;
+  /** status → description, and optionally the response schema for the docs */
+  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  /** 'json' (default), or 'text': the raw body as a string (SNS posts text/plain; RFC 8058 posts forms) */
+  bodyType?: 'json' | 'text';
+  handler(ctx: RouteContext<B, Q, P>): Promise<RouteResult> | RouteResult;
+}
+
+export function defineRoute<B = undefined, Q = Record<string, never>, P = Record<string, never>>(
+  def: RouteDef<B, Q, P>,
+): RouteDef<B, Q, P> {
+  return def;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = RouteDef<any, any, any>;

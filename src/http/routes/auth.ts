@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import type { AccountCommands } from '../../commands/accounts.js';
+import { forbidden } from '../../domain/errors.js';
+import { defineRoute } from '../route.js';
+
+const credentials = z.object({ email: z.email(), password: z.string().min(1).max(1024) });
+const signupBody = z.object({
+  accountName: z.string().trim().min(1).max(200),
+  email: z.email(),
+  password: z.string().min(8, 'must be at least 8 characters').max(1024),
+});
+
+export function createAuthRoutes(deps: { accounts: AccountCommands; allowSignup: boolean }) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/api/auth/login',
+      summary: 'Dashboard login: exchange email and password for a JWT',
+      tag: 'auth',
+      auth: { kind: 'public' },
+      body: credentials,
+      responses: {
+        200: { description: 'A token', schema: z.object({ token: z.string(), expiresAt: z.string() }) },
+        401: { description: 'Wrong credentials' },
+      },
+      async handler({ body }) {
+        return { status: 200, body: await deps.accounts.login(body.email, body.password) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/auth/signup',
+      summary: 'Create an account and its owner (when ALLOW_SIGNUP is true)',
+      tag: 'auth',
+      auth: { kind: 'public' },
+      body: signupBody,
+      responses: {
+        201: { description: 'The new account and a token for its owner', schema: z.object({ accountId: z.string(), token: z.string() }) },
+        403: { description: 'Signup is disabled' },
+        409: { description: 'The email is taken' },
+      },
+      async handler({ body }) {
+        if (!deps.allowSignup) throw forbidden('signup is disabled on this server');
+        return { status: 201, body: await deps.accounts.signup(body) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import type { IdentityCommands } from '../../commands/identities.js';
+import { defineRoute } from '../route.js';
+import { accountOf, actorOf } from './principal-helpers.js';
+
+const idParams = z.object({ id: z.string().min(1).max(100) });
+const domainName = z
+  .string()
+  .trim()
+  .max(253)
+  .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'must be a domain name such as mail.example.com');
+
+/** Domains (`/api/domains`) and single sender identities (`/api/senders`): the same status model. */
+export function createIdentityRoutes(deps: { identities: IdentityCommands }) {
+  const kinds = [
+    { path: '/api/domains', kind: 'domain' as const, field: 'domain', body: z.object({ domain: domainName }) },
+    { path: '/api/senders', kind: 'email' as const, field: 'email', body: z.object({ email: z.email() }) },
+  ] as { path: string; kind: 'domain' | 'email'; field: string; body: z.ZodType<Record<string, string>> }[];
+  return kinds.flatMap(({ path, kind, field, body }) => [
+    defineRoute({
+      method: 'post',
+      path,
+      summary: `Add a ${kind === 'domain' ? 'sending domain' : 'single sender identity'}`,
+      tag: 'identities',
+      auth: { kind: 'jwt' },
+      body,
+      responses: { 201: { description: '{id, dkim, spf, mailFrom, verified, dnsRecords}' }, 409: { description: 'Already added' } },
+      async handler({ principal, body }) {
+        return { status: 201, body: await deps.identities.add(accountOf(principal), actorOf(principal), kind, body[field]) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path,
+      summary: `List ${kind === 'domain' ? 'domains' : 'sender identities'}`,
+      tag: 'identities',
+      auth: { kind: 'jwt' },
+      responses: { 200: { description: '{items}' } },
+      async handler({ principal }) {
+        return { status: 200, body: { items: await deps.identities.list(accountOf(principal), kind) } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${path}/:id/verify`,
+      summary: "Ask the account's provider for the current verification status",
+      tag: 'identities',
+      auth: { kind: 'jwt' },
+      params: idParams,
+      responses: { 200: { description: 'The identity with its checks' }, 404: { description: 'Not in this account' } },
+      async handler({ principal, params }) {
+        return { status: 200, body: await deps.identities.verify(accountOf(principal), actorOf(principal), kind, params.id) };
+      },
+    }),
+  ]);
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import type { AccountCommands } from '../../commands/accounts.js';
+import { parsePhoneNumber } from '../../domain/sms/phone.js';
+import { badRequest } from '../../domain/errors.js';
+import { defineRoute } from '../route.js';
+import { accountOf, actorOf } from './principal-helpers.js';
+
+const settingsSchema = z.object({
+  dailySendCap: z.number().int().positive(),
+  emailProvider: z.enum(['ses', 'postmark', 'sandbox']),
+  tracking: z.enum(['service', 'provider', 'none']),
+});
+const smsSchema = z.object({
+  enabled: z.boolean(),
+  originationNumber: z.string().max(32).nullable(),
+  sandbox: z.boolean(),
+  sandboxDestinations: z.array(z.string().max(32)).max(10),
+});
+
+function e164(value: string, field: string): string {
+  const parsed = parsePhoneNumber(value);
+  if (!parsed) throw badRequest(`${field}: ${value} is not a valid phone number`);
+  return parsed;
+}
+
+export function createSettingsRoutes(deps: { accounts: AccountCommands }) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/settings',
+      summary: 'Account settings: daily send cap, email provider, tracking mode',
+      tag: 'settings',
+      auth: { kind: 'jwt' },
+      responses: { 200: { description: 'The settings', schema: settingsSchema } },
+      async handler({ principal }) {
+        return { status: 200, body: await deps.accounts.getSettings(accountOf(principal)) };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/api/settings',
+      summary: 'Change account settings',
+      tag: 'settings',
+      auth: { kind: 'jwt' },
+      body: settingsSchema.partial().strict(),
+      responses: { 200: { description: 'The settings', schema: settingsSchema } },
+      async handler({ principal, body }) {
+        return { status: 200, body: await deps.accounts.changeSettings(accountOf(principal), actorOf(principal), body) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/settings/sms',
+      summary: 'SMS settings',
+      tag: 'settings',
+      auth: { kind: 'jwt' },
+      responses: { 200: { description: 'The SMS settings', schema: smsSchema } },
+      async handler({ principal }) {
+        return { status: 200, body: await deps.accounts.getSmsSettings(accountOf(principal)) };
+      },
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/api/settings/sms',
+      summary: 'Replace SMS settings; in sandbox only the listed destinations may receive',
+      tag: 'settings',
+      auth: { kind: 'jwt' },
+      body: smsSchema.strict(),
+      responses: { 200: { description: 'The SMS settings', schema: smsSchema } },
+      async handler({ principal, body }) {
+        const sms = {
+          ...body,
+          originationNumber: body.originationNumber ? e164(body.originationNumber, 'originationNumber') : null,
+          sandboxDestinations: [...new Set(body.sandboxDestinations.map((n) => e164(n, 'sandboxDestinations')))],
+        };
+        return { status: 200, body: await deps.accounts.changeSmsSettings(accountOf(principal), actorOf(principal), sms) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import type { TemplateCommands } from '../../commands/templates.js';
+import { defineRoute } from '../route.js';
+import { accountOf, actorOf } from './principal-helpers.js';
+
+const MAX_BODY = 1_000_000;
+const fields = z.object({
+  name: z.string().trim().min(1).max(200),
+  subject: z.string().min(1).max(998),
+  html: z.string().max(MAX_BODY),
+  text: z.string().max(MAX_BODY),
+});
+const idParams = z.object({ id: z.string().min(1).max(100) });
+const templateSchema = fields.extend({ id: z.string(), createdAt: z.string(), updatedAt: z.string() });
+
+export function createTemplateRoutes(deps: { templates: TemplateCommands }) {
+  const base = { tag: 'templates', auth: { kind: 'jwt' as const } };
+  return [
+    defineRoute({
+      ...base,
+      method: 'post',
+      path: '/api/templates',
+      summary: 'Create an email template (Mustache placeholders)',
+      body: fields.strict(),
+      responses: { 201: { description: 'The template', schema: templateSchema } },
+      async handler({ principal, body }) {
+        return { status: 201, body: await deps.templates.create(accountOf(principal), actorOf(principal), body) };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'get',
+      path: '/api/templates',
+      summary: 'List templates',
+      responses: { 200: { description: '{items}' } },
+      async handler({ principal }) {
+        return { status: 200, body: { items: await deps.templates.list(accountOf(principal)) } };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'get',
+      path: '/api/templates/:id',
+      summary: 'Read a template',
+      params: idParams,
+      responses: { 200: { description: 'The template', schema: templateSchema }, 404: { description: 'Not in this account' } },
+      async handler({ principal, params }) {
+        return { status: 200, body: await deps.templates.get(accountOf(principal), params.id) };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'put',
+      path: '/api/templates/:id',
+      summary: 'Change a template (fields given replace the stored ones)',
+      params: idParams,
+      body: fields.partial().strict(),
+      responses: { 200: { description: 'The template', schema: templateSchema }, 404: { description: 'Not in this account' } },
+      async handler({ principal, params, body }) {
+        return { status: 200, body: await deps.templates.update(accountOf(principal), actorOf(principal), params.id, body) };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'delete',
+      path: '/api/templates/:id',
+      summary: 'Delete a template',
+      params: idParams,
+      responses: { 200: { description: '{id, deleted}' }, 404: { description: 'Not in this account' } },
+      async handler({ principal, params }) {
+        return { status: 200, body: await deps.templates.remove(accountOf(principal), actorOf(principal), params.id) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,53 @@
+/** The email provider port. Adapters: SES v2, Postmark, sandbox (records, never delivers). */
+
+export interface OutgoingEmail {
+  /** Our message id. Carried to the provider (SES tag / Postmark Metadata `msg_id`) so its events map back, and used as the idempotency key. */
+  messageId: string;
+  /** Formatted From header, e.g. `App <no-reply@example.com>` */
+  from: string;
+  to: string;
+  replyTo?: string;
+  subject: string;
+  html?: string;
+  text?: string;
+  headers: { name: string; value: string }[];
+  /** true when the service rewrites links itself: the provider must not wrap them again. */
+  disableProviderTracking: boolean;
+}
+
+export interface EmailSendResult {
+  providerMessageId: string;
+}
+
+export type CheckStatus = 'pending' | 'verified' | 'failed';
+
+export interface IdentityStatus {
+  dkim: CheckStatus;
+  spf: CheckStatus;
+  mailFrom: CheckStatus;
+  /** DNS records the owner must publish */
+  dnsRecords: { type: string; name: string; value: string }[];
+}
+
+/**
+ * A provider failure. `retryable` errors (throttling, outages) are retried with backoff;
+ * the others end the message as `failed` with `message` as the detail.
+ */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
+
+export interface EmailProvider {
+  readonly name: 'ses' | 'postmark' | 'sandbox';
+  send(email: OutgoingEmail): Promise<EmailSendResult>;
+  /** Registers a domain or a single email address with the provider and returns its current status. */
+  createIdentity(identity: string): Promise<IdentityStatus>;
+  getIdentityStatus(identity: string): Promise<IdentityStatus>;
+}

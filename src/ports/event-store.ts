@@ -1,0 +1,97 @@
+/**
+ * The event store port. Two adapters implement it (PostgreSQL, EventStoreDB) and one contract
+ * suite (test/adapters/eventstore/contract.ts) runs against both.
+ */
+
+/** A global, commit-ordered position. PostgreSQL: (tx_id, global_position); EventStoreDB: (commit, prepare). */
+export interface Position {
+  commit: bigint;
+  prepare: bigint;
+}
+
+export const START: Position = { commit: 0n, prepare: 0n };
+
+export function comparePositions(a: Position, b: Position): number {
+  if (a.commit !== b.commit) return a.commit < b.commit ? -1 : 1;
+  if (a.prepare !== b.prepare) return a.prepare < b.prepare ? -1 : 1;
+  return 0;
+}
+
+/** `any`: no check; `no_stream`: must not exist; `stream_exists`: must exist; a number: the exact current revision (0-based). */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
+
+export interface EventMetadata {
+  correlationId?: string;
+  causationId?: string;
+  /** api key id, user id, or a system actor such as `system:sns` */
+  actor?: string;
+  [key: string]: unknown;
+}
+
+export interface NewEvent<T = unknown> {
+  /** A UUID. Deterministic for retried commands, so a retried append is a no-op. */
+  id: string;
+  type: string;
+  data: T;
+  metadata?: EventMetadata;
+  schemaVersion?: number;
+}
+
+export interface RecordedEvent<T = any> {
+  id: string;
+  streamId: string;
+  /** 0-based, gapless within a stream */
+  revision: number;
+  type: string;
+  data: T;
+  metadata: EventMetadata;
+  schemaVersion: number;
+  recordedAt: Date;
+  position: Position;
+}
+
+export interface AppendResult {
+  /** revision of the last event now in the stream */
+  nextRevision: number;
+  /** position of the last appended event */
+  position: Position;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`Wrong expected revision on ${streamId}: expected ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+export interface ReadAllOptions {
+  /** exclusive; START (or omitted) reads from the beginning */
+  after?: Position;
+  limit?: number;
+  /** only streams whose id starts with one of these */
+  streamPrefixes?: string[];
+}
+
+export interface SubscribeOptions extends ReadAllOptions {
+  /** Called with each batch in order; the next batch waits for the promise. A throw stops the subscription and is passed to onError. */
+  onEvents(events: RecordedEvent[]): Promise<void>;
+  onError?(err: unknown): void;
+}
+
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  append(streamId: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  /** All events of one stream, oldest first; [] when the stream does not exist. */
+  readStream(streamId: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]>;
+  /** Events of all streams in commit order: a reader never sees a later position before an earlier one commits. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  subscribe(options: SubscribeOptions): Subscription;
+  close(): Promise<void>;
+}

@@ -1,0 +1,105 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Db } from '../adapters/db/knex.js';
+import { START, type EventStore, type Position, type RecordedEvent } from '../ports/event-store.js';
+import type { JobQueue } from '../ports/job-queue.js';
+import { enqueueSideEffects, recordSideEffects, type SideEffect } from './side-effects.js';
+
+export interface ProcessManager {
+  name: string;
+  streamPrefixes: string[];
+  /** Decides side effects for a batch; may also write its own state with `trx` (same transaction as the checkpoint). */
+  handle(events: RecordedEvent[], trx: Knex.Transaction): Promise<SideEffect[]>;
+}
+
+const LOCK_NAMESPACE = 7_411;
+
+/**
+ * Runs process managers: one owner each across processes (a session advisory lock), batches applied
+ * with their checkpoint in one transaction, side effects enqueued after commit (the sweeper covers a
+ * crash in between).
+ */
+export function createProcessManagerRunner(deps: {
+  db: Db;
+  eventStore: EventStore;
+  queue: JobQueue;
+  managers: ProcessManager[];
+  logger?: Logger;
+  batchSize?: number;
+  retryDelayMs?: number;
+}) {
+  const stops: (() => Promise<void>)[] = [];
+  const batchSize = deps.batchSize ?? 200;
+
+  async function checkpointOf(name: string): Promise<Position> {
+    await deps.db('process_manager_checkpoints').insert({ name, commit_pos: 0, prepare_pos: 0 }).onConflict('name').ignore();
+    const row = await deps.db('process_manager_checkpoints').where({ name }).first();
+    return { commit: BigInt(row.commit_pos), prepare: BigInt(row.prepare_pos) };
+  }
+
+  async function run(manager: ProcessManager, signal: { stopped: boolean }) {
+    // A dedicated connection holds the ownership lock for as long as this process runs the manager.
+    const conn = await deps.db.client.acquireConnection();
+    try {
+      while (!signal.stopped) {
+        const { rows } = await conn.query('SELECT pg_try_advisory_lock($1, hashtext($2)) AS owned', [LOCK_NAMESPACE, manager.name]);
+        if (rows[0].owned) break;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      if (signal.stopped) return;
+      const after = await checkpointOf(manager.name);
+      await new Promise<void>((resolve) => {
+        const sub = deps.eventStore.subscribe({
+          after: after ?? START,
+          limit: batchSize,
+          streamPrefixes: manager.streamPrefixes,
+          onEvents: async (events) => {
+            let effects: SideEffect[] = [];
+            await deps.db.transaction(async (trx) => {
+              effects = await recordSideEffects(trx, await manager.handle(events, trx));
+              const last = events[events.length - 1].position;
+              await trx('process_manager_checkpoints')
+                .where({ name: manager.name })
+                .update({ commit_pos: last.commit.toString(), prepare_pos: last.prepare.toString(), updated_at: new Date() });
+            });
+            await enqueueSideEffects(deps.queue, effects).catch((err) =>
+              deps.logger?.warn({ err, manager: manager.name }, 'enqueue failed; the sweeper will retry'),
+            );
+          },
+          onError: (err) => {
+            deps.logger?.error({ err, manager: manager.name }, 'process manager batch failed; restarting');
+            resolve();
+          },
+        });
+        stops.push(async () => {
+          await sub.close();
+          resolve();
+        });
+      });
+    } finally {
+      await conn.query('SELECT pg_advisory_unlock_all()').catch(() => {});
+      await deps.db.client.releaseConnection(conn);
+    }
+  }
+
+  return {
+    start() {
+      for (const manager of deps.managers) {
+        const signal = { stopped: false };
+        const loop = (async () => {
+          while (!signal.stopped) {
+            await run(manager, signal).catch((err) => deps.logger?.error({ err, manager: manager.name }, 'process manager stopped'));
+            if (!signal.stopped) await new Promise((r) => setTimeout(r, deps.retryDelayMs ?? 1000));
+          }
+        })();
+        stops.push(async () => {
+          signal.stopped = true;
+          await loop;
+        });
+      }
+    },
+    async stop() {
+      await Promise.all(stops.splice(0).map((s) => s()));
+    },
+  };
+}

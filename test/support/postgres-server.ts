@@ -1,0 +1,49 @@
+import net from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/adapters/db/embedded-postgres.js';
+
+/**
+ * The PostgreSQL server the tests use: DATABASE_URL when set (CI sets it), else a server already on
+ * 127.0.0.1:5432, else an embedded one started for this run.
+ */
+let serverUrl: string | undefined;
+let embedded: EmbeddedPostgresHandle | undefined;
+
+function reachable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port }, () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+    socket.setTimeout(1000, () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+export async function postgresServerUrl(): Promise<string> {
+  if (serverUrl) return serverUrl;
+  if (process.env.DATABASE_URL) {
+    serverUrl = process.env.DATABASE_URL;
+  } else if (await reachable(5432)) {
+    serverUrl = 'postgres://postgres@127.0.0.1:5432/postgres';
+  } else {
+    embedded = await startEmbeddedPostgres({
+      dataDir: mkdtempSync(join(tmpdir(), 'courier-test-pg-')),
+      port: 54330 + Math.floor(Math.random() * 1000),
+      database: 'postgres',
+      persistent: false,
+    });
+    serverUrl = embedded.url;
+  }
+  return serverUrl;
+}
+
+export async function stopEmbeddedServer(): Promise<void> {
+  await embedded?.stop();
+  embedded = undefined;
+}
