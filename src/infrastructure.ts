@@ -1,14 +1,18 @@
 import type { Config } from './config/env.js';
 import { createDb, migrate, type Db } from './adapters/db/knex.js';
 import { startEmbeddedPostgres } from './adapters/db/embedded-postgres.js';
-import { createPostgresEventStore } from './adapters/eventstore/postgres-event-store.js';
 import type { EventStore } from './ports/event-store.js';
+import type { JobQueue } from './ports/job-queue.js';
+import { createJobQueue } from './adapters/queue/index.js';
+import { createEventStore } from './adapters/eventstore/index.js';
 
 export interface Infrastructure {
   /** connection string of the read-model database (also the default event store and job queue) */
   databaseUrl: string;
   db: Db;
   eventStore: EventStore;
+  /** pg-boss on the same PostgreSQL, or BullMQ with REDIS_URL */
+  queue: JobQueue;
   /** true when this process started the embedded PostgreSQL */
   embedded: boolean;
   close(): Promise<void>;
@@ -28,13 +32,16 @@ export async function openInfrastructure(config: Config, options: { migrate?: bo
   }
   const db = createDb(databaseUrl);
   if (options.migrate !== false) await migrate(db);
-  const eventStore = createPostgresEventStore({ connectionString: databaseUrl });
+  const eventStore = createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL });
+  const queue = createJobQueue({ databaseUrl, redisUrl: config.REDIS_URL });
   return {
     databaseUrl,
     db,
     eventStore,
+    queue,
     embedded: Boolean(stopEmbedded),
     async close() {
+      await queue.close();
       await eventStore.close();
       await db.destroy();
       await stopEmbedded?.();

@@ -2,12 +2,17 @@ import type { Logger } from 'pino';
 import type { Config } from './config/env.js';
 import type { Infrastructure } from './infrastructure.js';
 import { getOrCreateSecret } from './adapters/db/secrets.js';
-import { createEmailProvider } from './adapters/email/index.js';
+import { createSendCounters } from './adapters/db/send-counters.js';
+import { assertAllowedTarget } from './adapters/webhooks/ssrf-guard.js';
 import { createAccountCommands } from './commands/accounts.js';
 import { createApiKeyCommands } from './commands/api-keys.js';
 import { createIdentityCommands } from './commands/identities.js';
 import type { WaitForProjection } from './commands/read-your-writes.js';
-import type { EmailProviderKind } from './domain/accounts/account.js';
+import { createSendEmail } from './commands/send-email.js';
+import { createSendSms } from './commands/send-sms.js';
+import { createSuppressionCommands } from './commands/suppressions.js';
+import { createTemplateCommands } from './commands/templates.js';
+import { createWebhookCommands } from './commands/webhooks.js';
 import { createApp } from './http/app.js';
 import { createAuthenticator } from './http/auth.js';
 import { createJwtIssuer } from './http/jwt.js';
@@ -15,30 +20,42 @@ import { createApiKeyRoutes } from './http/routes/api-keys.js';
 import { createAuthRoutes } from './http/routes/auth.js';
 import { createHealthRoutes } from './http/routes/health.js';
 import { createIdentityRoutes } from './http/routes/identities.js';
+import { createSendEmailRoutes } from './http/routes/send-email.js';
+import { createSendSmsRoutes } from './http/routes/send-sms.js';
 import { createSettingsRoutes } from './http/routes/settings.js';
-import type { EmailProvider } from './ports/email-provider.js';
+import { createSuppressionRoutes } from './http/routes/suppressions.js';
+import { createTemplateRoutes } from './http/routes/templates.js';
+import { createWebhookRoutes } from './http/routes/webhooks.js';
 import { createProjectionWaiter } from './projections/waiter.js';
+import { createProviderRegistry } from './providers.js';
 
 const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
 
 /** Everything the API role needs, wired from configuration and infrastructure. */
 export async function createApiServices(config: Config, infra: Infrastructure, logger: Logger) {
   const { db, eventStore } = infra;
-  const jwtSecret = await getOrCreateSecret(db, 'jwt', config.JWT_SECRET);
-  const jwt = createJwtIssuer(jwtSecret);
+  const jwt = createJwtIssuer(await getOrCreateSecret(db, 'jwt', config.JWT_SECRET));
+  const linkSecret = await getOrCreateSecret(db, 'links');
   const waiter = createProjectionWaiter({ db });
   const waitFor: WaitForProjection = (name, position) =>
     position ? waiter.waitFor(name, position, READ_YOUR_WRITES_TIMEOUT_MS) : Promise.resolve();
-
-  const providers = new Map<EmailProviderKind, EmailProvider>();
-  const emailProviderFor = (kind: EmailProviderKind) => {
-    if (!providers.has(kind)) providers.set(kind, createEmailProvider(kind, { db, config }));
-    return providers.get(kind)!;
-  };
+  const { emailProviderFor } = createProviderRegistry({ db, config });
+  const counters = createSendCounters(db);
 
   const accounts = createAccountCommands({ eventStore, db, waitFor, jwt });
   const apiKeys = createApiKeyCommands({ eventStore, db, waitFor });
   const identities = createIdentityCommands({ eventStore, db, waitFor, emailProviderFor });
+  const templates = createTemplateCommands({ eventStore, db, waitFor });
+  const suppressions = createSuppressionCommands({ eventStore, db, waitFor });
+  const webhooks = createWebhookCommands({
+    eventStore,
+    db,
+    waitFor,
+    checkTarget: (url) => assertAllowedTarget(url, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }),
+  });
+  // BASE_URL is read at each send so a test server can learn its port after it started listening.
+  const sendEmail = createSendEmail({ eventStore, db, identities, counters, linkSecret, baseUrl: () => config.BASE_URL });
+  const sendSms = createSendSms({ eventStore, db, counters, provider: config.SMS_PROVIDER });
 
   const routes = [
     ...createHealthRoutes({ db, eventStore }),
@@ -46,7 +63,12 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     ...createApiKeyRoutes({ apiKeys }),
     ...createSettingsRoutes({ accounts }),
     ...createIdentityRoutes({ identities }),
+    ...createTemplateRoutes({ templates }),
+    ...createSuppressionRoutes({ suppressions }),
+    ...createWebhookRoutes({ webhooks }),
+    ...createSendEmailRoutes({ sendEmail }),
+    ...createSendSmsRoutes({ sendSms }),
   ];
   const app = createApp({ routes, authenticate: createAuthenticator({ db, jwt }), logger, baseUrl: config.BASE_URL });
-  return { app, accounts, apiKeys, identities, jwt, waitFor };
+  return { app, accounts, apiKeys, identities, templates, suppressions, webhooks, jwt, waitFor, linkSecret };
 }

@@ -55,6 +55,8 @@ const schema = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt.default(15000),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean.default(false),
   SMS_OPTOUT_SYNC_INTERVAL_MS: positiveInt.default(900000),
+  /** `sns` sends through AWS; `sandbox` records SMS in the database and never delivers (the default, like email). */
+  SMS_PROVIDER: z.enum(['sns', 'sandbox']).default('sandbox'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -1,0 +1,71 @@
+import { createId } from '@paralleldrive/cuid2';
+import type { Db } from '../adapters/db/knex.js';
+import type { SendCounters } from '../adapters/db/send-counters.js';
+import type { SmsSettings } from '../domain/accounts/account.js';
+import { badRequest } from '../domain/errors.js';
+import { messageStream, type SmsQueued } from '../domain/messages/events.js';
+import { messageDecider } from '../domain/messages/message.js';
+import { parsePhoneNumber } from '../domain/sms/phone.js';
+import { countSmsSegments } from '../domain/sms/segments.js';
+import type { Principal } from '../http/principal.js';
+import type { EventStore } from '../ports/event-store.js';
+import { execute } from './execute.js';
+
+export const MAX_SMS_SEGMENTS = 10;
+
+/**
+ * SendSms: every 400 of SPEC.md §4 with a message saying which rule failed, then the caps, then
+ * `SmsQueued` on a new message stream (same stream, history and status model as email).
+ */
+export function createSendSms(deps: { eventStore: EventStore; db: Db; counters: SendCounters; provider: 'sns' | 'sandbox' }) {
+  return async function sendSms(principal: Principal, input: { to: string; body: string }) {
+    const accountId = principal.accountId;
+    const to = parsePhoneNumber(input.to);
+    if (!to) throw badRequest(`${input.to} is not a valid phone number (E.164, or a 10-digit US number)`);
+    const { segments, encoding } = countSmsSegments(input.body);
+    if (segments > MAX_SMS_SEGMENTS) {
+      throw badRequest(`body is too long: ${segments} segments (${encoding}), at most ${MAX_SMS_SEGMENTS} allowed`);
+    }
+    const account = await deps.db('accounts').where({ id: accountId }).first('daily_send_cap', 'sms');
+    const sms: SmsSettings = account.sms;
+    if (!sms.enabled) throw badRequest('SMS is not enabled for this account');
+    if (!sms.originationNumber) throw badRequest('no origination number is provisioned for this account');
+    if (sms.sandbox && !sms.sandboxDestinations.includes(to)) {
+      throw badRequest(`${to} is not a verified sandbox destination (the account's SMS is in sandbox mode)`);
+    }
+    const optedOut = await deps.db('suppressions').where({ account_id: accountId, value: to }).first('reason');
+    if (optedOut) throw badRequest(`${to} has opted out of SMS`);
+
+    const reservation = await deps.counters.reserve({
+      accountId,
+      accountCap: account.daily_send_cap,
+      apiKeyId: principal.kind === 'apiKey' ? principal.apiKeyId : null,
+      keyLimit: principal.kind === 'apiKey' ? principal.dailyLimit : null,
+    });
+    const messageId = createId();
+    const data: SmsQueued['data'] = {
+      messageId,
+      accountId,
+      apiKeyId: principal.kind === 'apiKey' ? principal.apiKeyId : null,
+      to,
+      body: input.body,
+      segments,
+      encoding,
+      originationNumber: sms.originationNumber,
+      provider: deps.provider,
+      queuedAt: new Date().toISOString(),
+    };
+    try {
+      await execute(messageDecider, { kind: 'queueSms', data }, {
+        eventStore: deps.eventStore,
+        streamId: messageStream(messageId),
+        commandId: `queue-${messageId}`,
+        metadata: { actor: principal.kind === 'apiKey' ? `apikey:${principal.apiKeyId}` : `user:${principal.userId}` },
+      });
+    } catch (err) {
+      await reservation.release();
+      throw err;
+    }
+    return { queued: true as const, messageLogId: messageId, segments, encoding };
+  };
+}

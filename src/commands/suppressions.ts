@@ -1,0 +1,118 @@
+import type { Db } from '../adapters/db/knex.js';
+import { normaliseEmail } from '../domain/email/address.js';
+import { parsePhoneNumber } from '../domain/sms/phone.js';
+import { badRequest } from '../domain/errors.js';
+import {
+  suppressionDecider,
+  suppressionStream,
+  type AddressSuppressed,
+  type SuppressionReason,
+  type SuppressionSource,
+} from '../domain/suppression/suppression.js';
+import type { EventStore } from '../ports/event-store.js';
+import { execute } from './execute.js';
+import type { WaitForProjection } from './read-your-writes.js';
+
+export interface SuppressInput {
+  accountId: string;
+  email?: string;
+  phone?: string;
+  reason: SuppressionReason;
+  source: SuppressionSource;
+  messageId?: string | null;
+  campaignId?: string | null;
+  detail?: string | null;
+  occurredAt?: string;
+  actor: string;
+  /** makes a redelivered provider event or a retried request append nothing */
+  commandId?: string;
+}
+
+export function normaliseSuppressionValue(input: { email?: string; phone?: string }): { value: string; kind: 'email' | 'phone' } {
+  if (input.email) return { value: normaliseEmail(input.email), kind: 'email' };
+  const phone = input.phone ? parsePhoneNumber(input.phone) : null;
+  if (!phone) throw badRequest(`${input.phone ?? ''} is not a valid phone number`);
+  return { value: phone, kind: 'phone' };
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(parsed) && parsed.length === 2 && !Number.isNaN(Date.parse(parsed[0])) && typeof parsed[1] === 'string') {
+      return parsed as [string, string];
+    }
+  } catch {
+    /* falls through */
+  }
+  throw badRequest('cursor is invalid');
+}
+
+export function suppressionView(row: Record<string, any>) {
+  return {
+    [row.kind === 'phone' ? 'phone' : 'email']: row.value,
+    reason: row.reason,
+    source: row.source,
+    messageId: row.message_id,
+    campaignId: row.campaign_id,
+    detail: row.detail,
+    createdAt: new Date(row.created_at).toISOString(),
+  };
+}
+
+/**
+ * Suppress and lift. Both wait for the suppression list to show the change before returning, so the
+ * next send to that address is refused (ARCHITECTURE.md: suppression invariant).
+ */
+export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection }) {
+  return {
+    async suppress(input: SuppressInput) {
+      const { value, kind } = normaliseSuppressionValue(input);
+      const data: AddressSuppressed['data'] = {
+        accountId: input.accountId,
+        value,
+        kind,
+        reason: input.reason,
+        source: input.source,
+        messageId: input.messageId ?? null,
+        campaignId: input.campaignId ?? null,
+        detail: input.detail ?? null,
+        occurredAt: input.occurredAt ?? new Date().toISOString(),
+      };
+      const result = await execute(suppressionDecider, { kind: 'suppress', data }, {
+        eventStore: deps.eventStore,
+        streamId: suppressionStream(input.accountId, value),
+        commandId: input.commandId,
+        metadata: { actor: input.actor },
+      });
+      await deps.waitFor('suppressions', result.position);
+      return { suppressed: result.events.length > 0, value, kind };
+    },
+
+    async lift(accountId: string, actor: string, rawValue: string) {
+      const { value, kind } = normaliseSuppressionValue(rawValue.includes('@') ? { email: rawValue } : { phone: rawValue });
+      const result = await execute(
+        suppressionDecider,
+        { kind: 'lift', accountId, value, addressKind: kind, now: new Date().toISOString(), by: actor },
+        { eventStore: deps.eventStore, streamId: suppressionStream(accountId, value), metadata: { actor } },
+      );
+      await deps.waitFor('suppressions', result.position);
+      return { [kind]: value, lifted: true };
+    },
+
+    async list(accountId: string, opts: { search?: string; cursor?: string; limit: number }) {
+      let q = deps.db('suppressions').where({ account_id: accountId });
+      if (opts.search) q = q.andWhere('value', 'ilike', `%${opts.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      if (opts.cursor) {
+        const [ts, value] = decodeCursor(opts.cursor);
+        q = q.andWhereRaw('(created_at, value) < (?, ?)', [ts, value]);
+      }
+      const rows = await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'value', order: 'desc' }]).limit(opts.limit + 1);
+      const page = rows.slice(0, opts.limit);
+      const last = page[page.length - 1];
+      const nextCursor =
+        rows.length > opts.limit ? Buffer.from(JSON.stringify([new Date(last.created_at).toISOString(), last.value])).toString('base64url') : null;
+      return { items: page.map(suppressionView), nextCursor };
+    },
+  };
+}
+export type SuppressionCommands = ReturnType<typeof createSuppressionCommands>;

@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { createId } from '@paralleldrive/cuid2';
+import type { Db } from '../adapters/db/knex.js';
+import { webhookStream, webhookSubscriptionDecider, WEBHOOK_EVENTS, type WebhookFields } from '../domain/webhooks/subscription.js';
+import { notFound } from '../domain/errors.js';
+import type { EventStore } from '../ports/event-store.js';
+import { execute } from './execute.js';
+import type { WaitForProjection } from './read-your-writes.js';
+
+export function webhookView(row: Record<string, any>) {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    secret: row.secret,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/**
+ * Webhook subscriptions. `checkTarget` refuses endpoints that resolve to private addresses (SSRF guard)
+ * unless the deployment allows them.
+ */
+export function createWebhookCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection; checkTarget(url: string): Promise<void> }) {
+  async function get(accountId: string, id: string) {
+    const row = await deps.db('webhooks').where({ id, account_id: accountId }).first();
+    if (!row) throw notFound(`webhook ${id} not found`);
+    return webhookView(row);
+  }
+  async function run(id: string, actor: string, command: Parameters<typeof webhookSubscriptionDecider.decide>[0]) {
+    const result = await execute(webhookSubscriptionDecider, command, { eventStore: deps.eventStore, streamId: webhookStream(id), metadata: { actor } });
+    await deps.waitFor('webhooks', result.position);
+  }
+  return {
+    get,
+    async list(accountId: string) {
+      const rows = await deps.db('webhooks').where({ account_id: accountId }).orderBy('created_at');
+      return rows.map(webhookView);
+    },
+    async create(accountId: string, actor: string, input: { url: string; events?: WebhookFields['events'] }) {
+      await deps.checkTarget(input.url);
+      const id = createId();
+      // whsec_ + 32 random bytes; signatures use these exact UTF-8 characters as the HMAC key (CONTRACT.md §4).
+      const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+      const fields = { url: input.url, events: input.events?.length ? [...new Set(input.events)] : [...WEBHOOK_EVENTS] };
+      await run(id, actor, { kind: 'subscribe', id, accountId, fields, secret, now: new Date().toISOString() });
+      return get(accountId, id);
+    },
+    async change(accountId: string, actor: string, id: string, input: Partial<WebhookFields>) {
+      if (input.url) await deps.checkTarget(input.url);
+      await run(id, actor, { kind: 'change', id, accountId, fields: input, now: new Date().toISOString() });
+      return get(accountId, id);
+    },
+    async remove(accountId: string, actor: string, id: string) {
+      await run(id, actor, { kind: 'remove', id, accountId, now: new Date().toISOString() });
+      return { id, deleted: true };
+    },
+  };
+}
+export type WebhookCommands = ReturnType<typeof createWebhookCommands>;

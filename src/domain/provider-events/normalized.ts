@@ -1,0 +1,16 @@
+import type { ProviderOutcome } from '../messages/events.js';
+import type { SuppressionReason, SuppressionSource } from '../suppression/suppression.js';
+
+/** One provider-reported event about one recipient, in our terms. */
+export interface NormalizedProviderEvent {
+  /** our message id when the provider echoed it back (SES tag / Postmark Metadata `msg_id`) */
+  messageId: string | null;
+  providerMessageId: string | null;
+  /** what to record on the message stream; absent for events that only suppress (Postmark SubscriptionChange) */
+  outcome?: ProviderOutcome;
+  recipient: string;
+  /** unique per provider event and recipient: a redelivery is recorded once */
+  providerEventId: string;
+  /** set when the event must put the recipient on the suppression list */
+  suppress?: { reason: SuppressionReason; source: SuppressionSource };
+}

@@ -1,0 +1,90 @@
+import type { ProviderOutcome } from '../messages/events.js';
+import type { NormalizedProviderEvent } from './normalized.js';
+
+/** Bounce types that mean the address will never accept mail (Postmark's own "Inactive" also counts). */
+const HARD_BOUNCE_TYPES = new Set(['HardBounce', 'BadEmailAddress', 'ManuallyDeactivated', 'Unsubscribe', 'AddressChange', 'DnsError', 'Blocked']);
+
+/** Postmark webhooks (PROVIDERS.md §2) to our events; ids make a redelivered webhook a no-op. */
+export function parsePostmarkEvent(p: any): NormalizedProviderEvent[] {
+  const messageId: string | null = typeof p?.Metadata?.msg_id === 'string' ? p.Metadata.msg_id : null;
+  const providerMessageId: string | null = typeof p?.MessageID === 'string' ? p.MessageID : null;
+  const at = (ts: unknown) => (typeof ts === 'string' && !Number.isNaN(Date.parse(ts)) ? new Date(ts).toISOString() : new Date().toISOString());
+  const one = (outcome: ProviderOutcome, suppress?: NormalizedProviderEvent['suppress']): NormalizedProviderEvent[] =>
+    typeof outcome.data.recipient === 'string' && outcome.data.recipient
+      ? [{ messageId, providerMessageId, outcome, recipient: outcome.data.recipient, providerEventId: outcome.data.providerEventId, ...(suppress ? { suppress } : {}) }]
+      : [];
+
+  switch (p?.RecordType) {
+    case 'Delivery':
+      return one({
+        type: 'Delivered',
+        data: { providerEventId: `pm:delivery:${p.MessageID}:${p.Recipient}`, recipient: p.Recipient, occurredAt: at(p.DeliveredAt), smtpResponse: p.Details },
+      });
+    case 'Bounce': {
+      const hard = p.Inactive === true || HARD_BOUNCE_TYPES.has(p.Type);
+      return one(
+        {
+          type: 'Bounced',
+          data: {
+            providerEventId: `pm:bounce:${p.ID}`,
+            recipient: p.Email,
+            occurredAt: at(p.BouncedAt),
+            bounceType: hard ? 'hard' : 'soft',
+            subType: p.Type,
+            diagnostic: p.Details ?? p.Description,
+          },
+        },
+        hard ? { reason: 'bounced', source: 'bounce' } : undefined,
+      );
+    }
+    case 'SpamComplaint':
+      return one(
+        { type: 'Complained', data: { providerEventId: `pm:complaint:${p.ID}`, recipient: p.Email, occurredAt: at(p.BouncedAt), feedbackType: p.Type } },
+        { reason: 'complained', source: 'complaint' },
+      );
+    case 'Open':
+      return one({
+        type: 'Opened',
+        data: {
+          providerEventId: `pm:open:${p.MessageID}:${p.ReceivedAt}`,
+          recipient: p.Recipient,
+          occurredAt: at(p.ReceivedAt),
+          userAgent: p.UserAgent,
+          suspectedBot: false,
+          source: 'provider',
+        },
+      });
+    case 'Click':
+      return one({
+        type: 'Clicked',
+        data: {
+          providerEventId: `pm:click:${p.MessageID}:${p.ReceivedAt}:${p.OriginalLink}`,
+          recipient: p.Recipient,
+          occurredAt: at(p.ReceivedAt),
+          url: String(p.OriginalLink ?? ''),
+          userAgent: p.UserAgent,
+          suspectedBot: false,
+          source: 'provider',
+        },
+      });
+    case 'SubscriptionChange':
+      // Only a change that starts suppressing concerns us; reactivation is done through our own API.
+      if (p.SuppressSending !== true || typeof p.Recipient !== 'string') return [];
+      return [
+        {
+          messageId,
+          providerMessageId,
+          recipient: p.Recipient,
+          providerEventId: `pm:subscription:${p.MessageID}:${p.ChangedAt}`,
+          suppress:
+            p.SuppressionReason === 'HardBounce'
+              ? { reason: 'bounced', source: 'bounce' }
+              : p.SuppressionReason === 'SpamComplaint'
+                ? { reason: 'complained', source: 'complaint' }
+                : { reason: 'manual', source: 'manual' },
+        },
+      ];
+    default:
+      return [];
+  }
+}

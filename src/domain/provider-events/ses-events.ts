@@ -1,0 +1,86 @@
+import type { NormalizedProviderEvent } from './normalized.js';
+
+/**
+ * SES event notifications (configuration-set `eventType` or identity `notificationType`, PROVIDERS.md §1)
+ * to our events. `notificationId` (the SNS MessageId) makes each (notification, recipient) unique, so a
+ * redelivered SNS message is recorded once. Kinds we do not track (Send, Reject, DeliveryDelay, ...) give [].
+ */
+export function parseSesEvent(notificationId: string, payload: any): NormalizedProviderEvent[] {
+  const kind: string | undefined = payload?.eventType ?? payload?.notificationType;
+  const mail = payload?.mail ?? {};
+  const tag = mail.tags?.msg_id;
+  const messageId: string | null = Array.isArray(tag) && typeof tag[0] === 'string' ? tag[0] : null;
+  const providerMessageId: string | null = typeof mail.messageId === 'string' ? mail.messageId : null;
+  const base = (recipient: string) => ({ providerEventId: `ses:${notificationId}:${recipient}`, recipient });
+  const at = (ts: unknown) => (typeof ts === 'string' && !Number.isNaN(Date.parse(ts)) ? new Date(ts).toISOString() : new Date().toISOString());
+  const emails = (list: unknown, field = 'emailAddress'): string[] =>
+    Array.isArray(list) ? list.map((r) => (typeof r === 'string' ? r : r?.[field])).filter((r): r is string => typeof r === 'string') : [];
+
+  const withKeys = (events: Omit<NormalizedProviderEvent, 'recipient' | 'providerEventId'>[]): NormalizedProviderEvent[] =>
+    events
+      .filter((e) => typeof e.outcome?.data.recipient === 'string')
+      .map((e) => ({ ...e, recipient: e.outcome!.data.recipient, providerEventId: e.outcome!.data.providerEventId }));
+
+  switch (kind) {
+    case 'Bounce': {
+      const b = payload.bounce ?? {};
+      const hard = b.bounceType === 'Permanent';
+      return withKeys((Array.isArray(b.bouncedRecipients) ? b.bouncedRecipients : []).map((r: any) => ({
+        messageId,
+        providerMessageId,
+        outcome: {
+          type: 'Bounced' as const,
+          data: {
+            ...base(r.emailAddress),
+            occurredAt: at(b.timestamp),
+            bounceType: hard ? ('hard' as const) : ('soft' as const),
+            subType: b.bounceSubType,
+            diagnostic: r.diagnosticCode ?? r.status,
+          },
+        },
+        ...(hard ? { suppress: { reason: 'bounced' as const, source: 'bounce' as const } } : {}),
+      })));
+    }
+    case 'Complaint': {
+      const c = payload.complaint ?? {};
+      return withKeys(emails(c.complainedRecipients).map((recipient) => ({
+        messageId,
+        providerMessageId,
+        outcome: { type: 'Complained' as const, data: { ...base(recipient), occurredAt: at(c.timestamp), feedbackType: c.complaintFeedbackType } },
+        suppress: { reason: 'complained' as const, source: 'complaint' as const },
+      })));
+    }
+    case 'Delivery': {
+      const d = payload.delivery ?? {};
+      return withKeys(emails(d.recipients).map((recipient) => ({
+        messageId,
+        providerMessageId,
+        outcome: { type: 'Delivered' as const, data: { ...base(recipient), occurredAt: at(d.timestamp), smtpResponse: d.smtpResponse } },
+      })));
+    }
+    case 'Open': {
+      const o = payload.open ?? {};
+      return withKeys(emails(mail.destination).slice(0, 1).map((recipient) => ({
+        messageId,
+        providerMessageId,
+        outcome: {
+          type: 'Opened' as const,
+          data: { ...base(recipient), occurredAt: at(o.timestamp), userAgent: o.userAgent, ip: o.ipAddress, suspectedBot: false, source: 'provider' as const },
+        },
+      })));
+    }
+    case 'Click': {
+      const c = payload.click ?? {};
+      return withKeys(emails(mail.destination).slice(0, 1).map((recipient) => ({
+        messageId,
+        providerMessageId,
+        outcome: {
+          type: 'Clicked' as const,
+          data: { ...base(recipient), occurredAt: at(c.timestamp), url: String(c.link ?? ''), userAgent: c.userAgent, ip: c.ipAddress, suspectedBot: false, source: 'provider' as const },
+        },
+      })));
+    }
+    default:
+      return [];
+  }
+}

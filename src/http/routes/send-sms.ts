@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import type { createSendSms } from '../../commands/send-sms.js';
+import { defineRoute } from '../route.js';
+
+const body = z
+  .object({
+    to: z.string().trim().min(1, 'to is required').max(32),
+    body: z.string().min(1, 'body is required').max(20_000),
+  })
+  .strict();
+
+export function createSendSmsRoutes(deps: { sendSms: ReturnType<typeof createSendSms> }) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/api/send/sms',
+      summary: 'Send one SMS',
+      tag: 'send',
+      auth: { kind: 'apiKey', scope: 'sms:send' },
+      body,
+      responses: {
+        201: {
+          description: 'Queued',
+          schema: z.object({ queued: z.literal(true), messageLogId: z.string(), segments: z.number().int(), encoding: z.enum(['gsm7', 'ucs2']) }),
+        },
+        400: { description: 'Invalid phone, opted-out number, sandbox restriction, SMS disabled, no origination number, body too long, per-key cap' },
+        401: { description: 'Invalid, expired or revoked key' },
+        403: { description: 'Key lacks the `sms:send` scope' },
+        429: { description: 'Account daily send limit reached' },
+      },
+      async handler({ principal, body }) {
+        return { status: 201, body: await deps.sendSms(principal!, body) };
+      },
+    }),
+  ];
+}

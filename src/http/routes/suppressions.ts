@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import type { SuppressionCommands } from '../../commands/suppressions.js';
+import { defineRoute } from '../route.js';
+import { accountOf, actorOf } from './principal-helpers.js';
+
+const listQuery = z.object({
+  search: z.string().max(320).optional(),
+  cursor: z.string().max(1000).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+});
+const addBody = z
+  .object({ email: z.email().max(320).optional(), phone: z.string().max(32).optional(), reason: z.string().max(500).optional() })
+  .strict()
+  .refine((b) => Boolean(b.email) !== Boolean(b.phone), { message: 'give exactly one of email or phone' });
+
+export function createSuppressionRoutes(deps: { suppressions: SuppressionCommands }) {
+  const base = { tag: 'suppressions', auth: { kind: 'jwt' as const } };
+  return [
+    defineRoute({
+      ...base,
+      method: 'get',
+      path: '/api/suppressions',
+      summary: 'The account-wide suppression list, newest first',
+      query: listQuery,
+      responses: { 200: { description: '{items, nextCursor}' } },
+      async handler({ principal, query }) {
+        return { status: 200, body: await deps.suppressions.list(accountOf(principal), query) };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'post',
+      path: '/api/suppressions',
+      summary: 'Suppress an address or phone number by hand (fires contact.suppressed, source manual)',
+      body: addBody,
+      responses: { 201: { description: 'Suppressed' }, 200: { description: 'Was already suppressed' } },
+      async handler({ principal, body }) {
+        const result = await deps.suppressions.suppress({
+          accountId: accountOf(principal),
+          email: body.email,
+          phone: body.phone,
+          reason: 'manual',
+          source: 'manual',
+          detail: body.reason ?? null,
+          actor: actorOf(principal),
+        });
+        return { status: result.suppressed ? 201 : 200, body: { [result.kind]: result.value, suppressed: true } };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'delete',
+      path: '/api/suppressions/:value',
+      summary: 'Lift a suppression (the address may receive again)',
+      params: z.object({ value: z.string().min(1).max(320) }),
+      responses: { 200: { description: 'Lifted' }, 404: { description: 'Not suppressed' } },
+      async handler({ principal, params }) {
+        return { status: 200, body: await deps.suppressions.lift(accountOf(principal), actorOf(principal), params.value) };
+      },
+    }),
+  ];
+}

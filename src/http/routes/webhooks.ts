@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import type { WebhookCommands } from '../../commands/webhooks.js';
+import { WEBHOOK_EVENTS } from '../../domain/webhooks/subscription.js';
+import { defineRoute } from '../route.js';
+import { accountOf, actorOf } from './principal-helpers.js';
+
+const url = z.url({ protocol: /^https?$/ }).max(2000);
+const events = z.array(z.enum(WEBHOOK_EVENTS)).max(WEBHOOK_EVENTS.length);
+const idParams = z.object({ id: z.string().min(1).max(100) });
+const view = z.object({ id: z.string(), url: z.string(), events: z.array(z.string()), secret: z.string(), createdAt: z.string() });
+
+export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
+  const base = { tag: 'webhooks', auth: { kind: 'jwt' as const } };
+  return [
+    defineRoute({
+      ...base,
+      method: 'post',
+      path: '/api/webhooks',
+      summary: 'Subscribe an endpoint to contact events (all four by default)',
+      body: z.object({ url, events: events.optional() }).strict(),
+      responses: { 201: { description: 'The subscription with its signing secret', schema: view }, 400: { description: 'Invalid or private URL' } },
+      async handler({ principal, body }) {
+        return { status: 201, body: await deps.webhooks.create(accountOf(principal), actorOf(principal), body) };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'get',
+      path: '/api/webhooks',
+      summary: 'List subscriptions',
+      responses: { 200: { description: '{items}' } },
+      async handler({ principal }) {
+        return { status: 200, body: { items: await deps.webhooks.list(accountOf(principal)) } };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'patch',
+      path: '/api/webhooks/:id',
+      summary: 'Change the URL or the event filter',
+      params: idParams,
+      body: z.object({ url: url.optional(), events: events.min(1).optional() }).strict(),
+      responses: { 200: { description: 'The subscription', schema: view }, 404: { description: 'Not in this account' } },
+      async handler({ principal, params, body }) {
+        return { status: 200, body: await deps.webhooks.change(accountOf(principal), actorOf(principal), params.id, body) };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'delete',
+      path: '/api/webhooks/:id',
+      summary: 'Remove a subscription',
+      params: idParams,
+      responses: { 200: { description: '{id, deleted}' }, 404: { description: 'Not in this account' } },
+      async handler({ principal, params }) {
+        return { status: 200, body: await deps.webhooks.remove(accountOf(principal), actorOf(principal), params.id) };
+      },
+    }),
+  ];
+}

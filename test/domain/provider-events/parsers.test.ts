@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import { parseSesEvent } from '../../../src/domain/provider-events/ses-events.js';
+import { parsePostmarkEvent } from '../../../src/domain/provider-events/postmark-events.js';
+
+const mail = { messageId: 'ses-1', destination: ['a@x.com', 'b@x.com'], tags: { msg_id: ['m1'] } };
+
+describe('SES event parsing', () => {
+  it('maps a Permanent bounce per recipient, suppressing each', () => {
+    const events = parseSesEvent('sns-1', {
+      eventType: 'Bounce',
+      mail,
+      bounce: {
+        bounceType: 'Permanent',
+        bounceSubType: 'General',
+        timestamp: '2026-01-01T00:00:00Z',
+        bouncedRecipients: [{ emailAddress: 'a@x.com', diagnosticCode: 'smtp; 550 5.1.1 user unknown' }, { emailAddress: 'b@x.com' }],
+      },
+    });
+    expect(events.map((e) => [e.recipient, e.providerEventId, e.messageId, e.providerMessageId, e.suppress?.reason])).to.deep.equal([
+      ['a@x.com', 'ses:sns-1:a@x.com', 'm1', 'ses-1', 'bounced'],
+      ['b@x.com', 'ses:sns-1:b@x.com', 'm1', 'ses-1', 'bounced'],
+    ]);
+    expect(events[0].outcome).to.deep.include({ type: 'Bounced' });
+    expect(events[0].outcome!.data).to.include({ bounceType: 'hard', diagnostic: 'smtp; 550 5.1.1 user unknown', occurredAt: '2026-01-01T00:00:00.000Z' });
+  });
+
+  it('does not suppress on Transient or Undetermined bounces', () => {
+    for (const bounceType of ['Transient', 'Undetermined']) {
+      const [e] = parseSesEvent('sns-2', { eventType: 'Bounce', mail, bounce: { bounceType, bouncedRecipients: [{ emailAddress: 'a@x.com' }] } });
+      expect(e.suppress).to.equal(undefined);
+      expect(e.outcome!.data).to.include({ bounceType: 'soft' });
+    }
+  });
+
+  it('accepts identity notifications (notificationType) as well as configuration-set events', () => {
+    const [c] = parseSesEvent('sns-3', { notificationType: 'Complaint', mail: { messageId: 'ses-9' }, complaint: { complainedRecipients: [{ emailAddress: 'c@x.com' }] } });
+    expect(c).to.deep.include({ messageId: null, providerMessageId: 'ses-9', recipient: 'c@x.com' });
+    expect(c.suppress).to.deep.equal({ reason: 'complained', source: 'complaint' });
+    const d = parseSesEvent('sns-4', { eventType: 'Delivery', mail, delivery: { recipients: ['a@x.com'], smtpResponse: '250 ok' } });
+    expect(d.map((e) => e.outcome!.type)).to.deep.equal(['Delivered']);
+  });
+
+  it('maps opens and clicks to one event, and ignores kinds we do not track', () => {
+    expect(parseSesEvent('s5', { eventType: 'Open', mail, open: { userAgent: 'UA' } })[0].outcome!.type).to.equal('Opened');
+    const [click] = parseSesEvent('s6', { eventType: 'Click', mail, click: { link: 'https://x.com/a' } });
+    expect(click.outcome!.data).to.include({ url: 'https://x.com/a', source: 'provider' });
+    for (const kind of ['Send', 'Reject', 'DeliveryDelay', 'Rendering Failure', 'Subscription', undefined]) {
+      expect(parseSesEvent('s7', { eventType: kind, mail })).to.deep.equal([]);
+    }
+    expect(parseSesEvent('s8', null)).to.deep.equal([]);
+  });
+});
+
+describe('Postmark webhook parsing', () => {
+  it('treats HardBounce and Inactive bounces as hard, others as soft', () => {
+    const [hard] = parsePostmarkEvent({ RecordType: 'Bounce', ID: 42, Type: 'HardBounce', MessageID: 'pm-1', Email: 'a@x.com', Metadata: { msg_id: 'm1' } });
+    expect(hard).to.deep.include({ messageId: 'm1', providerMessageId: 'pm-1', providerEventId: 'pm:bounce:42', recipient: 'a@x.com' });
+    expect(hard.suppress).to.deep.equal({ reason: 'bounced', source: 'bounce' });
+    const [inactive] = parsePostmarkEvent({ RecordType: 'Bounce', ID: 43, Type: 'SoftBounce', Inactive: true, MessageID: 'pm-1', Email: 'a@x.com' });
+    expect(inactive.suppress?.reason).to.equal('bounced');
+    const [soft] = parsePostmarkEvent({ RecordType: 'Bounce', ID: 44, Type: 'SoftBounce', Inactive: false, MessageID: 'pm-1', Email: 'a@x.com' });
+    expect(soft.suppress).to.equal(undefined);
+  });
+
+  it('maps complaints, deliveries, opens and clicks', () => {
+    expect(parsePostmarkEvent({ RecordType: 'SpamComplaint', ID: 1, Email: 'a@x.com', MessageID: 'p' })[0].suppress?.reason).to.equal('complained');
+    expect(parsePostmarkEvent({ RecordType: 'Delivery', MessageID: 'p', Recipient: 'a@x.com', DeliveredAt: '2026-01-01T00:00:00Z' })[0].outcome!.type).to.equal('Delivered');
+    expect(parsePostmarkEvent({ RecordType: 'Open', MessageID: 'p', Recipient: 'a@x.com', ReceivedAt: 't' })[0].outcome!.type).to.equal('Opened');
+    expect(parsePostmarkEvent({ RecordType: 'Click', MessageID: 'p', Recipient: 'a@x.com', OriginalLink: 'https://x' })[0].outcome!.data).to.include({ url: 'https://x' });
+  });
+
+  it('suppresses on a SubscriptionChange that starts suppressing, without recording a message outcome', () => {
+    const [e] = parsePostmarkEvent({ RecordType: 'SubscriptionChange', MessageID: 'p', Recipient: 'a@x.com', SuppressSending: true, SuppressionReason: 'ManualSuppression', ChangedAt: 't' });
+    expect(e.outcome).to.equal(undefined);
+    expect(e.suppress).to.deep.equal({ reason: 'manual', source: 'manual' });
+    expect(parsePostmarkEvent({ RecordType: 'SubscriptionChange', Recipient: 'a@x.com', SuppressSending: false })).to.deep.equal([]);
+    expect(parsePostmarkEvent({ RecordType: 'Unknown' })).to.deep.equal([]);
+  });
+});

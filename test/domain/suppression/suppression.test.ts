@@ -1,0 +1,39 @@
+import { expect } from 'chai';
+import { suppressionDecider, webhookEventFor, type AddressSuppressed } from '../../../src/domain/suppression/suppression.js';
+import { AppError } from '../../../src/domain/errors.js';
+import { given } from '../../support/given.js';
+
+const data: AddressSuppressed['data'] = {
+  accountId: 'a1',
+  value: 'r@example.org',
+  kind: 'email',
+  reason: 'bounced',
+  source: 'bounce',
+  messageId: 'm1',
+  campaignId: null,
+  detail: null,
+  occurredAt: 't',
+};
+
+describe('suppression decisions', () => {
+  it('suppresses once; a repeated bounce or unsubscribe appends nothing', () => {
+    expect(given(suppressionDecider).when({ kind: 'suppress', data })).to.deep.equal([{ type: 'AddressSuppressed', data }]);
+    expect(given(suppressionDecider, [{ type: 'AddressSuppressed', data }]).when({ kind: 'suppress', data: { ...data, reason: 'unsubscribed' } })).to.deep.equal([]);
+  });
+
+  it('lifts an active suppression, after which it can be suppressed again', () => {
+    const lift = { kind: 'lift' as const, accountId: 'a1', value: data.value, addressKind: 'email' as const, now: 't2', by: 'user:u' };
+    const lifted = given(suppressionDecider, [{ type: 'AddressSuppressed', data }]).when(lift);
+    expect(lifted[0].type).to.equal('SuppressionLifted');
+    expect(given(suppressionDecider, [{ type: 'AddressSuppressed', data }, ...lifted]).when({ kind: 'suppress', data })).to.have.length(1);
+    expect(() => given(suppressionDecider).when(lift)).to.throw(AppError).with.property('status', 404);
+  });
+
+  it('maps reasons to the webhook events of SPEC.md §6', () => {
+    expect(webhookEventFor('bounced')).to.equal('contact.bounced');
+    expect(webhookEventFor('complained')).to.equal('contact.complained');
+    expect(webhookEventFor('unsubscribed')).to.equal('contact.unsubscribed');
+    expect(webhookEventFor('manual')).to.equal('contact.suppressed');
+    expect(webhookEventFor('sms_optout')).to.equal('contact.suppressed');
+  });
+});
