@@ -27,6 +27,16 @@ import { createSuppressionRoutes } from './http/routes/suppressions.js';
 import { createTemplateRoutes } from './http/routes/templates.js';
 import { createWebhookRoutes } from './http/routes/webhooks.js';
 import { createProjectionWaiter } from './projections/waiter.js';
+import { createSnsMessageVerifier } from './adapters/sns-verify/verify-sns-message.js';
+import { createWebhookSender } from './adapters/webhooks/http-sender.js';
+import { createEngagementCommands } from './commands/engagement.js';
+import { createProviderEventIngest } from './commands/ingest-provider-events.js';
+import { createSmsOptOutSync } from './commands/sync-sms-optouts.js';
+import { createWebhookDeliveryCommands } from './commands/webhook-deliveries.js';
+import { createProviderEventRoutes } from './http/routes/provider-events.js';
+import { createSmsOptOutRoutes } from './http/routes/sms-optouts.js';
+import { createTrackingRoutes } from './http/routes/tracking.js';
+import { createWebhookDeliveryRoutes } from './http/routes/webhook-deliveries.js';
 import { createProviderRegistry } from './providers.js';
 
 const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
@@ -39,7 +49,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
   const waiter = createProjectionWaiter({ db });
   const waitFor: WaitForProjection = (name, position) =>
     position ? waiter.waitFor(name, position, READ_YOUR_WRITES_TIMEOUT_MS) : Promise.resolve();
-  const { emailProviderFor } = createProviderRegistry({ db, config });
+  const { emailProviderFor, smsProviderFor } = createProviderRegistry({ db, config });
   const counters = createSendCounters(db);
 
   const accounts = createAccountCommands({ eventStore, db, waitFor, jwt });
@@ -56,6 +66,12 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
   // BASE_URL is read at each send so a test server can learn its port after it started listening.
   const sendEmail = createSendEmail({ eventStore, db, identities, counters, linkSecret, baseUrl: () => config.BASE_URL });
   const sendSms = createSendSms({ eventStore, db, counters, provider: config.SMS_PROVIDER });
+  const engagement = createEngagementCommands({ eventStore, suppressions });
+  const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider' });
+  const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
+  const deliveries = createWebhookDeliveryCommands({ eventStore, db, queue: infra.queue, sender, waitFor });
+  const optOuts = createSmsOptOutSync({ db, provider: smsProviderFor(config.SMS_PROVIDER), suppressions });
+  const sns = createSnsMessageVerifier({ certUrlPattern: config.SNS_CERT_URL_PATTERN });
 
   const routes = [
     ...createHealthRoutes({ db, eventStore }),
@@ -68,7 +84,18 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     ...createWebhookRoutes({ webhooks }),
     ...createSendEmailRoutes({ sendEmail }),
     ...createSendSmsRoutes({ sendSms }),
+    ...createWebhookDeliveryRoutes({ deliveries }),
+    ...createSmsOptOutRoutes({ optOuts }),
+    ...createTrackingRoutes({ engagement, linkSecret, logger }),
+    ...createProviderEventRoutes({
+      ingest,
+      sns,
+      postmarkCredentials:
+        config.POSTMARK_WEBHOOK_USER && config.POSTMARK_WEBHOOK_PASSWORD
+          ? { user: config.POSTMARK_WEBHOOK_USER, password: config.POSTMARK_WEBHOOK_PASSWORD }
+          : undefined,
+    }),
   ];
   const app = createApp({ routes, authenticate: createAuthenticator({ db, jwt }), logger, baseUrl: config.BASE_URL });
-  return { app, accounts, apiKeys, identities, templates, suppressions, webhooks, jwt, waitFor, linkSecret };
+  return { app, accounts, apiKeys, identities, templates, suppressions, webhooks, deliveries, ingest, optOuts, jwt, waitFor, linkSecret };
 }

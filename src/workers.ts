@@ -1,33 +1,85 @@
 import type { Logger } from 'pino';
 import type { Config } from './config/env.js';
 import type { Infrastructure } from './infrastructure.js';
+import { createWebhookSender } from './adapters/webhooks/http-sender.js';
+import { createProviderEventIngest } from './commands/ingest-provider-events.js';
+import { createSuppressionCommands } from './commands/suppressions.js';
+import { createSmsOptOutSync } from './commands/sync-sms-optouts.js';
+import { FAILED_DELIVERY_RETENTION_MS } from './commands/webhook-deliveries.js';
+import { createDeliverWebhookHandler } from './jobs/deliver-webhook.js';
 import { createSendMessageHandler } from './jobs/send-message.js';
 import { createProcessManagerRunner } from './process-managers/runner.js';
 import { SEND_JOB, sendMessagesManager } from './process-managers/send-messages.js';
 import { startSideEffectSweeper } from './process-managers/side-effects.js';
+import { DELIVER_WEBHOOK_JOB, webhookFanoutManager } from './process-managers/webhook-fanout.js';
 import { createProjectionRunner } from './projections/runner.js';
+import { createProjectionWaiter } from './projections/waiter.js';
 import { projections } from './projections/registry.js';
 import { createProviderRegistry } from './providers.js';
 
+/** Runs `task` every `ms`, one run at a time, logging failures. */
+function every(ms: number, task: () => Promise<unknown>, logger: Logger, name: string) {
+  let running = false;
+  const timer = setInterval(async () => {
+    if (running) return;
+    running = true;
+    try {
+      await task();
+    } catch (err) {
+      logger.warn({ err, task: name }, 'periodic task failed');
+    } finally {
+      running = false;
+    }
+  }, ms);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 /**
- * The worker role: projections (read models), process managers (side effects decided from the log)
- * and the job handlers that perform them.
+ * The worker role: projections (read models), process managers (side effects decided from the log),
+ * the job handlers that perform them, and periodic housekeeping.
  */
 export async function startWorkers(config: Config, infra: Infrastructure, logger: Logger) {
   const { db, eventStore, queue } = infra;
   const providers = createProviderRegistry({ db, config });
+  const waiter = createProjectionWaiter({ db });
+  const suppressions = createSuppressionCommands({
+    eventStore,
+    db,
+    waitFor: (name, position) => (position ? waiter.waitFor(name, position, 30_000) : Promise.resolve()),
+  });
 
   const projectionRunner = createProjectionRunner({ db, eventStore, projections, logger });
   await projectionRunner.start();
 
   await queue.work(SEND_JOB, createSendMessageHandler({ db, eventStore, queue, ...providers, logger }) as never, { concurrency: 16 });
+  const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
+  await queue.work(
+    DELIVER_WEBHOOK_JOB,
+    createDeliverWebhookHandler({ db, eventStore, queue, sender, retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS, logger }) as never,
+    { concurrency: 16 },
+  );
 
-  const managers = createProcessManagerRunner({ db, eventStore, queue, managers: [sendMessagesManager], logger });
+  const managers = createProcessManagerRunner({ db, eventStore, queue, managers: [sendMessagesManager, webhookFanoutManager], logger });
   managers.start();
   const sweeper = startSideEffectSweeper({ db, queue, onError: (err) => logger.warn({ err }, 'side-effect sweep failed') });
 
+  const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider' });
+  const optOuts = createSmsOptOutSync({ db, provider: providers.smsProviderFor(config.SMS_PROVIDER), suppressions });
+  const stops = [
+    every(5_000, () => ingest.retryUnmatched(), logger, 'unmatched provider events'),
+    every(config.SMS_OPTOUT_SYNC_INTERVAL_MS, () => optOuts.sync(), logger, 'sms opt-out sync'),
+    every(
+      3_600_000,
+      () => db('webhook_deliveries').where({ status: 'failed' }).andWhere('updated_at', '<', new Date(Date.now() - FAILED_DELIVERY_RETENTION_MS)).delete(),
+      logger,
+      'purge failed webhook deliveries',
+    ),
+  ];
+
   return {
     async stop() {
+      stops.forEach((stop) => stop());
       sweeper.stop();
       await managers.stop();
       await projectionRunner.stop();

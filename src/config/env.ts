@@ -28,7 +28,8 @@ const schema = z.object({
   EVENTSTORE_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
-  ADMIN_EMAIL: z.email().default('admin@localhost'),
+  // Loose on purpose: the default owner is admin@localhost, which has no TLD.
+  ADMIN_EMAIL: z.string().regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address').default('admin@localhost'),
   ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   ALLOW_SIGNUP: boolean.default(true),

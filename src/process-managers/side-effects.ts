@@ -9,6 +9,8 @@ export interface SideEffect {
   kind: string;
   payload: Record<string, unknown>;
   runAfter: Date;
+  /** effects with the same key run one at a time, in the order they were decided */
+  orderingKey?: string;
 }
 
 export interface SideEffectJob {
@@ -23,7 +25,9 @@ const jobIdOf = (e: Pick<SideEffect, 'id' | 'runAfter'>) => `${e.id}@${e.runAfte
 export async function recordSideEffects(trx: Knex.Transaction, effects: SideEffect[]): Promise<SideEffect[]> {
   if (effects.length === 0) return [];
   const rows = await trx('side_effects')
-    .insert(effects.map((e) => ({ id: e.id, kind: e.kind, payload: JSON.stringify(e.payload), run_after: e.runAfter })))
+    .insert(
+      effects.map((e) => ({ id: e.id, kind: e.kind, payload: JSON.stringify(e.payload), run_after: e.runAfter, ordering_key: e.orderingKey ?? null })),
+    )
     .onConflict('id')
     .ignore()
     .returning('id');
@@ -76,4 +80,32 @@ export function startSideEffectSweeper(deps: { db: Db; queue: JobQueue; interval
   }, deps.intervalMs ?? 30_000);
   timer.unref();
   return { stop: () => clearInterval(timer) };
+}
+
+/** Whether an effect decided earlier under the same ordering key is still pending. */
+export async function hasPendingPredecessor(db: Db, id: string): Promise<boolean> {
+  const row = await db('side_effects as s')
+    .join('side_effects as p', function () {
+      this.on('p.ordering_key', '=', 's.ordering_key').andOn('p.seq', '<', 's.seq');
+    })
+    .where('s.id', id)
+    .andWhere('p.status', 'pending')
+    .first('p.id');
+  return Boolean(row);
+}
+
+/** Once an ordered effect is done, its successor need not wait for its own retry timer. */
+export async function enqueueSuccessor(db: Db, queue: JobQueue, id: string): Promise<void> {
+  const next = await db('side_effects as s')
+    .join('side_effects as n', function () {
+      this.on('n.ordering_key', '=', 's.ordering_key').andOn('n.seq', '>', 's.seq');
+    })
+    .where('s.id', id)
+    .andWhere('n.status', 'pending')
+    .orderBy('n.seq')
+    .first('n.id', 'n.kind', 'n.payload', 'n.run_after');
+  if (!next) return;
+  const runAfter = new Date();
+  await db('side_effects').where({ id: next.id }).update({ run_after: runAfter });
+  await enqueueSideEffects(queue, [{ id: next.id, kind: next.kind, payload: next.payload, runAfter }]);
 }

@@ -64,7 +64,7 @@ function likePatterns(prefixes: string[]): string[] {
 }
 
 export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore {
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 8 });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const pollIntervalMs = options.pollIntervalMs ?? 250;
@@ -135,11 +135,36 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     return rows.map(toRecorded);
   }
 
+  // One LISTEN connection per store, shared by all its subscriptions.
+  const wakers = new Set<() => void>();
+  let listener: Promise<pg.Client | undefined> | undefined;
+  function ensureListener() {
+    listener ??= (async () => {
+      const client = new pg.Client({ connectionString: options.connectionString });
+      client.on('error', () => {
+        listener = undefined;
+      });
+      client.on('notification', () => wakers.forEach((wake) => wake()));
+      try {
+        await client.connect();
+        await client.query('LISTEN events');
+        return client;
+      } catch {
+        // Without LISTEN the poll still delivers everything, only later; retried on the next loop.
+        listener = undefined;
+        await client.end().catch(() => {});
+        return undefined;
+      }
+    })();
+    return listener;
+  }
+
   function subscribe(opts: SubscribeOptions): Subscription {
     let closed = false;
     let position: Position = opts.after ?? START;
     let wake: (() => void) | undefined;
-    let listener: pg.Client | undefined;
+    const waker = () => wake?.();
+    wakers.add(waker);
     const limit = opts.limit ?? 500;
 
     const sleep = () =>
@@ -153,25 +178,9 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         wake = done;
       });
 
-    async function listen() {
-      try {
-        const client = new pg.Client({ connectionString: options.connectionString });
-        client.on('error', () => {
-          listener = undefined;
-        });
-        client.on('notification', () => wake?.());
-        await client.connect();
-        await client.query('LISTEN events');
-        if (closed) await client.end();
-        else listener = client;
-      } catch {
-        // Without LISTEN the poll still delivers everything, only later; retried on the next loop.
-      }
-    }
-
     const loop = (async () => {
       while (!closed) {
-        if (!listener) await listen();
+        await ensureListener();
         try {
           const batch = await readAll({ after: position, limit, streamPrefixes: opts.streamPrefixes });
           if (batch.length > 0) {
@@ -193,7 +202,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         closed = true;
         wake?.();
         await loop;
-        await listener?.end().catch(() => {});
+        wakers.delete(waker);
         subscriptions.delete(subscription);
       },
     };
@@ -208,6 +217,9 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     subscribe,
     async close() {
       await Promise.all([...subscriptions].map((s) => s.close()));
+      const client = await listener;
+      listener = undefined;
+      await client?.end().catch(() => {});
       await pool.end();
     },
   };

@@ -3,10 +3,12 @@ import type { AccountCommands } from '../../commands/accounts.js';
 import { forbidden } from '../../domain/errors.js';
 import { defineRoute } from '../route.js';
 
-const credentials = z.object({ email: z.email(), password: z.string().min(1).max(1024) });
+// Login emails need not have a TLD (the first-boot owner is admin@localhost).
+const loginEmail = z.string().trim().max(320).regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address');
+const credentials = z.object({ email: loginEmail, password: z.string().min(1).max(1024) });
 const signupBody = z.object({
   accountName: z.string().trim().min(1).max(200),
-  email: z.email(),
+  email: loginEmail,
   password: z.string().min(8, 'must be at least 8 characters').max(1024),
 });
 

@@ -1,0 +1,50 @@
+import postmark from 'postmark';
+import { ProviderError, type EmailProvider, type IdentityStatus } from '../../ports/email-provider.js';
+
+/**
+ * Postmark through the official client. Postmark's domain verification lives in its Account API, which
+ * needs an account token this service is not configured with: identities are reported `pending` with
+ * no DNS records, and sender verification must be done in Postmark itself (document this to users).
+ */
+export function createPostmarkEmailProvider(options: { serverToken: string; apiUrl?: string }): EmailProvider {
+  const url = options.apiUrl ? new URL(options.apiUrl) : undefined;
+  const client = new postmark.ServerClient(
+    options.serverToken,
+    url ? { useHttps: url.protocol === 'https:', requestHost: url.host + url.pathname.replace(/\/$/, '') } : {},
+  );
+  const unknown: IdentityStatus = { dkim: 'pending', spf: 'pending', mailFrom: 'pending', dnsRecords: [] };
+  return {
+    name: 'postmark',
+    async send(email) {
+      try {
+        const res = await client.sendEmail({
+          From: email.from,
+          To: email.to,
+          ReplyTo: email.replyTo,
+          Subject: email.subject,
+          HtmlBody: email.html,
+          TextBody: email.text,
+          MessageStream: 'outbound',
+          Metadata: { msg_id: email.messageId },
+          Headers: email.headers.map((h) => ({ Name: h.name, Value: h.value })),
+          ...(email.disableProviderTracking ? { TrackOpens: false, TrackLinks: postmark.Models.LinkTrackingOptions.None } : {}),
+        });
+        if (res.ErrorCode !== 0 || !res.MessageID) throw new ProviderError(`Postmark error ${res.ErrorCode}: ${res.Message}`, false, String(res.ErrorCode));
+        return { providerMessageId: res.MessageID };
+      } catch (err) {
+        if (err instanceof ProviderError) throw err;
+        const e = err as { statusCode?: number; code?: number; message?: string };
+        const status = e.statusCode ?? 0;
+        // 429 and server/network failures are transient; 401 (token) and 422 (ErrorCode 300, 406, ...) are final.
+        const retryable = status === 429 || status >= 500 || status === 0;
+        throw new ProviderError(`Postmark error${e.code ? ` ${e.code}` : ''}: ${e.message ?? String(err)}`, retryable, e.code ? String(e.code) : undefined);
+      }
+    },
+    async createIdentity() {
+      return unknown;
+    },
+    async getIdentityStatus() {
+      return unknown;
+    },
+  };
+}

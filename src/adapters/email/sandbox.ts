@@ -1,0 +1,49 @@
+import type { Db } from '../db/knex.js';
+import type { EmailProvider, IdentityStatus } from '../../ports/email-provider.js';
+
+/**
+ * The sandbox email provider: records each rendered message in `sandbox_emails` and NEVER delivers it.
+ * The default for new accounts, so a fresh install can be tried safely. A message id is recorded once,
+ * so a re-sent message is visibly deduplicated.
+ */
+export function createSandboxEmailProvider(deps: { db: Db }): EmailProvider {
+  const verified = (identity: string): IdentityStatus => ({
+    dkim: 'verified',
+    spf: 'verified',
+    mailFrom: 'verified',
+    dnsRecords: identity.includes('@')
+      ? []
+      : [
+          { type: 'CNAME', name: `sandbox._domainkey.${identity}`, value: 'sandbox.dkim.invalid' },
+          { type: 'MX', name: `mail.${identity}`, value: '10 feedback-smtp.sandbox.invalid' },
+          { type: 'TXT', name: `mail.${identity}`, value: 'v=spf1 include:sandbox.invalid ~all' },
+        ],
+  });
+  return {
+    name: 'sandbox',
+    async send(email) {
+      await deps
+        .db('sandbox_emails')
+        .insert({
+          message_id: email.messageId,
+          from_header: email.from,
+          to_address: email.to,
+          reply_to: email.replyTo ?? null,
+          subject: email.subject,
+          html: email.html ?? null,
+          text: email.text ?? null,
+          headers: JSON.stringify(email.headers),
+          provider_tracking: !email.disableProviderTracking,
+        })
+        .onConflict('message_id')
+        .ignore();
+      return { providerMessageId: `sandbox-${email.messageId}` };
+    },
+    async createIdentity(identity) {
+      return verified(identity);
+    },
+    async getIdentityStatus(identity) {
+      return verified(identity);
+    },
+  };
+}

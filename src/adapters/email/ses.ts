@@ -1,0 +1,106 @@
+import {
+  CreateEmailIdentityCommand,
+  GetEmailIdentityCommand,
+  SESv2Client,
+  SendEmailCommand,
+  type GetEmailIdentityCommandOutput,
+} from '@aws-sdk/client-sesv2';
+import { ProviderError, type CheckStatus, type EmailProvider, type IdentityStatus } from '../../ports/email-provider.js';
+
+export interface SesOptions {
+  region: string;
+  endpoint?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  configurationSetName?: string;
+}
+
+const RETRYABLE = new Set(['TooManyRequestsException', 'ThrottlingException', 'Throttling', 'ServiceUnavailable', 'InternalFailure', 'RequestTimeout']);
+
+/** SDK errors to ProviderError: throttling, 5xx and network failures are worth retrying; the rest are final. */
+export function toProviderError(err: unknown): ProviderError {
+  const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number }; $fault?: string };
+  const status = e.$metadata?.httpStatusCode;
+  const retryable = RETRYABLE.has(e.name ?? '') || e.$fault === 'server' || (status !== undefined && status >= 500) || status === undefined;
+  return new ProviderError(`${e.name ?? 'Error'}: ${e.message ?? String(err)}`, retryable, e.name);
+}
+
+const check = (status: string | undefined): CheckStatus =>
+  status === 'SUCCESS' ? 'verified' : status === 'FAILED' || status === 'TEMPORARY_FAILURE' ? 'failed' : 'pending';
+
+function toStatus(identity: string, out: GetEmailIdentityCommandOutput): IdentityStatus {
+  if (identity.includes('@')) {
+    const s: CheckStatus = out.VerifiedForSendingStatus ? 'verified' : 'pending';
+    return { dkim: s, spf: s, mailFrom: s, dnsRecords: [] };
+  }
+  const dkim = check(out.DkimAttributes?.Status);
+  const mailFromDomain = out.MailFromAttributes?.MailFromDomain;
+  const mailFrom = check(out.MailFromAttributes?.MailFromDomainStatus);
+  const dnsRecords = (out.DkimAttributes?.Tokens ?? []).map((token) => ({
+    type: 'CNAME',
+    name: `${token}._domainkey.${identity}`,
+    value: `${token}.dkim.amazonses.com`,
+  }));
+  if (mailFromDomain) {
+    dnsRecords.push({ type: 'MX', name: mailFromDomain, value: '10 feedback-smtp.us-east-1.amazonses.com' });
+    dnsRecords.push({ type: 'TXT', name: mailFromDomain, value: 'v=spf1 include:amazonses.com ~all' });
+  }
+  // SPF is checked through the custom MAIL FROM domain's records, so it follows MAIL FROM.
+  return { dkim, spf: mailFrom, mailFrom, dnsRecords };
+}
+
+/** AWS SES v2 through the official SDK. */
+export function createSesEmailProvider(options: SesOptions): EmailProvider {
+  const client = new SESv2Client({
+    region: options.region,
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+  });
+  return {
+    name: 'ses',
+    async send(email) {
+      try {
+        const out = await client.send(
+          new SendEmailCommand({
+            FromEmailAddress: email.from,
+            Destination: { ToAddresses: [email.to] },
+            ReplyToAddresses: email.replyTo ? [email.replyTo] : undefined,
+            Content: {
+              Simple: {
+                Subject: { Data: email.subject, Charset: 'UTF-8' },
+                Body: {
+                  ...(email.html ? { Html: { Data: email.html, Charset: 'UTF-8' } } : {}),
+                  ...(email.text ? { Text: { Data: email.text, Charset: 'UTF-8' } } : {}),
+                },
+                Headers: email.headers.length ? email.headers.map((h) => ({ Name: h.name, Value: h.value })) : undefined,
+              },
+            },
+            ConfigurationSetName: options.configurationSetName,
+            EmailTags: [{ Name: 'msg_id', Value: email.messageId }],
+            ...(email.disableProviderTracking
+              ? { ConfigurationOverrides: { Tracking: { OpenTrackingEnabled: 'DISABLED', ClickTrackingEnabled: 'DISABLED' } } }
+              : {}),
+          }),
+        );
+        if (!out.MessageId) throw new ProviderError('SES returned no MessageId', true);
+        return { providerMessageId: out.MessageId };
+      } catch (err) {
+        throw err instanceof ProviderError ? err : toProviderError(err);
+      }
+    },
+    async createIdentity(identity) {
+      try {
+        await client.send(new CreateEmailIdentityCommand({ EmailIdentity: identity }));
+      } catch (err) {
+        if ((err as { name?: string }).name !== 'AlreadyExistsException') throw toProviderError(err);
+      }
+      return this.getIdentityStatus(identity);
+    },
+    async getIdentityStatus(identity) {
+      try {
+        return toStatus(identity, await client.send(new GetEmailIdentityCommand({ EmailIdentity: identity })));
+      } catch (err) {
+        throw toProviderError(err);
+      }
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import type { Db } from '../adapters/db/knex.js';
+import type { WebhookSender } from '../adapters/webhooks/http-sender.js';
+import { classifyAttempt } from '../domain/webhooks/classify-response.js';
+import { deliveryDecider, deliveryStream } from '../domain/webhooks/delivery.js';
+import { notFound } from '../domain/errors.js';
+import { DELIVER_WEBHOOK_JOB } from '../process-managers/webhook-fanout.js';
+import { enqueueSideEffects } from '../process-managers/side-effects.js';
+import { signedRequest } from '../jobs/deliver-webhook.js';
+import type { EventStore } from '../ports/event-store.js';
+import type { JobQueue } from '../ports/job-queue.js';
+import { execute } from './execute.js';
+import type { WaitForProjection } from './read-your-writes.js';
+
+/** Failed deliveries stay listed this long (SPEC.md §6), then are purged from the read model. */
+export const FAILED_DELIVERY_RETENTION_MS = 14 * 24 * 3600 * 1000;
+
+const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
+
+export function deliveryView(row: Record<string, any>) {
+  return {
+    id: row.id,
+    event: row.event,
+    status: row.status,
+    attempts: row.attempts,
+    lastResponseStatus: row.last_response_status,
+    lastError: row.last_error,
+    nextAttemptAt: iso(row.next_attempt_at),
+    createdAt: iso(row.created_at),
+  };
+}
+
+export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db: Db; queue: JobQueue; sender: WebhookSender; waitFor: WaitForProjection }) {
+  return {
+    async list(accountId: string, subscriptionId: string) {
+      const sub = await deps.db('webhooks').where({ id: subscriptionId, account_id: accountId }).first('id');
+      if (!sub) throw notFound(`webhook ${subscriptionId} not found`);
+      const rows = await deps
+        .db('webhook_deliveries')
+        .where({ subscription_id: subscriptionId, account_id: accountId })
+        .andWhere((q) => q.whereNot('status', 'failed').orWhere('updated_at', '>', new Date(Date.now() - FAILED_DELIVERY_RETENTION_MS)))
+        .orderBy('created_at', 'desc')
+        .limit(500);
+      return rows.map(deliveryView);
+    },
+
+    /** A failed delivery gets a new series of attempts. */
+    async retry(accountId: string, actor: string, deliveryId: string) {
+      const result = await execute(deliveryDecider, { kind: 'retry', accountId, by: actor, now: new Date().toISOString() }, {
+        eventStore: deps.eventStore,
+        streamId: deliveryStream(deliveryId),
+        metadata: { actor },
+      });
+      const series = result.state.series;
+      const runAfter = new Date();
+      const effect = {
+        id: `webhook:${deliveryId}:${series}`,
+        kind: DELIVER_WEBHOOK_JOB,
+        payload: { deliveryId, series },
+        runAfter,
+      };
+      await deps.db('side_effects')
+        .insert({ id: effect.id, kind: effect.kind, payload: JSON.stringify(effect.payload), run_after: runAfter, ordering_key: result.state.scheduled!.orderingKey })
+        .onConflict('id')
+        .ignore();
+      await enqueueSideEffects(deps.queue, [effect]);
+      await deps.waitFor('webhook_deliveries', result.position);
+      const row = await deps.db('webhook_deliveries').where({ id: deliveryId }).first();
+      return deliveryView(row);
+    },
+
+    /** One signed `webhook.test` POST now, its result returned (the dashboard's Test button). */
+    async test(accountId: string, subscriptionId: string) {
+      const sub = await deps.db('webhooks').where({ id: subscriptionId, account_id: accountId }).first('url', 'secret');
+      if (!sub) throw notFound(`webhook ${subscriptionId} not found`);
+      const now = new Date();
+      const body = JSON.stringify({ id: crypto.randomUUID(), event: 'webhook.test', occurredAt: now.toISOString(), accountId, data: {} });
+      const result = await deps.sender.post({ url: sub.url, ...signedRequest(sub.secret, 'webhook.test', body, 1, now) });
+      const delivered = classifyAttempt(result) === 'delivered';
+      const error = result.networkError ?? (result.timedOut ? 'timed out' : delivered ? undefined : `HTTP ${result.status}`);
+      return { delivered, responseStatus: result.status ?? null, ...(error ? { error } : {}) };
+    },
+  };
+}
+export type WebhookDeliveryCommands = ReturnType<typeof createWebhookDeliveryCommands>;

@@ -1,0 +1,86 @@
+import type { Decider } from '../decider.js';
+import { badRequest, notFound } from '../errors.js';
+
+/**
+ * One webhook delivery (one event to one subscription), stream `delivery-<id>`. A delivery runs in
+ * series of up to 6 attempts; a manual retry of a failed delivery starts a new series.
+ */
+export type DeliveryStatus = 'retrying' | 'delivered' | 'failed';
+
+export interface DeliveryScheduled {
+  type: 'WebhookDeliveryScheduled';
+  data: {
+    deliveryId: string;
+    accountId: string;
+    subscriptionId: string;
+    event: string;
+    /** the exact JSON body sent on every attempt (only the signature headers change) */
+    body: string;
+    orderingKey: string;
+    scheduledAt: string;
+  };
+}
+export interface AttemptResult {
+  attempt: number;
+  series: number;
+  responseStatus: number | null;
+  error: string | null;
+  at: string;
+}
+export type DeliveryEvent =
+  | DeliveryScheduled
+  | { type: 'WebhookAttemptFailed'; data: AttemptResult & { nextAttemptAt: string } }
+  | { type: 'WebhookDelivered'; data: AttemptResult }
+  | { type: 'WebhookDeliveryFailed'; data: AttemptResult }
+  | { type: 'WebhookRetryRequested'; data: { series: number; by: string; at: string } };
+
+export type DeliveryCommand =
+  | { kind: 'schedule'; data: DeliveryScheduled['data'] }
+  | { kind: 'recordAttempt'; outcome: 'delivered' | 'retry' | 'failed'; result: Omit<AttemptResult, 'series'>; nextAttemptAt: string | null }
+  | { kind: 'retry'; accountId: string; by: string; now: string };
+
+export interface DeliveryState {
+  scheduled: DeliveryScheduled['data'] | null;
+  status: DeliveryStatus | null;
+  series: number;
+  /** attempts made in the current series */
+  attempts: number;
+}
+
+export const deliveryStream = (id: string) => `delivery-${id}`;
+export const DELIVERY_STREAM_PREFIX = 'delivery-';
+
+export const deliveryDecider: Decider<DeliveryState, DeliveryCommand, DeliveryEvent> = {
+  initialState: { scheduled: null, status: null, series: 1, attempts: 0 },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'WebhookDeliveryScheduled':
+        return { ...state, scheduled: event.data, status: 'retrying' };
+      case 'WebhookAttemptFailed':
+        return { ...state, attempts: event.data.attempt, status: 'retrying' };
+      case 'WebhookDelivered':
+        return { ...state, attempts: event.data.attempt, status: 'delivered' };
+      case 'WebhookDeliveryFailed':
+        return { ...state, attempts: event.data.attempt, status: 'failed' };
+      case 'WebhookRetryRequested':
+        return { ...state, series: event.data.series, attempts: 0, status: 'retrying' };
+      default:
+        return state;
+    }
+  },
+  decide(command, state) {
+    if (command.kind === 'schedule') return state.scheduled ? [] : [{ type: 'WebhookDeliveryScheduled', data: command.data }];
+    if (!state.scheduled) throw notFound('delivery not found');
+    if (command.kind === 'retry') {
+      if (state.scheduled.accountId !== command.accountId) throw notFound('delivery not found');
+      if (state.status !== 'failed') throw badRequest(`only a failed delivery can be retried (this one is ${state.status})`);
+      return [{ type: 'WebhookRetryRequested', data: { series: state.series + 1, by: command.by, at: command.now } }];
+    }
+    // A finished delivery, or an attempt already recorded (a re-run job), changes nothing.
+    if (state.status !== 'retrying' || command.result.attempt <= state.attempts) return [];
+    const data = { ...command.result, series: state.series };
+    if (command.outcome === 'delivered') return [{ type: 'WebhookDelivered', data }];
+    if (command.outcome === 'retry' && command.nextAttemptAt) return [{ type: 'WebhookAttemptFailed', data: { ...data, nextAttemptAt: command.nextAttemptAt } }];
+    return [{ type: 'WebhookDeliveryFailed', data }];
+  },
+};

@@ -1,0 +1,95 @@
+import { timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import type { ProviderEventIngest } from '../../commands/ingest-provider-events.js';
+import { AppError, badRequest, forbidden, unauthorized } from '../../domain/errors.js';
+import { parsePostmarkEvent } from '../../domain/provider-events/postmark-events.js';
+import { parseSesEvent } from '../../domain/provider-events/ses-events.js';
+import { defineRoute } from '../route.js';
+
+export interface SnsGate {
+  /** throws when the message's signature or certificate URL does not check out */
+  verify(message: Record<string, unknown>): Promise<void>;
+  /** GETs SubscribeURL (after verification) */
+  confirmSubscription(message: Record<string, unknown>): Promise<void>;
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+const ingestResult = z.object({ recorded: z.number(), pending: z.number() });
+
+/** Inbound provider events: SES through SNS (signed), Postmark webhooks (HTTP Basic). */
+export function createProviderEventRoutes(deps: {
+  ingest: ProviderEventIngest;
+  sns: SnsGate;
+  postmarkCredentials?: { user: string; password: string };
+}) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/api/provider-events/ses',
+      summary: 'SNS HTTP(S) notifications carrying SES events (signature versions 1 and 2)',
+      tag: 'provider-events',
+      auth: { kind: 'public' },
+      bodyType: 'text',
+      responses: {
+        200: { description: 'Recorded (or a subscription confirmed)', schema: ingestResult },
+        400: { description: 'Not an SNS message' },
+        403: { description: 'Signature or certificate URL refused' },
+      },
+      async handler({ req }) {
+        let message: Record<string, unknown>;
+        try {
+          message = JSON.parse(String(req.body ?? ''));
+        } catch {
+          throw badRequest('body is not an SNS message (JSON)');
+        }
+        if (!message || typeof message !== 'object' || typeof message.Type !== 'string') throw badRequest('body is not an SNS message');
+        try {
+          await deps.sns.verify(message);
+        } catch (err) {
+          if (err instanceof AppError) throw err;
+          throw forbidden(`SNS message refused: ${err instanceof Error ? err.message : String(err)}`);
+        }
+        if (message.Type === 'SubscriptionConfirmation') {
+          await deps.sns.confirmSubscription(message);
+          return { status: 200, body: { recorded: 0, pending: 0 } };
+        }
+        if (message.Type !== 'Notification') return { status: 200, body: { recorded: 0, pending: 0 } };
+        let payload: unknown;
+        try {
+          payload = JSON.parse(String(message.Message));
+        } catch {
+          throw badRequest('SNS Message is not an SES event (JSON)');
+        }
+        return { status: 200, body: await deps.ingest.ingest(parseSesEvent(String(message.MessageId), payload)) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/provider-events/postmark',
+      summary: 'Postmark webhooks (Delivery, Bounce, SpamComplaint, Open, Click, SubscriptionChange), HTTP Basic',
+      tag: 'provider-events',
+      auth: { kind: 'public' },
+      responses: {
+        200: { description: 'Recorded', schema: ingestResult },
+        401: { description: 'Missing or wrong credentials' },
+      },
+      async handler({ req, res, body }) {
+        const creds = deps.postmarkCredentials;
+        const header = req.get('authorization') ?? '';
+        const match = /^Basic\s+(.+)$/i.exec(header);
+        const given = match ? Buffer.from(match[1], 'base64').toString('utf8') : '';
+        // Without configured credentials nothing is accepted: an open endpoint would let anyone suppress addresses.
+        if (!creds || !safeEqual(given, `${creds.user}:${creds.password}`)) {
+          res.set('WWW-Authenticate', 'Basic realm="provider-events"');
+          throw unauthorized('invalid provider webhook credentials');
+        }
+        return { status: 200, body: await deps.ingest.ingest(parsePostmarkEvent(body)) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import type { EngagementCommands } from '../../commands/engagement.js';
+import { verifyTrackedLink } from '../../domain/email/link-signature.js';
+import { readUnsubscribeToken } from '../../domain/email/unsubscribe-token.js';
+import { notFound } from '../../domain/errors.js';
+import { clientIp } from '../../domain/ip.js';
+import { defineRoute } from '../route.js';
+import type { Request } from 'express';
+
+// The smallest transparent GIF.
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+const messageParams = z.object({ messageId: z.string().min(1).max(64) });
+
+const visit = (req: Request) => ({
+  method: req.method,
+  userAgent: req.get('user-agent'),
+  ip: clientIp(req.headers['x-forwarded-for'], req.socket.remoteAddress),
+});
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const page = (title: string, body: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title></head>` +
+  `<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem">${body}</body></html>`;
+
+/** RFC 8058 one-click bodies arrive urlencoded or as multipart/form-data. */
+function isOneClick(body: string): boolean {
+  if (/(^|&)List-Unsubscribe=One-Click(&|$)/.test(body.trim())) return true;
+  return /name="List-Unsubscribe"\r?\n(?:[^\r\n]+\r?\n)*\r?\nOne-Click/.test(body);
+}
+
+/** The service's own links in sent email: open pixel, signed click redirect, unsubscribe. */
+export function createTrackingRoutes(deps: { engagement: EngagementCommands; linkSecret: string; logger?: { warn(o: object, m: string): void } }) {
+  const remember = (p: Promise<unknown>) => p.catch((err) => deps.logger?.warn({ err }, 'could not record engagement'));
+
+  const pixel = (method: 'get' | 'head') =>
+    defineRoute({
+      method,
+      path: '/o/:messageId',
+      summary: 'Open-tracking pixel (1×1 GIF)',
+      tag: 'tracking',
+      auth: { kind: 'public' },
+      params: messageParams,
+      responses: { 200: { description: 'image/gif' } },
+      async handler({ params, req, res }) {
+        await remember(deps.engagement.recordOpen(params.messageId, visit(req)));
+        res.set({ 'Content-Type': 'image/gif', 'Cache-Control': 'no-store, no-cache, must-revalidate, private', Pragma: 'no-cache' });
+        res.status(200).end(method === 'head' ? undefined : PIXEL);
+        return undefined;
+      },
+    });
+
+  const redirect = (method: 'get' | 'head') =>
+    defineRoute({
+      method,
+      path: '/r/:messageId',
+      summary: 'Click-tracking redirect to a target signed for this message',
+      tag: 'tracking',
+      auth: { kind: 'public' },
+      params: messageParams,
+      query: z.object({ u: z.string().max(4000).optional(), s: z.string().max(200).optional() }),
+      responses: { 302: { description: 'Redirect to the original link' }, 404: { description: 'Unsigned or tampered link' } },
+      async handler({ params, query, req }) {
+        const target = query.u ?? '';
+        if (!query.s || !verifyTrackedLink(deps.linkSecret, params.messageId, target, query.s) || !/^https?:\/\//i.test(target)) {
+          throw notFound('Not Found');
+        }
+        await remember(deps.engagement.recordClick(params.messageId, visit(req), target));
+        return { status: 302, headers: { Location: target, 'Cache-Control': 'no-store' } };
+      },
+    });
+
+  const tokenParams = z.object({ token: z.string().min(1).max(200) });
+  const messageOf = (token: string) => {
+    const messageId = readUnsubscribeToken(deps.linkSecret, token);
+    if (!messageId) throw notFound('Not Found');
+    return messageId;
+  };
+
+  return [
+    // HEAD first: express would otherwise answer HEAD with the GET route.
+    pixel('head'),
+    pixel('get'),
+    redirect('head'),
+    redirect('get'),
+    defineRoute({
+      method: 'get',
+      path: '/u/:token',
+      summary: 'Unsubscribe confirmation page (a GET never unsubscribes: scanners prefetch links)',
+      tag: 'tracking',
+      auth: { kind: 'public' },
+      params: tokenParams,
+      responses: { 200: { description: 'text/html form' }, 404: { description: 'Unknown token' } },
+      async handler({ params, res }) {
+        const target = await deps.engagement.unsubscribeTarget(messageOf(params.token));
+        if (!target) throw notFound('Not Found');
+        res
+          .status(200)
+          .type('html')
+          .set('Cache-Control', 'no-store')
+          .send(
+            page(
+              'Unsubscribe',
+              `<h1>Unsubscribe</h1><p>Stop emails to <strong>${escapeHtml(target.to)}</strong>?</p>` +
+                `<form method="post"><input type="hidden" name="confirm" value="yes"><button type="submit">Unsubscribe</button></form>`,
+            ),
+          );
+        return undefined;
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/u/:token',
+      summary: 'RFC 8058 one-click unsubscribe (body List-Unsubscribe=One-Click), or the confirmation form',
+      tag: 'tracking',
+      auth: { kind: 'public' },
+      params: tokenParams,
+      bodyType: 'text',
+      responses: { 200: { description: 'Unsubscribed (repeats are harmless)' }, 404: { description: 'Unknown token' } },
+      async handler({ params, req, res }) {
+        const messageId = messageOf(params.token);
+        const body = typeof req.body === 'string' ? req.body : '';
+        const oneClick = isOneClick(body);
+        const result = await deps.engagement.unsubscribe(messageId, oneClick ? 'one_click' : 'form');
+        if (!result) throw notFound('Not Found');
+        if (oneClick) return { status: 200, body: { unsubscribed: true } };
+        const onward = result.unsubscribeUrl
+          ? `<p><a href="${escapeHtml(result.unsubscribeUrl)}">Continue</a></p>`
+          : '';
+        res.status(200).type('html').send(page('Unsubscribed', `<h1>You are unsubscribed</h1><p>${escapeHtml(result.to)} will receive no more email from this sender.</p>${onward}`));
+        return undefined;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import type { WebhookDeliveryCommands } from '../../commands/webhook-deliveries.js';
+import { defineRoute } from '../route.js';
+import { accountOf, actorOf } from './principal-helpers.js';
+
+const idParams = z.object({ id: z.string().min(1).max(100) });
+
+export function createWebhookDeliveryRoutes(deps: { deliveries: WebhookDeliveryCommands }) {
+  const base = { tag: 'webhooks', auth: { kind: 'jwt' as const }, params: idParams };
+  return [
+    defineRoute({
+      ...base,
+      method: 'post',
+      path: '/api/webhooks/:id/test',
+      summary: 'Send one signed `webhook.test` event now and return the result',
+      responses: { 200: { description: '{delivered, responseStatus, error?}' }, 404: { description: 'Not in this account' } },
+      async handler({ principal, params }) {
+        return { status: 200, body: await deps.deliveries.test(accountOf(principal), params.id) };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'get',
+      path: '/api/webhooks/:id/deliveries',
+      summary: 'Deliveries to this endpoint, newest first (failed ones for 14 days)',
+      responses: { 200: { description: '{items}' }, 404: { description: 'Not in this account' } },
+      async handler({ principal, params }) {
+        return { status: 200, body: { items: await deps.deliveries.list(accountOf(principal), params.id) } };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'post',
+      path: '/api/webhook-deliveries/:id/retry',
+      summary: 'Re-queue a failed delivery (a new series of attempts)',
+      responses: { 200: { description: 'The delivery' }, 400: { description: 'Not failed' }, 404: { description: 'Not in this account' } },
+      async handler({ principal, params }) {
+        return { status: 200, body: await deps.deliveries.retry(accountOf(principal), actorOf(principal), params.id) };
+      },
+    }),
+  ];
+}

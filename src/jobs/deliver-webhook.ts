@@ -1,0 +1,112 @@
+import { createId } from '@paralleldrive/cuid2';
+import type { Logger } from 'pino';
+import type { Db } from '../adapters/db/knex.js';
+import type { WebhookSender } from '../adapters/webhooks/http-sender.js';
+import { execute } from '../commands/execute.js';
+import { fold } from '../domain/decider.js';
+import { classifyAttempt, nextAttemptDelay, parseRetryAfter } from '../domain/webhooks/classify-response.js';
+import { deliveryDecider, deliveryStream, type DeliveryScheduled } from '../domain/webhooks/delivery.js';
+import { signWebhookPayload } from '../domain/webhooks/signature.js';
+import type { EventStore } from '../ports/event-store.js';
+import type { Job, JobQueue } from '../ports/job-queue.js';
+import {
+  enqueueSuccessor,
+  hasPendingPredecessor,
+  markSideEffectDone,
+  rescheduleSideEffect,
+  type SideEffectJob,
+} from '../process-managers/side-effects.js';
+
+export interface DeliverWebhookJob extends SideEffectJob {
+  deliveryId: string;
+  series: number;
+  schedule?: DeliveryScheduled['data'];
+}
+
+/** How long a delivery waits before looking again when an earlier one for the same contact is unfinished. */
+const PREDECESSOR_WAIT_MS = 2_000;
+
+export interface SignedRequest {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The headers of SPEC.md §6, signed now: every attempt is re-timestamped and re-signed. */
+export function signedRequest(secret: string, event: string, body: string, attempt: number, now = new Date()): SignedRequest {
+  const timestamp = Math.floor(now.getTime() / 1000);
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-service-event': event,
+      'x-service-delivery': createId(),
+      'x-service-timestamp': String(timestamp),
+      'x-service-signature': signWebhookPayload(secret, timestamp, body),
+      'x-service-attempt': String(attempt),
+    },
+  };
+}
+
+/**
+ * One attempt of one delivery: sign, POST, classify (SPEC.md §6 retry table), record on the delivery
+ * stream, and schedule the next attempt ourselves.
+ */
+export function createDeliverWebhookHandler(deps: {
+  db: Db;
+  eventStore: EventStore;
+  queue: JobQueue;
+  sender: WebhookSender;
+  retryDelaysMs: number[];
+  logger?: Logger;
+}) {
+  return async function handle(job: Job<DeliverWebhookJob>): Promise<void> {
+    const { deliveryId, sideEffectId, schedule } = job.data;
+    const streamId = deliveryStream(deliveryId);
+    if (schedule) {
+      await execute(deliveryDecider, { kind: 'schedule', data: schedule }, { eventStore: deps.eventStore, streamId, commandId: 'schedule', metadata: { actor: 'system:webhooks' } });
+    }
+    const state = fold(deliveryDecider, await deps.eventStore.readStream(streamId));
+    if (!state.scheduled || state.status !== 'retrying' || state.series !== job.data.series) {
+      await markSideEffectDone(deps.db, sideEffectId);
+      return;
+    }
+    if (await hasPendingPredecessor(deps.db, sideEffectId)) {
+      await rescheduleSideEffect(deps.db, deps.queue, sideEffectId, new Date(Date.now() + PREDECESSOR_WAIT_MS));
+      return;
+    }
+    const subscription = await deps.db('webhooks').where({ id: state.scheduled.subscriptionId }).first('url', 'secret');
+    const attempt = state.attempts + 1;
+    const now = new Date();
+    let outcome: 'delivered' | 'retry' | 'failed';
+    let responseStatus: number | null = null;
+    let error: string | null = null;
+    let retryAfterMs: number | null = null;
+    if (!subscription) {
+      outcome = 'failed';
+      error = 'the subscription was removed';
+    } else {
+      const request = signedRequest(subscription.secret, state.scheduled.event, state.scheduled.body, attempt, now);
+      const result = await deps.sender.post({ url: subscription.url, ...request });
+      responseStatus = result.status ?? null;
+      error = result.networkError ?? (result.timedOut ? 'timed out' : result.status && (result.status < 200 || result.status >= 300) ? `HTTP ${result.status}` : null);
+      outcome = classifyAttempt(result);
+      retryAfterMs = result.retryAfter ? parseRetryAfter(result.retryAfter, now) : null;
+    }
+    let delay = outcome === 'retry' ? nextAttemptDelay(attempt, deps.retryDelaysMs) : null;
+    if (delay !== null && retryAfterMs !== null) delay = Math.max(delay, retryAfterMs);
+    const finalOutcome = outcome === 'retry' && delay === null ? 'failed' : outcome;
+    const nextAttemptAt = delay === null ? null : new Date(now.getTime() + delay);
+
+    await execute(
+      deliveryDecider,
+      { kind: 'recordAttempt', outcome: finalOutcome, result: { attempt, responseStatus, error, at: now.toISOString() }, nextAttemptAt: nextAttemptAt?.toISOString() ?? null },
+      { eventStore: deps.eventStore, streamId, commandId: `series-${state.series}-attempt-${attempt}`, metadata: { actor: 'system:webhooks' } },
+    );
+    if (nextAttemptAt) {
+      await rescheduleSideEffect(deps.db, deps.queue, sideEffectId, nextAttemptAt);
+    } else {
+      await markSideEffectDone(deps.db, sideEffectId);
+      await enqueueSuccessor(deps.db, deps.queue, sideEffectId);
+    }
+  };
+}

@@ -1,0 +1,72 @@
+import type { Knex } from 'knex';
+import { deterministicEventId } from '../domain/event-id.js';
+import { SUPPRESSION_STREAM_PREFIX, webhookEventFor, type AddressSuppressed } from '../domain/suppression/suppression.js';
+import type { RecordedEvent } from '../ports/event-store.js';
+import type { ProcessManager } from './runner.js';
+import type { SideEffect } from './side-effects.js';
+
+export const DELIVER_WEBHOOK_JOB = 'webhook.deliver';
+
+/** The JSON body of SPEC.md §6, plus `id` (stable across attempts, for receivers to dedupe on). */
+export function webhookBody(event: RecordedEvent, contact: { id: string; first_name: string | null; last_name: string | null } | undefined) {
+  const d = event.data as AddressSuppressed['data'];
+  return JSON.stringify({
+    id: event.id,
+    event: webhookEventFor(d.reason),
+    occurredAt: d.occurredAt,
+    accountId: d.accountId,
+    data: {
+      email: d.value,
+      source: d.source,
+      contactId: contact?.id ?? null,
+      firstName: contact?.first_name ?? null,
+      lastName: contact?.last_name ?? null,
+      campaignId: d.campaignId,
+    },
+  });
+}
+
+/**
+ * One delivery per (suppression event, subscribed endpoint). Ordered per endpoint and contact: the
+ * ordering key makes a later event wait until the earlier one is delivered or has failed.
+ */
+export const webhookFanoutManager: ProcessManager = {
+  name: 'webhook-fanout',
+  streamPrefixes: [SUPPRESSION_STREAM_PREFIX],
+  async handle(events: RecordedEvent[], trx: Knex.Transaction): Promise<SideEffect[]> {
+    const effects: SideEffect[] = [];
+    for (const event of events) {
+      if (event.type !== 'AddressSuppressed') continue;
+      const d = event.data as AddressSuppressed['data'];
+      // Phone suppressions (SMS opt-outs) have no email and fan out only as contact.suppressed.
+      const name = webhookEventFor(d.reason);
+      const subscriptions = await trx('webhooks').where({ account_id: d.accountId }).whereRaw('events \\? ?', [name]).select('id');
+      if (subscriptions.length === 0) continue;
+      const contact = await trx('contacts').where({ account_id: d.accountId, email: d.value }).first('id', 'first_name', 'last_name');
+      const body = webhookBody(event, contact);
+      for (const sub of subscriptions) {
+        const deliveryId = deterministicEventId('delivery', event.id, sub.id);
+        effects.push({
+          id: `webhook:${deliveryId}:1`,
+          kind: DELIVER_WEBHOOK_JOB,
+          payload: {
+            deliveryId,
+            series: 1,
+            schedule: {
+              deliveryId,
+              accountId: d.accountId,
+              subscriptionId: sub.id,
+              event: name,
+              body,
+              orderingKey: `${sub.id}:${d.value}`,
+              scheduledAt: new Date().toISOString(),
+            },
+          },
+          runAfter: new Date(),
+          orderingKey: `${sub.id}:${d.value}`,
+        });
+      }
+    }
+    return effects;
+  },
+};

@@ -1,0 +1,88 @@
+import type { Knex } from 'knex';
+import type { Db } from '../adapters/db/knex.js';
+import type { Position, RecordedEvent } from '../ports/event-store.js';
+import { generationTables, type Projection } from './projection.js';
+
+/** Bookkeeping shared by the live runner and the rebuild: generations, checkpoints, views. */
+
+export interface CheckpointRow {
+  generation: number;
+  version: number;
+  status: 'active' | 'building' | 'retired';
+  position: Position;
+  events: number;
+}
+
+export function toCheckpoint(row: Record<string, any>): CheckpointRow {
+  return {
+    generation: row.generation,
+    version: row.version,
+    status: row.status,
+    position: { commit: BigInt(row.commit_pos), prepare: BigInt(row.prepare_pos) },
+    events: Number(row.events),
+  };
+}
+
+const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
+
+/** Points every view of the projection at one generation's tables (in the caller's transaction). */
+export async function pointViews(trx: Knex.Transaction, projection: Projection, generation: number): Promise<void> {
+  const t = generationTables(generation);
+  for (const base of projection.tables) {
+    await trx.raw(`DROP VIEW IF EXISTS ${quote(base)}`);
+    await trx.raw(`CREATE VIEW ${quote(base)} AS SELECT * FROM ${quote(t(base))}`);
+  }
+}
+
+export async function dropGeneration(db: Db, projection: Projection, generation: number): Promise<void> {
+  const t = generationTables(generation);
+  for (const base of projection.tables) await db.raw(`DROP TABLE IF EXISTS ${quote(t(base))} CASCADE`);
+  await db('projection_checkpoints').where({ name: projection.name, generation }).delete();
+}
+
+/**
+ * Creates generation 1 the first time a projection is seen; safe when several processes start at once
+ * (a transaction-scoped advisory lock serialises them, the second finds the registry row).
+ */
+export async function ensureProjection(db: Db, projection: Projection): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`projection-init:${projection.name}`]);
+    const existing = await trx('projection_registry').where({ name: projection.name }).first();
+    if (existing) return;
+    await projection.setup(trx, generationTables(1));
+    await pointViews(trx, projection, 1);
+    await trx('projection_checkpoints').insert({ name: projection.name, generation: 1, version: projection.version, status: 'active' });
+    await trx('projection_registry').insert({ name: projection.name, active_generation: 1, version: projection.version });
+  });
+}
+
+/**
+ * Applies one batch to one generation and advances its checkpoint in the caller's transaction: the
+ * read model and the checkpoint move together or not at all. Returns false (writing nothing) when
+ * `requireActive` and the generation is no longer the active one.
+ */
+export async function applyBatch(
+  trx: Knex.Transaction,
+  projection: Projection,
+  generation: number,
+  events: RecordedEvent[],
+  options: { requireActive: boolean },
+): Promise<boolean> {
+  if (options.requireActive) {
+    // FOR SHARE: a rebuild's switch (FOR UPDATE on this row) waits for this batch, and later batches wait for it.
+    const reg = await trx('projection_registry').where({ name: projection.name }).forShare().first('active_generation');
+    if (!reg || reg.active_generation !== generation) return false;
+  }
+  await trx('projection_checkpoints').where({ name: projection.name, generation }).forUpdate().first();
+  await projection.handle(events, trx, generationTables(generation));
+  const last = events[events.length - 1].position;
+  await trx('projection_checkpoints')
+    .where({ name: projection.name, generation })
+    .update({
+      commit_pos: last.commit.toString(),
+      prepare_pos: last.prepare.toString(),
+      events: trx.raw('events + ?', [events.length]),
+      updated_at: new Date(),
+    });
+  return true;
+}

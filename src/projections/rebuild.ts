@@ -1,0 +1,94 @@
+import type { Db } from '../adapters/db/knex.js';
+import { AppError } from '../domain/errors.js';
+import { START, type EventStore, type Position } from '../ports/event-store.js';
+import { generationTables, type Projection } from './projection.js';
+import { applyBatch, dropGeneration, ensureProjection, pointViews } from './generations.js';
+
+export interface RebuildResult {
+  generation: number;
+  events: number;
+  seconds: number;
+}
+
+async function countEvents(db: Db, prefixes: string[] | undefined): Promise<number> {
+  if (!prefixes?.length) return Number((await db('events').count('* as n').first())?.n ?? 0);
+  const patterns = prefixes.map((p) => p.replace(/[\\%_]/g, (c) => `\\${c}`) + '%');
+  const row = await db('events').whereRaw('stream_id LIKE ANY (?::text[])', [patterns]).count('* as n').first();
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Builds the next generation of a read model from position zero beside the live one, then switches
+ * the views to it in one transaction and drops the old generation. Readers see the old, complete read
+ * model until the switch and the new, complete one after it: never an empty or half-built table.
+ * `total` in onProgress is an estimate (events of the projection's streams when the rebuild started).
+ */
+export async function rebuildProjection(options: {
+  db: Db;
+  eventStore: EventStore;
+  projection: Projection;
+  batchSize?: number;
+  onProgress?(done: number, total: number): void;
+}): Promise<RebuildResult> {
+  const { db, eventStore, projection } = options;
+  const batchSize = options.batchSize ?? 2000;
+  const started = Date.now();
+  await ensureProjection(db, projection);
+
+  const lock = await db.client.acquireConnection();
+  try {
+    const { rows } = await lock.query('SELECT pg_try_advisory_lock(hashtext($1)) AS owned', [`projection-rebuild:${projection.name}`]);
+    if (!rows[0].owned) throw new AppError(409, `a rebuild of ${projection.name} is already running`);
+
+    const max = await db('projection_checkpoints').where({ name: projection.name }).max('generation as g').first();
+    const generation = Number(max?.g ?? 0) + 1;
+    // A previous rebuild that died part-way leaves a building generation: start this one clean.
+    const leftovers = await db('projection_checkpoints').where({ name: projection.name, status: 'building' }).select('generation');
+    for (const { generation: g } of leftovers) await dropGeneration(db, projection, g);
+    await db.transaction(async (trx) => {
+      await projection.setup(trx, generationTables(generation));
+      await trx('projection_checkpoints').insert({ name: projection.name, generation, version: projection.version, status: 'building' });
+    });
+
+    const total = await countEvents(db, projection.streamPrefixes);
+    let done = 0;
+    let position: Position = START;
+    options.onProgress?.(0, total);
+    // Catch up in committed batches while the live generation keeps serving.
+    for (;;) {
+      const batch = await eventStore.readAll({ after: position, limit: batchSize, streamPrefixes: projection.streamPrefixes });
+      if (batch.length === 0) break;
+      await db.transaction((trx) => applyBatch(trx, projection, generation, batch, { requireActive: false }));
+      position = batch[batch.length - 1].position;
+      done += batch.length;
+      options.onProgress?.(done, Math.max(total, done));
+      if (batch.length < batchSize) break;
+    }
+
+    // Switch: hold the registry row so live batches pause, apply the last events, repoint the views.
+    let previous = 0;
+    await db.transaction(async (trx) => {
+      const reg = await trx('projection_registry').where({ name: projection.name }).forUpdate().first();
+      previous = reg.active_generation;
+      for (;;) {
+        const batch = await eventStore.readAll({ after: position, limit: batchSize, streamPrefixes: projection.streamPrefixes });
+        if (batch.length === 0) break;
+        await applyBatch(trx, projection, generation, batch, { requireActive: false });
+        position = batch[batch.length - 1].position;
+        done += batch.length;
+      }
+      await pointViews(trx, projection, generation);
+      await trx('projection_checkpoints').where({ name: projection.name, generation: previous }).update({ status: 'retired' });
+      await trx('projection_checkpoints').where({ name: projection.name, generation }).update({ status: 'active' });
+      await trx('projection_registry')
+        .where({ name: projection.name })
+        .update({ active_generation: generation, version: projection.version, updated_at: new Date() });
+    });
+    options.onProgress?.(done, done);
+    if (previous !== generation) await dropGeneration(db, projection, previous);
+    return { generation, events: done, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [`projection-rebuild:${projection.name}`]).catch(() => {});
+    await db.client.releaseConnection(lock);
+  }
+}

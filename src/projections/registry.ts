@@ -1,0 +1,17 @@
+import type { Projection } from './projection.js';
+import { accountsProjection } from './accounts.js';
+import { providerMessageIdsProjection } from './provider-message-ids.js';
+import { suppressionsProjection } from './suppressions.js';
+import { templatesProjection } from './templates.js';
+import { webhookDeliveriesProjection } from './webhook-deliveries.js';
+import { webhooksProjection } from './webhooks.js';
+
+/** Every read model of the service; the runner keeps them all up to date. */
+export const projections: Projection[] = [
+  accountsProjection,
+  suppressionsProjection,
+  templatesProjection,
+  webhooksProjection,
+  webhookDeliveriesProjection,
+  providerMessageIdsProjection,
+];
