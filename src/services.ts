@@ -37,6 +37,10 @@ import { createProviderEventRoutes } from './http/routes/provider-events.js';
 import { createSmsOptOutRoutes } from './http/routes/sms-optouts.js';
 import { createTrackingRoutes } from './http/routes/tracking.js';
 import { createWebhookDeliveryRoutes } from './http/routes/webhook-deliveries.js';
+import { createContactCommands } from './commands/contacts.js';
+import { createContactRoutes } from './http/routes/contacts.js';
+import { createMessageQueries } from './commands/messages-query.js';
+import { createMessageRoutes } from './http/routes/messages.js';
 import { createProviderRegistry } from './providers.js';
 
 const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
@@ -66,6 +70,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
   // BASE_URL is read at each send so a test server can learn its port after it started listening.
   const sendEmail = createSendEmail({ eventStore, db, identities, counters, linkSecret, baseUrl: () => config.BASE_URL });
   const sendSms = createSendSms({ eventStore, db, counters, provider: config.SMS_PROVIDER });
+  const contacts = createContactCommands({ eventStore, db, waitFor });
   const engagement = createEngagementCommands({ eventStore, suppressions });
   const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider' });
   const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
@@ -84,6 +89,8 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     ...createWebhookRoutes({ webhooks }),
     ...createSendEmailRoutes({ sendEmail }),
     ...createSendSmsRoutes({ sendSms }),
+    ...createContactRoutes({ contacts }),
+    ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }) }),
     ...createWebhookDeliveryRoutes({ deliveries }),
     ...createSmsOptOutRoutes({ optOuts }),
     ...createTrackingRoutes({ engagement, linkSecret, logger }),

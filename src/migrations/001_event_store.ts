@@ -35,10 +35,11 @@ export async function up(knex: Knex): Promise<void> {
       FOR EACH STATEMENT EXECUTE FUNCTION events_are_append_only();
 
     -- One round trip per append: idempotency check, optimistic revision check, insert, notify.
-    -- A revision conflict raises SQLSTATE CR409 with the actual revision (or 'no_stream') as DETAIL.
+    -- A revision conflict is an answer, not an error (errors cost a server log write each): the row
+    -- then has only conflict = the actual revision or 'no_stream', and nothing was written.
     CREATE FUNCTION append_events(
       p_stream text, p_expected text, p_ids uuid[], p_types text[], p_versions int[], p_data jsonb[], p_meta jsonb[]
-    ) RETURNS TABLE (last_revision bigint, last_tx_id text, last_position bigint)
+    ) RETURNS TABLE (last_revision bigint, last_tx_id text, last_position bigint, conflict text)
     LANGUAGE plpgsql AS $$
     DECLARE
       n int := coalesce(array_length(p_ids, 1), 0);
@@ -52,7 +53,7 @@ export async function up(knex: Knex): Promise<void> {
       SELECT count(*) INTO already FROM events e WHERE e.event_id = ANY (p_ids);
       IF already > 0 THEN
         IF already = n AND NOT EXISTS (SELECT 1 FROM events e WHERE e.event_id = ANY (p_ids) AND e.stream_id <> p_stream) THEN
-          RETURN QUERY SELECT e.revision, e.tx_id::text, e.global_position FROM events e
+          RETURN QUERY SELECT e.revision, e.tx_id::text, e.global_position, NULL::text FROM events e
             WHERE e.event_id = ANY (p_ids) ORDER BY e.revision DESC LIMIT 1;
           RETURN;
         END IF;
@@ -72,7 +73,8 @@ export async function up(knex: Knex): Promise<void> {
       END IF;
       IF rev IS NULL THEN
         SELECT s.revision INTO cur FROM streams s WHERE s.stream_id = p_stream;
-        RAISE EXCEPTION 'wrong expected revision' USING ERRCODE = 'CR409', DETAIL = coalesce(cur::text, 'no_stream');
+        RETURN QUERY SELECT NULL::bigint, NULL::text, NULL::bigint, coalesce(cur::text, 'no_stream');
+        RETURN;
       END IF;
 
       INSERT INTO events (stream_id, revision, event_id, type, schema_version, data, metadata)
@@ -80,7 +82,7 @@ export async function up(knex: Knex): Promise<void> {
         FROM unnest(p_ids, p_types, p_versions, p_data, p_meta) WITH ORDINALITY AS t (id, type, sv, data, meta, ord)
         ORDER BY t.ord;
       PERFORM pg_notify('events', '');
-      RETURN QUERY SELECT rev, pg_current_xact_id()::text, currval(pg_get_serial_sequence('events', 'global_position'));
+      RETURN QUERY SELECT rev, pg_current_xact_id()::text, currval(pg_get_serial_sequence('events', 'global_position')), NULL::text;
     END $$;
   `);
 }

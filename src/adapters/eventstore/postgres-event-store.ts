@@ -91,16 +91,15 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
           args,
         );
         const row = rows[0];
+        if (row.conflict !== null) {
+          throw new WrongExpectedRevisionError(streamId, expectedRevision, row.conflict === 'no_stream' ? 'no_stream' : Number(row.conflict));
+        }
         return {
           nextRevision: Number(row.last_revision),
           position: { commit: BigInt(row.last_tx_id), prepare: BigInt(row.last_position) },
         };
       } catch (err) {
-        const e = err as { code?: string; detail?: string; constraint?: string };
-        if (e.code === 'CR409') {
-          const actual = e.detail === 'no_stream' ? 'no_stream' : Number(e.detail);
-          throw new WrongExpectedRevisionError(streamId, expectedRevision, actual);
-        }
+        const e = err as { code?: string; constraint?: string };
         // The same events raced in from a concurrent retry: the winner's result is ours too.
         if (e.code === '23505' && e.constraint === 'events_event_id_key' && attempt === 0) continue;
         throw err;

@@ -4,44 +4,71 @@ import type { EnqueueOptions, JobHandler, JobQueue, WorkOptions } from '../../po
 
 export interface BullMqQueueOptions {
   redisUrl: string;
-  /** key prefix, so several deployments (or test runs) share one Redis */
+  /** key prefix, so several deployments (or test runs) can share one Redis (default `courier`) */
   prefix?: string;
-  /** a handler that throws is retried after this delay (default 1 s), up to `attempts` runs */
-  retryDelayMs?: number;
-  attempts?: number;
   /**
-   * A job whose worker stops renewing its lock for this long is stalled and runs again (defaults 30 s
-   * lock, checked every 30 s); a stalled job is re-run many times rather than failed.
+   * A handler that throws runs again after this fixed delay (default 1 s), for up to `maxAttempts`
+   * runs in all (default 100,000: days of retrying, so an outage does not turn into lost jobs;
+   * business retry schedules are the handlers' own).
+   */
+  retryDelayMs?: number;
+  maxAttempts?: number;
+  /**
+   * A running job holds a lock that its worker renews every lockDurationMs / 2; a worker that dies
+   * stops renewing, and the stalled-job check (every stalledIntervalMs, in any live worker) puts
+   * the job back once the lock has lapsed. Defaults are BullMQ's own, 30 s and 30 s: a job whose
+   * worker died runs again within about a minute. Unlike pg-boss's expiry, a slow but live handler
+   * keeps its lock and is never run twice for slowness.
    */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** handler failures and background errors; the queue itself retries, this is for logging */
+  onError?: (err: unknown) => void;
 }
 
-// BullMQ refuses custom ids containing ':' (its key separator); encoding keeps distinct ids distinct.
-const encodeJobId = (id: string) => encodeURIComponent(id);
+// BullMQ refuses custom ids that contain ':' (its key separator) or that read as integers. The
+// prefix keeps every encoded id non-numeric, and encodeURIComponent is injective, so distinct
+// jobIds stay distinct.
+const ID_PREFIX = 'j_';
+export const encodeJobId = (id: string): string => ID_PREFIX + encodeURIComponent(id);
+const decodeJobId = (id: string | undefined): string =>
+  id?.startsWith(ID_PREFIX) ? decodeURIComponent(id.slice(ID_PREFIX.length)) : (id ?? '');
 
-/** The Redis job queue (BullMQ), used when REDIS_URL is set. */
+/**
+ * The Redis job queue (BullMQ), used when REDIS_URL is set. A jobId is BullMQ's own job id, so a
+ * second enqueue is a no-op while the first job exists (waiting, delayed, running or failed);
+ * completed jobs are removed at once, after which the id may be used again.
+ */
 export function createBullMqQueue(options: BullMqQueueOptions): JobQueue {
-  const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
-  connection.on('error', () => {
-    // ioredis reconnects by itself; errors surface on the calls that need the connection.
-  });
+  const onError = options.onError ?? (() => {});
+  // BullMQ needs maxRetriesPerRequest: null (commands wait out a reconnect instead of failing);
+  // Queues share this connection and each Worker makes its own duplicates, closed with it.
+  const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  connection.on('error', onError);
   const prefix = options.prefix ?? 'courier';
   const queues = new Map<string, Queue>();
   const workers: Worker[] = [];
-  const workerConnections: Redis[] = [];
+  let closed = false;
 
   const queueFor = (name: string) => {
-    if (!queues.has(name)) queues.set(name, new Queue(name, { connection, prefix }));
-    return queues.get(name)!;
+    let queue = queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, { connection, prefix });
+      queue.on('error', onError);
+      queues.set(name, queue);
+    }
+    return queue;
   };
 
   return {
+    // Handlers still running during close() may enqueue (their own retry schedule), so enqueue is
+    // not refused while closing.
     async enqueue<T>(name: string, data: T, opts: EnqueueOptions = {}) {
-      await queueFor(name).add(name, data ?? {}, {
-        ...(opts.jobId ? { jobId: encodeJobId(opts.jobId) } : {}),
-        ...(opts.delayMs && opts.delayMs > 0 ? { delay: opts.delayMs } : {}),
-        attempts: options.attempts ?? 1000,
+      const delayMs = Math.ceil(opts.delayMs ?? 0);
+      await queueFor(name).add(name, data, {
+        ...(opts.jobId !== undefined ? { jobId: encodeJobId(opts.jobId) } : {}),
+        ...(delayMs > 0 ? { delay: delayMs } : {}),
+        attempts: options.maxAttempts ?? 100_000,
         backoff: { type: 'fixed', delay: options.retryDelayMs ?? 1000 },
         removeOnComplete: true,
         removeOnFail: { age: 14 * 24 * 3600 },
@@ -49,33 +76,36 @@ export function createBullMqQueue(options: BullMqQueueOptions): JobQueue {
     },
 
     async work<T>(name: string, handler: JobHandler<T>, opts: WorkOptions = {}) {
-      const workerConnection = connection.duplicate();
-      workerConnections.push(workerConnection);
+      if (closed) throw new Error('job queue is closed');
       const worker = new Worker(
         name,
         async (job) => {
-          await handler({ id: job.id ?? '', name: job.name, data: job.data as T, attempt: job.attemptsMade + 1 });
+          // attemptsStarted also counts runs lost with their worker, which attemptsMade does not.
+          await handler({ id: decodeJobId(job.id), name: job.name, data: job.data as T, attempt: job.attemptsStarted });
         },
         {
-          connection: workerConnection,
+          connection,
           prefix,
-          concurrency: opts.concurrency ?? 1,
+          concurrency: Math.max(1, opts.concurrency ?? 1),
           lockDuration: options.lockDurationMs ?? 30_000,
           stalledInterval: options.stalledIntervalMs ?? 30_000,
-          maxStalledCount: 1000,
+          // A stalled job goes back to the queue however often it happens: never failed for it.
+          maxStalledCount: 1_000_000,
         },
       );
-      worker.on('error', () => {
-        // connection hiccups; the worker resumes by itself
-      });
+      worker.on('error', onError);
+      worker.on('failed', (_job, err) => onError(err));
       workers.push(worker);
       await worker.waitUntilReady();
     },
 
     async close() {
+      if (closed) return;
+      closed = true;
+      // Worker.close() stops fetching and waits for the running handlers.
       await Promise.all(workers.map((w) => w.close()));
       await Promise.all([...queues.values()].map((q) => q.close()));
-      for (const c of [...workerConnections, connection]) await c.quit().catch(() => c.disconnect());
+      await connection.quit().catch(() => connection.disconnect());
     },
   };
 }

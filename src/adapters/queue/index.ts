@@ -2,7 +2,15 @@ import type { JobQueue } from '../../ports/job-queue.js';
 import { createBullMqQueue } from './bullmq-queue.js';
 import { createPgBossQueue } from './pg-boss-queue.js';
 
-/** BullMQ when REDIS_URL is set, else pg-boss in the service's PostgreSQL. */
-export function createJobQueue(options: { databaseUrl: string; redisUrl?: string }): JobQueue {
-  return options.redisUrl ? createBullMqQueue({ redisUrl: options.redisUrl }) : createPgBossQueue({ connectionString: options.databaseUrl });
+export interface JobQueueOptions {
+  databaseUrl: string;
+  redisUrl?: string;
+  /** handler failures and background errors (the queue retries by itself; this is for logging) */
+  onError?: (err: unknown) => void;
+}
+
+/** BullMQ when REDIS_URL is set, else pg-boss in the service's PostgreSQL; production timings. */
+export function createJobQueue(options: JobQueueOptions): JobQueue {
+  const { databaseUrl, redisUrl, onError } = options;
+  return redisUrl ? createBullMqQueue({ redisUrl, onError }) : createPgBossQueue({ connectionString: databaseUrl, onError });
 }

@@ -1,104 +1,136 @@
 import PgBoss from 'pg-boss';
 import { deterministicEventId } from '../../domain/event-id.js';
 import type { EnqueueOptions, JobHandler, JobQueue, WorkOptions } from '../../ports/job-queue.js';
+import { startPgBossDispatcher, type PgBossDispatcher } from './pg-boss-dispatcher.js';
 
 export interface PgBossQueueOptions {
   connectionString: string;
+  /** PostgreSQL schema holding pg-boss's tables (default `pgboss`) */
   schema?: string;
-  /** a handler that throws is retried after this delay (default 1 s), up to retryLimit times */
-  retryDelaySeconds?: number;
-  retryLimit?: number;
   /**
-   * A job still active this long after it started is considered lost with its worker and runs again
-   * (default 300 s; handlers must finish well within it).
+   * A handler that throws runs again after this delay (default 1 s; pg-boss counts whole seconds, so
+   * it is rounded up), for up to `maxAttempts` runs in all (default 100,000: days of retrying, so an
+   * outage does not turn into lost jobs; business retry schedules are the handlers' own).
    */
-  expireInSeconds?: number;
-  /** how often expired jobs are looked for (default 60 s) */
-  maintenanceIntervalSeconds?: number;
-  pollingIntervalSeconds?: number;
+  retryDelayMs?: number;
+  maxAttempts?: number;
+  /**
+   * A run still unfinished this long after it started is taken for lost with its worker and is run
+   * again (default 5 min, rounded up to seconds, at most 23 h). It is also the longest a handler may
+   * take: a slower one gets a second, concurrent run. Lost runs are looked for every
+   * `maintenanceIntervalMs` (default 30 s) by whichever process's turn it is, so a job whose worker
+   * died runs again within about expireAfterMs + maintenanceIntervalMs + retryDelayMs.
+   */
+  expireAfterMs?: number;
+  maintenanceIntervalMs?: number;
+  /** how often an idle worker looks for due jobs enqueued by other processes (default 500 ms) */
+  pollingIntervalMs?: number;
+  /** connections in pg-boss's pool (default 5) */
+  poolSize?: number;
+  /** handler failures and background errors; the queue itself retries, this is for logging */
+  onError?: (err: unknown) => void;
 }
 
+const toSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
 /**
- * The PostgreSQL job queue (pg-boss 10, Node 20), the default. A jobId becomes the pg-boss job's own
- * UUID (derived deterministically), so a second enqueue with the same jobId is refused by the
- * database's primary key. Concurrency is N single-job workers, so one failing job fails alone.
+ * The PostgreSQL job queue (pg-boss 10, the newest line that runs on Node 20), the default.
+ *
+ * Deduplication: a jobId becomes the pg-boss job's own UUID (derived deterministically, since our
+ * ids are arbitrary strings), and pg-boss inserts with ON CONFLICT DO NOTHING on its (queue, id)
+ * primary key, so a second enqueue, concurrent or not, is a no-op. (`singletonKey` would not do: it
+ * does not deduplicate on a standard queue.) A finished job keeps its id until pg-boss archives it
+ * (12 h after completion), which is longer than the port promises, never shorter.
+ *
+ * Retry and expiry options are set on each job rather than on the queue: pg-boss keeps a queue's
+ * options from its first creation, and a changed setting must reach new jobs.
  */
 export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
+  const onError = options.onError ?? (() => {});
   const boss = new PgBoss({
     connectionString: options.connectionString,
     schema: options.schema ?? 'pgboss',
-    max: 6,
+    max: options.poolSize ?? 5,
     supervise: true,
-    maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 60,
+    maintenanceIntervalSeconds: toSeconds(options.maintenanceIntervalMs ?? 30_000),
     schedule: false,
   });
-  boss.on('error', () => {
-    // pg-boss reports transient connection errors here; it reconnects by itself.
-  });
+  boss.on('error', onError);
+
+  const jobOptions = {
+    retryLimit: Math.max(0, (options.maxAttempts ?? 100_000) - 1),
+    retryDelay: toSeconds(options.retryDelayMs ?? 1000),
+    retryBackoff: false,
+    expireInSeconds: Math.min(toSeconds(options.expireAfterMs ?? 300_000), 23 * 3600),
+  };
+  const pollingIntervalMs = options.pollingIntervalMs ?? 500;
+
   let started: Promise<unknown> | undefined;
+  let closed = false;
   const queues = new Map<string, Promise<void>>();
-  const localWorkers = new Map<string, string[]>();
-  let closing = false;
+  const dispatchers = new Map<string, PgBossDispatcher[]>();
 
-  const start = () => (started ??= boss.start());
+  const start = () =>
+    (started ??= boss.start().catch((err) => {
+      started = undefined;
+      throw err;
+    }));
 
+  // pg-boss 10 silently drops a job sent to a queue that does not exist yet, so every queue is
+  // created (idempotently, concurrency-safe in pg-boss) before its first use by this process.
   function ensureQueue(name: string): Promise<void> {
-    if (!queues.has(name)) {
-      queues.set(
-        name,
-        (async () => {
-          await start();
-          await boss.createQueue(name, {
-            name,
-            policy: 'standard',
-            retryLimit: options.retryLimit ?? 1000,
-            retryDelay: options.retryDelaySeconds ?? 1,
-            retryBackoff: false,
-            expireInSeconds: options.expireInSeconds ?? 300,
-          });
-        })().catch((err) => {
-          queues.delete(name);
-          throw err;
-        }),
-      );
+    let ready = queues.get(name);
+    if (!ready) {
+      ready = (async () => {
+        await start();
+        await boss.createQueue(name, { name, policy: 'standard' });
+      })();
+      ready.catch(() => queues.delete(name));
+      queues.set(name, ready);
     }
-    return queues.get(name)!;
+    return ready;
   }
 
   return {
+    // Handlers still running during close() may enqueue (their own retry schedule), so enqueue is
+    // not refused while closing.
     async enqueue<T>(name: string, data: T, opts: EnqueueOptions = {}) {
       await ensureQueue(name);
-      const delay = opts.delayMs ?? 0;
-      await boss.send(name, (data ?? {}) as object, {
-        ...(opts.jobId ? { id: deterministicEventId('job', name, opts.jobId) } : {}),
-        ...(delay > 0 ? { startAfter: new Date(Date.now() + delay) } : {}),
+      const delayMs = Math.ceil(opts.delayMs ?? 0);
+      await boss.send(name, data as object, {
+        ...jobOptions,
+        ...(opts.jobId !== undefined ? { id: deterministicEventId('job-queue', opts.jobId) } : {}),
+        // Seconds from the database's now(), so the delay does not depend on this host's clock.
+        ...(delayMs > 0 ? { startAfter: delayMs / 1000 } : {}),
       });
-      // Wake this process's workers now instead of at their next poll.
-      if (delay <= 0) for (const id of localWorkers.get(name) ?? []) boss.notifyWorker(id);
+      if (delayMs <= 0) for (const d of dispatchers.get(name) ?? []) d.notify();
     },
 
     async work<T>(name: string, handler: JobHandler<T>, opts: WorkOptions = {}) {
+      if (closed) throw new Error('job queue is closed');
       await ensureQueue(name);
-      const ids: string[] = [];
-      for (let i = 0; i < (opts.concurrency ?? 1); i++) {
-        ids.push(
-          await boss.work<T>(
-            name,
-            { batchSize: 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 0.5, includeMetadata: true },
-            async ([job]) => {
-              await handler({ id: job.id, name: job.name, data: job.data, attempt: job.retryCount + 1 });
-            },
-          ),
-        );
-      }
-      localWorkers.set(name, [...(localWorkers.get(name) ?? []), ...ids]);
+      const dispatcher = startPgBossDispatcher({
+        boss,
+        name,
+        handler,
+        concurrency: Math.max(1, opts.concurrency ?? 1),
+        pollingIntervalMs,
+        onError,
+      });
+      dispatchers.set(name, [...(dispatchers.get(name) ?? []), dispatcher]);
     },
 
     async close() {
-      if (closing || !started) return;
-      closing = true;
-      await started.catch(() => {});
-      await boss.stop({ graceful: true, wait: true, timeout: 30_000 });
+      if (closed) return;
+      closed = true;
+      await Promise.all([...dispatchers.values()].flat().map((d) => d.stop()));
+      if (!started) return;
+      try {
+        await started;
+      } catch {
+        return;
+      }
+      await boss.stop({ graceful: true, wait: true });
     },
   };
 }

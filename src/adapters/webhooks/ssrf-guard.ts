@@ -1,52 +1,21 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { badRequest } from '../../domain/errors.js';
-import { normaliseIp } from '../../domain/ip.js';
+import { isForbiddenAddress } from './forbidden-addresses.js';
 
-/** Addresses a webhook may never reach unless private targets are allowed (SSRF guard). */
-const forbidden = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  forbidden.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-  ['2001:db8::', 32],
-] as const) {
-  forbidden.addSubnet(net, bits, 'ipv6');
-}
+export { isForbiddenAddress } from './forbidden-addresses.js';
 
-export function isForbiddenAddress(ip: string): boolean {
-  // IPv4-mapped and compressed forms are reduced to one canonical form first (`::ffff:127.0.0.1` is loopback).
-  const normal = normaliseIp(ip);
-  if (!normal) return true;
-  return forbidden.check(normal, isIP(normal) === 6 ? 'ipv6' : 'ipv4');
+export interface ResolvedAddress {
+  address: string;
+  family: number;
 }
+export type Lookup = (host: string) => Promise<ResolvedAddress[]>;
 
-export type Lookup = (host: string) => Promise<{ address: string; family: number }[]>;
+const DEFAULT_LOOKUP_TIMEOUT_MS = 5_000;
 const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
 
-/** Resolves a URL's host; refuses it when any address is private (unless allowed). Returns the addresses. */
-export async function resolveAllowedTarget(
-  url: string,
-  options: { allowPrivateTargets: boolean; lookup?: Lookup },
-): Promise<{ address: string; family: number }[]> {
+/** A webhook URL as the service accepts it: absolute, http or https. Throws AppError 400 otherwise. */
+export function parseWebhookUrl(url: string): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -54,15 +23,64 @@ export async function resolveAllowedTarget(
     throw badRequest(`${url} is not a valid URL`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw badRequest('webhook URLs must be http or https');
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await (options.lookup ?? systemLookup)(host).catch(() => []);
+  if (!parsed.hostname) throw badRequest(`${url} has no host`);
+  return parsed;
+}
+
+/** `[::1]` as `::1`: URL keeps the brackets of an IPv6 literal, lookups and checks need the bare address. */
+const bareHost = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
+
+async function resolveHost(host: string, lookup: Lookup, timeoutMs: number): Promise<ResolvedAddress[]> {
+  const family = isIP(host);
+  if (family) return [{ address: host, family }];
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no DNS answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([lookup(host), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Resolves the URL's host once and returns its addresses, refusing (AppError 400) when it does not
+ * resolve, or, unless `allowPrivateTargets`, when ANY address is forbidden: a name that also resolves
+ * to a private address is a way in, whichever address the connection would have used.
+ */
+export async function resolveAllowedTarget(
+  url: string,
+  options: { allowPrivateTargets: boolean; lookup?: Lookup; lookupTimeoutMs?: number },
+): Promise<ResolvedAddress[]> {
+  const parsed = parseWebhookUrl(url);
+  const host = bareHost(parsed);
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await resolveHost(host, options.lookup ?? systemLookup, options.lookupTimeoutMs ?? DEFAULT_LOOKUP_TIMEOUT_MS);
+  } catch (err) {
+    throw badRequest(`${parsed.hostname} does not resolve: ${err instanceof Error ? err.message : String(err)}`);
+  }
   if (addresses.length === 0) throw badRequest(`${parsed.hostname} does not resolve`);
-  if (!options.allowPrivateTargets && addresses.some((a) => isForbiddenAddress(a.address))) {
-    throw badRequest(`${parsed.hostname} resolves to a private, loopback or link-local address; webhooks may not target it`);
+  if (!options.allowPrivateTargets) {
+    const forbidden = addresses.find((a) => isForbiddenAddress(a.address));
+    if (forbidden) {
+      throw badRequest(`${parsed.hostname} resolves to ${forbidden.address}, a private, loopback, link-local or reserved address; webhooks may not target it`);
+    }
   }
   return addresses;
 }
 
-export async function assertAllowedTarget(url: string, options: { allowPrivateTargets: boolean; lookup?: Lookup }): Promise<void> {
+/**
+ * The check when a webhook is created or its URL changed: http(s) only and, unless private targets are
+ * allowed, a host resolving to public addresses only. With private targets allowed nothing is resolved
+ * (the name may only exist later, or only inside the deployment). Delivery checks again at send time.
+ */
+export async function assertAllowedTarget(
+  url: string,
+  options: { allowPrivateTargets: boolean; lookup?: Lookup; lookupTimeoutMs?: number },
+): Promise<void> {
+  parseWebhookUrl(url);
+  if (options.allowPrivateTargets) return;
   await resolveAllowedTarget(url, options);
 }

@@ -36,6 +36,25 @@ const OUTCOME_STATUS: Partial<Record<ProviderOutcome['type'], MessageStatus>> = 
   Complained: 'complained',
 };
 
+/** The status a message has after `event`, given its status before (null before it was queued). */
+export function statusAfter(current: MessageStatus | null, event: { type: string; data: any }): MessageStatus | null {
+  switch (event.type) {
+    case 'EmailQueued':
+    case 'SmsQueued':
+      return advance(current, 'queued');
+    case 'ProviderAccepted':
+      return advance(current, 'sent');
+    case 'ProviderFailed':
+      return advance(current, 'failed');
+    case 'Bounced':
+      return event.data.bounceType === 'hard' ? advance(current, 'bounced') : current;
+    default: {
+      const next = OUTCOME_STATUS[event.type as ProviderOutcome['type']];
+      return next ? advance(current, next) : current;
+    }
+  }
+}
+
 export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent> = {
   initialState: { queued: null, channel: null, status: null, providerMessageId: null, attempts: 0, seenProviderEvents: new Set() },
 
@@ -43,20 +62,18 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
     const e = event as unknown as MessageEvent;
     switch (e.type) {
       case 'EmailQueued':
-        return { ...state, queued: e.data, channel: 'email', status: 'queued' };
+        return { ...state, queued: e.data, channel: 'email', status: statusAfter(state.status, e) };
       case 'SmsQueued':
-        return { ...state, queued: e.data, channel: 'sms', status: 'queued' };
+        return { ...state, queued: e.data, channel: 'sms', status: statusAfter(state.status, e) };
       case 'ProviderAccepted':
-        return { ...state, status: advance(state.status, 'sent'), providerMessageId: e.data.providerMessageId, attempts: e.data.attempt };
+        return { ...state, status: statusAfter(state.status, e), providerMessageId: e.data.providerMessageId, attempts: e.data.attempt };
       case 'ProviderAttemptFailed':
         return { ...state, attempts: e.data.attempt };
       case 'ProviderFailed':
-        return { ...state, status: advance(state.status, 'failed'), attempts: e.data.attempt };
+        return { ...state, status: statusAfter(state.status, e), attempts: e.data.attempt };
       default: {
         const seen = new Set(state.seenProviderEvents).add(e.data.providerEventId);
-        const bounceStatus = e.type === 'Bounced' && e.data.bounceType === 'hard' ? 'bounced' : undefined;
-        const next = bounceStatus ?? OUTCOME_STATUS[e.type];
-        return { ...state, seenProviderEvents: seen, status: next ? advance(state.status, next) : state.status };
+        return { ...state, seenProviderEvents: seen, status: statusAfter(state.status, e) };
       }
     }
   },

@@ -1,0 +1,90 @@
+import type PgBoss from 'pg-boss';
+import type { JobHandler } from '../../ports/job-queue.js';
+import { createWakeSignal } from './wake-signal.js';
+
+export interface PgBossDispatcher {
+  /** a job may be waiting: fetch now rather than at the next poll */
+  notify(): void;
+  /** stops fetching, then waits for the running handlers and their completion records */
+  stop(): Promise<void>;
+}
+
+/**
+ * One fetch loop per `work()` call, keeping up to `concurrency` handlers running. pg-boss's own
+ * `work()` is not used: it polls once per worker (N queries per interval for concurrency N), and it
+ * records a job's completion without awaiting it, so a shutdown right after a handler returned could
+ * lose that record and run the job again. Here completion is awaited and `stop()` waits for it.
+ */
+export function startPgBossDispatcher<T>(deps: {
+  boss: PgBoss;
+  name: string;
+  handler: JobHandler<T>;
+  concurrency: number;
+  pollingIntervalMs: number;
+  onError: (err: unknown) => void;
+}): PgBossDispatcher {
+  const { boss, name, handler, concurrency, pollingIntervalMs, onError } = deps;
+  const running = new Set<Promise<void>>();
+  const wake = createWakeSignal();
+  let stopping = false;
+
+  async function execute(job: PgBoss.JobWithMetadata<T>): Promise<void> {
+    let failure: { error: unknown } | undefined;
+    try {
+      await handler({ id: job.id, name, data: job.data, attempt: job.retryCount + 1 });
+    } catch (error) {
+      failure = { error };
+    }
+    try {
+      if (!failure) {
+        await boss.complete(name, job.id);
+      } else {
+        onError(failure.error);
+        // pg-boss puts it back with the queue's fixed retry delay (the job's retry options).
+        await boss.fail(name, job.id, errorRecord(failure.error));
+      }
+    } catch (err) {
+      // The job stays active; once it expires, maintenance puts it back and it runs again.
+      onError(err);
+    }
+  }
+
+  function run(job: PgBoss.JobWithMetadata<T>) {
+    const done: Promise<void> = execute(job).finally(() => {
+      running.delete(done);
+      wake.signal();
+    });
+    running.add(done);
+  }
+
+  const loop = (async () => {
+    while (!stopping) {
+      const free = concurrency - running.size;
+      if (free > 0) {
+        try {
+          // pg-boss's fetch already swallows database errors (returns []), so an outage means polling.
+          const jobs = await boss.fetch<T>(name, { batchSize: free, includeMetadata: true });
+          for (const job of jobs) run(job);
+        } catch (err) {
+          onError(err);
+        }
+      }
+      if (!stopping) await wake.sleep(pollingIntervalMs);
+    }
+  })();
+
+  return {
+    notify: () => wake.signal(),
+    async stop() {
+      stopping = true;
+      wake.signal();
+      await loop;
+      await Promise.all(running);
+    },
+  };
+}
+
+function errorRecord(error: unknown): object {
+  if (error instanceof Error) return { message: error.message, name: error.name, stack: error.stack };
+  return { value: String(error) };
+}

@@ -1,0 +1,135 @@
+import type { Knex } from 'knex';
+import type { Db } from '../adapters/db/knex.js';
+import { badRequest, notFound } from '../domain/errors.js';
+import { normaliseEmail } from '../domain/email/address.js';
+import { messageStream } from '../domain/messages/events.js';
+import type { MessageStatus } from '../domain/messages/message.js';
+import type { Principal } from '../http/principal.js';
+import type { EventStore } from '../ports/event-store.js';
+import { contactView } from './contacts.js';
+
+export const MESSAGE_STATUSES: MessageStatus[] = ['queued', 'sent', 'delivered', 'bounced', 'complained', 'failed'];
+
+export interface MessageFilters {
+  status?: MessageStatus;
+  search?: string;
+  from?: string;
+  to?: string;
+  subject?: string;
+  campaignId?: string;
+}
+
+const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
+
+/** The list/detail fields of a message (CONTRACT.md §4). */
+export function messageView(row: Record<string, any>) {
+  return {
+    id: row.id,
+    channel: row.channel,
+    apiKeyId: row.api_key_id,
+    status: row.status,
+    from: row.from_address,
+    to: row.to_address,
+    subject: row.subject,
+    provider: row.provider,
+    providerMessageId: row.provider_message_id,
+    campaignId: row.campaign_id,
+    templateId: row.template_id,
+    error: row.error,
+    ...(row.channel === 'sms' ? { segments: row.segments, encoding: row.encoding } : {}),
+    opens: row.opens,
+    clicks: row.clicks,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+function encodeCursor(row: { created_at: unknown; id: string }) {
+  return Buffer.from(JSON.stringify([new Date(row.created_at as string).toISOString(), row.id])).toString('base64url');
+}
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 2 && typeof v[1] === 'string' && !Number.isNaN(Date.parse(v[0]))) return v as [string, string];
+  } catch {
+    /* falls through */
+  }
+  throw badRequest('cursor is invalid');
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** Who may see what: an API key only its own messages, a dashboard user the whole account. */
+function scoped(db: Db, principal: Principal): Knex.QueryBuilder {
+  const q = db('messages').where('account_id', principal.accountId);
+  return principal.kind === 'apiKey' ? q.andWhere('api_key_id', principal.apiKeyId) : q;
+}
+
+function filtered(db: Db, principal: Principal, f: MessageFilters): Knex.QueryBuilder {
+  const q = scoped(db, principal);
+  if (f.status) q.andWhere('status', f.status);
+  if (f.from) q.andWhere('created_at', '>=', f.from);
+  if (f.to) q.andWhere('created_at', '<=', f.to);
+  if (f.subject) q.andWhere('subject', f.subject);
+  if (f.campaignId) q.andWhere('campaign_id', f.campaignId);
+  if (f.search) q.andWhereRaw(`(to_address || ' ' || from_address || ' ' || coalesce(subject, '')) ILIKE ?`, [`%${escapeLike(f.search)}%`]);
+  return q;
+}
+
+export function createMessageQueries(deps: { db: Db; eventStore: EventStore }) {
+  return {
+    /** Newest first, keyset-paged on (createdAt, id): new messages land before the first page, never inside a later one. */
+    async list(principal: Principal, f: MessageFilters & { cursor?: string; limit: number }) {
+      const q = filtered(deps.db, principal, f);
+      if (f.cursor) {
+        const [createdAt, id] = decodeCursor(f.cursor);
+        q.andWhereRaw('(created_at, id) < (?::timestamptz, ?)', [createdAt, id]);
+      }
+      const rows = await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(f.limit + 1);
+      const page = rows.slice(0, f.limit);
+      return { items: page.map(messageView), nextCursor: rows.length > f.limit ? encodeCursor(page[page.length - 1]) : null };
+    },
+
+    async get(principal: Principal, id: string) {
+      const row = await scoped(deps.db, principal).andWhere('id', id).first();
+      if (!row) throw notFound(`message ${id} not found`);
+      const events = await deps.db('message_events').where({ message_id: id }).orderBy([{ column: 'occurred_at' }, { column: 'revision' }]);
+      const view = {
+        ...messageView(row),
+        events: events.map((e) => ({ type: e.type, occurredAt: iso(e.occurred_at), data: e.data })),
+      };
+      // The joined rows are for the dashboard only: a key never sees names it did not send itself.
+      if (principal.kind === 'apiKey') return view;
+      const contact = row.channel === 'email' ? await deps.db('contacts').where({ account_id: principal.accountId, email: normaliseEmail(row.to_address) }).first() : undefined;
+      return { ...view, contact: contact ? contactView(contact) : null, campaign: null };
+    },
+
+    /** Counted by the database, never by loading rows. */
+    async aggregate(principal: Principal, f: MessageFilters) {
+      const row = await filtered(deps.db, principal, f)
+        .select(
+          deps.db.raw('count(*)::int AS total'),
+          ...MESSAGE_STATUSES.map((s) => deps.db.raw(`count(*) FILTER (WHERE status = ?)::int AS ??`, [s, `s_${s}`])),
+          deps.db.raw('count(*) FILTER (WHERE opens > 0)::int AS opens_unique'),
+          deps.db.raw('coalesce(sum(opens), 0)::int AS opens_total'),
+          deps.db.raw('count(*) FILTER (WHERE clicks > 0)::int AS clicks_unique'),
+          deps.db.raw('coalesce(sum(clicks), 0)::int AS clicks_total'),
+        )
+        .first();
+      return {
+        total: row.total,
+        status: Object.fromEntries(MESSAGE_STATUSES.map((s) => [s, row[`s_${s}`]])),
+        opens: { unique: row.opens_unique, total: row.opens_total },
+        clicks: { unique: row.clicks_unique, total: row.clicks_total },
+      };
+    },
+
+    /** The message stream's raw events, in order (auditors). */
+    async history(principal: Principal, id: string) {
+      const events = await deps.eventStore.readStream(messageStream(id));
+      if (events.length === 0 || events[0].data.accountId !== principal.accountId) throw notFound(`message ${id} not found`);
+      return events.map((e) => ({ type: e.type, version: e.revision, occurredAt: e.recordedAt.toISOString(), data: e.data, metadata: e.metadata }));
+    },
+  };
+}
+export type MessageQueries = ReturnType<typeof createMessageQueries>;

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { CONTACT_STATUSES } from '../../domain/contacts/contact.js';
+import { contactInput, MAX_IMPORT, type ContactCommands } from '../../commands/contacts.js';
+import { defineRoute } from '../route.js';
+import { actorOf, accountOf } from './principal-helpers.js';
+
+const listQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  search: z.string().max(320).optional(),
+  status: z.enum(CONTACT_STATUSES).optional(),
+  tag: z.string().max(100).optional(),
+});
+const importBody = z
+  .object({
+    // Rows are validated one by one in the command so that invalid rows can be reported by index.
+    contacts: z.array(z.unknown()),
+    listId: z.string().trim().min(1).max(100).optional(),
+  })
+  .strict();
+
+export function createContactRoutes(deps: { contacts: ContactCommands }) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/contacts',
+      summary: 'List contacts (page, limit, search, status, tag)',
+      tag: 'contacts',
+      auth: { kind: 'apiKey', scope: 'contacts:read' },
+      query: listQuery,
+      responses: { 200: { description: '{items, total, page, pageSize, totalPages}' } },
+      async handler({ principal, query }) {
+        return { status: 200, body: await deps.contacts.list(accountOf(principal), query) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/contacts',
+      summary: 'Upsert one contact by email (201 created, 200 updated)',
+      tag: 'contacts',
+      auth: { kind: 'apiKey', scope: 'contacts:write' },
+      body: contactInput,
+      responses: { 201: { description: 'Created: the contact' }, 200: { description: 'Updated: the contact' } },
+      async handler({ principal, body }) {
+        const { created, contact } = await deps.contacts.upsert(accountOf(principal), actorOf(principal), body);
+        return { status: created ? 201 : 200, body: contact };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/contacts/import',
+      summary: `Bulk upsert by email, idempotent; at most ${MAX_IMPORT} contacts a request (500 recommended)`,
+      tag: 'contacts',
+      auth: { kind: 'apiKey', scope: 'contacts:write' },
+      body: importBody,
+      responses: { 200: { description: '{total, created, updated, unchanged, errors?}' }, 400: { description: `More than ${MAX_IMPORT} contacts` } },
+      async handler({ principal, body }) {
+        return { status: 200, body: await deps.contacts.import(accountOf(principal), actorOf(principal), body.contacts, body.listId) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { MESSAGE_STATUSES, type MessageQueries } from '../../commands/messages-query.js';
+import { defineRoute } from '../route.js';
+
+const instant = z.iso.datetime({ offset: true });
+const filters = {
+  status: z.enum(MESSAGE_STATUSES as [string, ...string[]]).optional(),
+  search: z.string().max(320).optional(),
+  from: instant.optional(),
+  to: instant.optional(),
+};
+const listQuery = z.object({ ...filters, cursor: z.string().max(500).optional(), limit: z.coerce.number().int().min(1).max(100).default(25) });
+const aggregateQuery = z.object({ ...filters, subject: z.string().max(998).optional(), campaignId: z.string().max(100).optional() });
+const idParams = z.object({ id: z.string().min(1).max(100) });
+
+export function createMessageRoutes(deps: { messages: MessageQueries }) {
+  const auth = { kind: 'apiKeyOrJwt' as const, scope: 'read_events' as const };
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/messages',
+      summary: 'Message history, newest first; an API key sees only the messages it sent',
+      tag: 'messages',
+      auth,
+      query: listQuery,
+      responses: { 200: { description: '{items, nextCursor}' }, 400: { description: 'Invalid filter, cursor, or limit above 100' } },
+      async handler({ principal, query }) {
+        return { status: 200, body: await deps.messages.list(principal!, query as never) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/messages/aggregate',
+      summary: 'Counts for a filtered set: total, per status, opens and clicks (unique and total)',
+      tag: 'messages',
+      auth,
+      query: aggregateQuery,
+      responses: { 200: { description: '{total, status, opens, clicks}' } },
+      async handler({ principal, query }) {
+        return { status: 200, body: await deps.messages.aggregate(principal!, query as never) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/messages/:id',
+      summary: 'One message with its event timeline, oldest first',
+      tag: 'messages',
+      auth,
+      params: idParams,
+      responses: { 200: { description: 'The message with `events`' }, 404: { description: 'Not found for this caller' } },
+      async handler({ principal, params }) {
+        return { status: 200, body: await deps.messages.get(principal!, params.id) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/messages/:id/history',
+      summary: "The message stream's raw events in order, for auditors",
+      tag: 'messages',
+      auth: { kind: 'jwt' },
+      params: idParams,
+      responses: { 200: { description: '[{type, version, occurredAt, data, metadata}]' }, 404: { description: 'Not in this account' } },
+      async handler({ principal, params }) {
+        return { status: 200, body: await deps.messages.history(principal!, params.id) };
+      },
+    }),
+  ];
+}

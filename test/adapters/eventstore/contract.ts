@@ -1,0 +1,130 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { WrongExpectedRevisionError, type EventStore, type NewEvent, type RecordedEvent } from '../../../src/ports/event-store.js';
+
+const ev = (type = 'Tested', data: unknown = { n: 1 }): NewEvent => ({ id: randomUUID(), type, data });
+
+async function until(check: () => boolean, timeoutMs = 5000) {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Every promise of the EventStore port; run against each adapter. */
+export function eventStoreContract(name: string, factory: () => Promise<{ store: EventStore; cleanup(): Promise<void> }>) {
+  describe(`EventStore contract: ${name}`, function () {
+    let store: EventStore;
+    let cleanup: () => Promise<void>;
+    // Stream ids unique per test so suites can share a store.
+    let s: string;
+
+    before(async function () {
+      ({ store, cleanup } = await factory());
+    });
+    after(async () => cleanup?.());
+    beforeEach(() => {
+      s = `test-${randomUUID()}`;
+    });
+
+    it('appends with no_stream, then with the exact revision', async () => {
+      const r1 = await store.append(s, [ev(), ev()], { expectedRevision: 'no_stream' });
+      expect(r1.nextRevision).to.equal(1);
+      const r2 = await store.append(s, [ev()], { expectedRevision: 1 });
+      expect(r2.nextRevision).to.equal(2);
+      const events = await store.readStream(s);
+      expect(events.map((e) => e.revision)).to.deep.equal([0, 1, 2]);
+    });
+
+    it('refuses a wrong expected revision with the typed error and the actual revision', async () => {
+      await store.append(s, [ev(), ev()]);
+      for (const expected of [0, 5, 'no_stream'] as const) {
+        try {
+          await store.append(s, [ev()], { expectedRevision: expected });
+          expect.fail('should have thrown');
+        } catch (err) {
+          expect(err).to.be.instanceOf(WrongExpectedRevisionError);
+          expect((err as WrongExpectedRevisionError).actual).to.equal(1);
+          expect((err as WrongExpectedRevisionError).streamId).to.equal(s);
+        }
+      }
+      expect(await store.readStream(s)).to.have.length(2);
+    });
+
+    it('stream_exists needs the stream; any never checks', async () => {
+      const err = await store.append(s, [ev()], { expectedRevision: 'stream_exists' }).catch((e) => e);
+      expect(err).to.be.instanceOf(WrongExpectedRevisionError);
+      expect(err.actual).to.equal('no_stream');
+      await store.append(s, [ev()], { expectedRevision: 'any' });
+      await store.append(s, [ev()], { expectedRevision: 'stream_exists' });
+      await store.append(s, [ev()]);
+      expect(await store.readStream(s)).to.have.length(3);
+    });
+
+    it('is idempotent: the same event ids append nothing and give the same result, even after the stream moved on', async () => {
+      const batch = [ev(), ev()];
+      const first = await store.append(s, batch, { expectedRevision: 'no_stream' });
+      const again = await store.append(s, batch, { expectedRevision: 'no_stream' });
+      expect(again).to.deep.equal(first);
+      await store.append(s, [ev()]);
+      const later = await store.append(s, batch, { expectedRevision: 'no_stream' });
+      expect(later).to.deep.equal(first);
+      expect(await store.readStream(s)).to.have.length(3);
+    });
+
+    it('reads a stream from a revision, and a missing stream as []', async () => {
+      await store.append(s, [ev('A'), ev('B'), ev('C')]);
+      expect((await store.readStream(s, { fromRevision: 1 })).map((e) => e.type)).to.deep.equal(['B', 'C']);
+      expect(await store.readStream(`${s}-missing`)).to.deep.equal([]);
+    });
+
+    it('round-trips data, metadata and schema version', async () => {
+      const data = { nested: { list: [1, 'two', null], flag: true }, text: 'héllo ✓' };
+      await store.append(s, [{ id: randomUUID(), type: 'Rich', data, metadata: { actor: 'user:1', correlationId: 'c-1' }, schemaVersion: 3 }]);
+      const [e] = await store.readStream(s);
+      expect(e.data).to.deep.equal(data);
+      expect(e.metadata).to.deep.include({ actor: 'user:1', correlationId: 'c-1' });
+      expect(e.schemaVersion).to.equal(3);
+      expect(e.recordedAt).to.be.instanceOf(Date);
+    });
+
+    it('reads all in order, after a position (exclusive), with a limit and stream prefixes', async () => {
+      const a = `${s}-a`;
+      const b = `${s}-b`;
+      await store.append(a, [ev('A1')]);
+      await store.append(b, [ev('B1')]);
+      await store.append(a, [ev('A2')]);
+      const mine = (await store.readAll({ streamPrefixes: [s], limit: 1000 })).filter((e) => e.streamId.startsWith(s));
+      expect(mine.map((e) => e.type)).to.deep.equal(['A1', 'B1', 'A2']);
+      const after = await store.readAll({ after: mine[0].position, streamPrefixes: [s] });
+      expect(after.map((e) => e.type)).to.deep.equal(['B1', 'A2']);
+      expect(await store.readAll({ after: mine[0].position, streamPrefixes: [s], limit: 1 })).to.have.length(1);
+      expect((await store.readAll({ streamPrefixes: [a] })).map((e) => e.type)).to.deep.equal(['A1', 'A2']);
+    });
+
+    it('subscribes: existing events, then new ones, in order, once; close stops delivery', async () => {
+      await store.append(s, [ev('E1'), ev('E2')]);
+      const seen: RecordedEvent[] = [];
+      const sub = store.subscribe({ streamPrefixes: [s], onEvents: async (events) => void seen.push(...events) });
+      await until(() => seen.length === 2);
+      await store.append(s, [ev('E3')]);
+      await store.append(`${s}-other`, [ev('E4')]);
+      await until(() => seen.length === 4);
+      await sub.close();
+      await store.append(s, [ev('E5')]);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(seen.map((e) => e.type)).to.deep.equal(['E1', 'E2', 'E3', 'E4']);
+    });
+
+    it('subscribes after a position', async () => {
+      await store.append(s, [ev('X1'), ev('X2'), ev('X3')]);
+      const all = await store.readStream(s);
+      const seen: string[] = [];
+      const sub = store.subscribe({ after: all[0].position, streamPrefixes: [s], onEvents: async (events) => void seen.push(...events.map((e) => e.type)) });
+      await until(() => seen.length === 2);
+      await sub.close();
+      expect(seen).to.deep.equal(['X2', 'X3']);
+    });
+  });
+}
