@@ -11,9 +11,10 @@ export interface PgBossDispatcher {
 
 /**
  * One fetch loop per `work()` call, keeping up to `concurrency` handlers running. pg-boss's own
- * `work()` is not used: it polls once per worker (N queries per interval for concurrency N), and it
- * records a job's completion without awaiting it, so a shutdown right after a handler returned could
- * lose that record and run the job again. Here completion is awaited and `stop()` waits for it.
+ * `work()` is not used: concurrency there means N workers each polling (N queries per interval),
+ * its stop() gives up on running handlers after a timeout and marks them failed, and it records
+ * completion without awaiting it, so nothing can wait for that record before the pool closes.
+ * Here one query fetches up to the free slots, completion is awaited, and `stop()` waits for both.
  */
 export function startPgBossDispatcher<T>(deps: {
   boss: PgBoss;

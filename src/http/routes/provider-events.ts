@@ -4,6 +4,7 @@ import type { ProviderEventIngest } from '../../commands/ingest-provider-events.
 import { AppError, badRequest, forbidden, unauthorized } from '../../domain/errors.js';
 import { parsePostmarkEvent } from '../../domain/provider-events/postmark-events.js';
 import { parseSesEvent } from '../../domain/provider-events/ses-events.js';
+import { SnsVerificationError } from '../../adapters/sns-verify/sns-verification-error.js';
 import { defineRoute } from '../route.js';
 
 export interface SnsGate {
@@ -55,7 +56,13 @@ export function createProviderEventRoutes(deps: {
           throw forbidden(`SNS message refused: ${err instanceof Error ? err.message : String(err)}`);
         }
         if (message.Type === 'SubscriptionConfirmation') {
-          await deps.sns.confirmSubscription(message);
+          try {
+            await deps.sns.confirmSubscription(message);
+          } catch (err) {
+            // Our check refused the SubscribeURL (403), or AWS did not confirm it (502): never a bare 500.
+            const detail = err instanceof Error ? err.message : String(err);
+            throw new AppError(err instanceof SnsVerificationError ? 403 : 502, `SNS subscription not confirmed: ${detail}`);
+          }
           return { status: 200, body: { recorded: 0, pending: 0 } };
         }
         if (message.Type !== 'Notification') return { status: 200, body: { recorded: 0, pending: 0 } };

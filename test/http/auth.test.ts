@@ -1,0 +1,139 @@
+import { expect } from 'chai';
+import { spawnServer } from '../support/spawn-server.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+
+/** SPEC.md §5.4: every per-key control with its exact status and message. */
+describe('API key authentication (SPEC.md §5)', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(async () => app?.close());
+
+  const listMessages = (apiKey?: string, headers: Record<string, string> = {}) => app.request('GET', '/api/messages', { apiKey, headers });
+  const expectError = (res: { status: number; body: any }, status: number, message: string) => {
+    expect(res.status).to.equal(status);
+    expect(res.body).to.deep.equal({ message, error: { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status], statusCode: status });
+  };
+
+  it('accepts a valid key with the scope', async () => {
+    const { key } = await app.createApiKey(['read_events']);
+    const res = await listMessages(key);
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ items: [], nextCursor: null });
+  });
+
+  it('401 invalid API key: missing or unknown key', async () => {
+    expectError(await listMessages(), 401, 'invalid API key');
+    expectError(await listMessages('cl_not-a-real-key'), 401, 'invalid API key');
+  });
+
+  it('403 for a valid key without the endpoint scope, naming the scope', async () => {
+    const { key } = await app.createApiKey(['send']);
+    expectError(await listMessages(key), 403, 'API key is missing required scope: read_events');
+    const sms = await app.request('POST', '/api/send/sms', { apiKey: key, body: { to: '+14155550100', body: 'hi' } });
+    expectError(sms, 403, 'API key is missing required scope: sms:send');
+  });
+
+  it('401 API key expired, for a key that expires while in use', async () => {
+    const expiresAt = new Date(Date.now() + 1500).toISOString();
+    const { key } = await app.createApiKey(['read_events'], { expiresAt });
+    expect((await listMessages(key)).status).to.equal(200);
+    await new Promise((r) => setTimeout(r, Date.parse(expiresAt) - Date.now() + 50));
+    expectError(await listMessages(key), 401, 'API key expired');
+  });
+
+  it('401 API key denied for this client IP: exact IPv4/IPv6 match on the first X-Forwarded-For hop', async () => {
+    const { key } = await app.createApiKey(['read_events'], { ipAllowlist: ['203.0.113.7', '2001:DB8:0:0:0:0:0:1'] });
+    expect((await listMessages(key, { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' })).status).to.equal(200);
+    expect((await listMessages(key, { 'x-forwarded-for': '2001:db8::1' })).status).to.equal(200);
+    expectError(await listMessages(key, { 'x-forwarded-for': '10.0.0.1, 203.0.113.7' }), 401, 'API key denied for this client IP');
+    expectError(await listMessages(key, { 'x-forwarded-for': '203.0.113.8' }), 401, 'API key denied for this client IP');
+    // no header: the socket address (127.0.0.1) is not listed
+    expectError(await listMessages(key), 401, 'API key denied for this client IP');
+  });
+
+  it('normalises IPv4-mapped IPv6 in the allowlist and the socket address', async () => {
+    const { key } = await app.createApiKey(['read_events'], { ipAllowlist: ['::ffff:127.0.0.1'] });
+    expect((await listMessages(key)).status).to.equal(200);
+  });
+
+  it('refuses a CIDR range, an unknown scope, and a dailyLimit not below the account cap at creation', async () => {
+    const create = (body: object) => app.request('POST', '/api/api-keys', { token: app.adminToken, body: { name: 'k', scopes: ['send'], ...body } });
+    const cidr = await create({ ipAllowlist: ['10.0.0.0/8'] });
+    expect(cidr.status).to.equal(400);
+    expect(cidr.body.message).to.match(/CIDR/);
+    const scope = await create({ scopes: ['send', 'admin'] });
+    expect(scope.status).to.equal(400);
+    expect(scope.body.message).to.equal('unknown scope: admin');
+    expect((await create({ dailyLimit: 1000 })).status).to.equal(400);
+    expect((await create({ dailyLimit: 999 })).status).to.equal(201);
+  });
+
+  it('shows the secret once, stores only its hash, and never lists it', async () => {
+    const created = await app.request('POST', '/api/api-keys', { token: app.adminToken, body: { name: 'once', scopes: ['read_events'] } });
+    expect(created.status).to.equal(201);
+    expect(created.body.key).to.match(/^cl_[A-Za-z0-9_-]{43}$/);
+    expect(created.body).to.include.keys('id', 'name', 'key', 'scopes', 'expiresAt', 'ipAllowlist', 'dailyLimit', 'createdAt');
+    await listMessages(created.body.key);
+    const list = await app.request('GET', '/api/api-keys', { token: app.adminToken });
+    const item = list.body.items.find((k: any) => k.id === created.body.id);
+    expect(item).to.not.have.property('key');
+    expect(item.lastUsedAt).to.be.a('string');
+    expect(item.revokedAt).to.equal(null);
+    const stored = await app.infra.db('api_keys').where({ id: created.body.id }).first();
+    expect(JSON.stringify(stored)).to.not.include(created.body.key);
+    const events = await app.infra.eventStore.readStream(`apikey-${created.body.id}`);
+    expect(JSON.stringify(events.map((e) => [e.data, e.metadata]))).to.not.include(created.body.key);
+  });
+
+  it('401 invalid API key on the very next request after revocation, in another server process too', async () => {
+    const { id, key } = await app.createApiKey(['read_events']);
+    const other = await spawnServer('api', { DATABASE_URL: app.config.DATABASE_URL! });
+    try {
+      const viaOther = () => fetch(`${other.baseUrl}/api/messages`, { headers: { 'x-api-key': key } });
+      expect((await viaOther()).status).to.equal(200);
+      const revoked = await app.request('DELETE', `/api/api-keys/${id}`, { token: app.adminToken });
+      expect(revoked.status).to.equal(200);
+      expect(revoked.body.id).to.equal(id);
+      expect(revoked.body.revokedAt).to.be.a('string');
+      const next = await viaOther();
+      expect(next.status).to.equal(401);
+      expect(await next.json()).to.deep.equal({ message: 'invalid API key', error: 'Unauthorized', statusCode: 401 });
+      expectError(await listMessages(key), 401, 'invalid API key');
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('an API key never opens an admin endpoint; a JWT never reaches another account', async () => {
+    const { id, key } = await app.createApiKey(['send', 'sms:send', 'read_events', 'contacts:read', 'contacts:write']);
+    for (const [method, path] of [
+      ['GET', '/api/api-keys'],
+      ['GET', '/api/settings'],
+      ['POST', '/api/webhooks'],
+      ['GET', '/api/suppressions'],
+    ] as const) {
+      const res = await app.request(method, path, { apiKey: key, body: method === 'POST' ? {} : undefined });
+      expect(res.status, `${method} ${path}`).to.be.oneOf([401, 403]);
+    }
+    const signup = await app.request('POST', '/api/auth/signup', { body: { accountName: 'Other', email: 'owner@other.example', password: 'another-password' } });
+    expect(signup.status).to.equal(201);
+    const otherToken = signup.body.token;
+    expect((await app.request('DELETE', `/api/api-keys/${id}`, { token: otherToken })).status).to.equal(404);
+    const keys = await app.request('GET', '/api/api-keys', { token: otherToken });
+    expect(keys.body.items).to.deep.equal([]);
+  });
+
+  it('dashboard login: a token for good credentials, 401 otherwise; signup refuses a taken email', async () => {
+    const bad = await app.request('POST', '/api/auth/login', { body: { email: 'admin@localhost', password: 'wrong-password' } });
+    expect(bad.status).to.equal(401);
+    const good = await app.request('POST', '/api/auth/login', { body: { email: 'ADMIN@localhost', password: 'correct-horse-battery' } });
+    expect(good.status).to.equal(200);
+    expect(good.body).to.have.keys('token', 'expiresAt');
+    const dup = await app.request('POST', '/api/auth/signup', { body: { accountName: 'Dup', email: 'admin@localhost', password: 'whatever-pass' } });
+    expect(dup.status).to.equal(409);
+    expect((await app.request('GET', '/api/settings', { token: 'not.a.jwt' })).status).to.equal(401);
+  });
+});
