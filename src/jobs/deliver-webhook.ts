@@ -10,9 +10,11 @@ import { signWebhookPayload } from '../domain/webhooks/signature.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import {
+  claimSideEffect,
   enqueueSuccessor,
   hasPendingPredecessor,
   markSideEffectDone,
+  releaseSideEffect,
   rescheduleSideEffect,
   type SideEffectJob,
 } from '../process-managers/side-effects.js';
@@ -25,6 +27,8 @@ export interface DeliverWebhookJob extends SideEffectJob {
 
 /** How long a delivery waits before looking again when an earlier one for the same contact is unfinished. */
 const PREDECESSOR_WAIT_MS = 2_000;
+/** Longer than one attempt can take (the webhook timeout), so a live attempt is never taken over. */
+const DELIVERY_LEASE_MS = 2 * 60_000;
 
 export interface SignedRequest {
   headers: Record<string, string>;
@@ -60,13 +64,23 @@ export function createDeliverWebhookHandler(deps: {
   logger?: Logger;
 }) {
   return async function handle(job: Job<DeliverWebhookJob>): Promise<void> {
-    const { deliveryId, sideEffectId, schedule } = job.data;
+    if (!(await claimSideEffect(deps.db, job.data.sideEffectId, DELIVERY_LEASE_MS))) return;
+    try {
+      await attemptDelivery(job.data);
+    } catch (err) {
+      await releaseSideEffect(deps.db, job.data.sideEffectId).catch(() => undefined);
+      throw err;
+    }
+  };
+
+  async function attemptDelivery(data: DeliverWebhookJob): Promise<void> {
+    const { deliveryId, sideEffectId, schedule } = data;
     const streamId = deliveryStream(deliveryId);
     if (schedule) {
       await execute(deliveryDecider, { kind: 'schedule', data: schedule }, { eventStore: deps.eventStore, streamId, commandId: 'schedule', metadata: { actor: 'system:webhooks' } });
     }
     const state = fold(deliveryDecider, await deps.eventStore.readStream(streamId));
-    if (!state.scheduled || state.status !== 'retrying' || state.series !== job.data.series) {
+    if (!state.scheduled || state.status !== 'retrying' || state.series !== data.series) {
       await markSideEffectDone(deps.db, sideEffectId);
       return;
     }
@@ -108,5 +122,5 @@ export function createDeliverWebhookHandler(deps: {
       await markSideEffectDone(deps.db, sideEffectId);
       await enqueueSuccessor(deps.db, deps.queue, sideEffectId);
     }
-  };
+  }
 }

@@ -9,7 +9,7 @@ import { ProviderError, type EmailProvider } from '../ports/email-provider.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
-import { markSideEffectDone, rescheduleSideEffect, type SideEffectJob } from '../process-managers/side-effects.js';
+import { claimSideEffect, markSideEffectDone, releaseSideEffect, rescheduleSideEffect, type SideEffectJob } from '../process-managers/side-effects.js';
 
 /** Delays before provider attempts 2..6 for transient errors (throttling, outages). */
 export const PROVIDER_RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000];
@@ -24,63 +24,72 @@ export interface SendMessageDeps {
   logger?: Logger;
 }
 
+/** How long one provider call may hold a message before another worker may take it over. */
+const SEND_LEASE_MS = 5 * 60_000;
+
 /**
  * Calls the provider for one queued message and records the result on the message stream. The
  * message stream is the guard: a message that already has a provider id or has failed is never sent
- * again, and a transaction-scoped advisory lock keeps two workers from calling the provider for the
- * same message at once. What remains is the window between the provider's answer and our append: a
- * crash there re-sends once (the sandbox provider deduplicates on our message id; SES and Postmark
- * receive our message id as a tag / metadata, but offer no idempotency key for sends).
+ * again, and a lease on the side effect keeps two workers from calling the provider for the same
+ * message at once (no transaction is held across the provider call, so a slow provider cannot starve
+ * the connection pool). What remains is the window between the provider's answer and our append: a
+ * crash there re-sends once after the lease ends (the sandbox provider deduplicates on our message id;
+ * SES and Postmark receive our message id as a tag / metadata, but offer no idempotency key for sends).
  */
 export function createSendMessageHandler(deps: SendMessageDeps) {
   const delays = deps.retryDelaysMs ?? PROVIDER_RETRY_DELAYS_MS;
 
   return async function handle(job: Job<SideEffectJob & { messageId: string }>): Promise<void> {
     const { messageId, sideEffectId } = job.data;
-    const streamId = messageStream(messageId);
-    await deps.db.transaction(async (trx) => {
-      const { rows } = await trx.raw('SELECT pg_try_advisory_xact_lock(hashtext(?)) AS locked', [streamId]);
-      if (!rows[0].locked) throw new Error(`message ${messageId} is being sent by another worker`);
-
-      const state = fold(messageDecider, await deps.eventStore.readStream(streamId));
-      if (!needsProviderCall(state)) {
-        await markSideEffectDone(trx, sideEffectId);
-        return;
-      }
-      const attempt = state.attempts + 1;
-      const now = () => new Date().toISOString();
-      const record = (command: Parameters<typeof messageDecider.decide>[0]) =>
-        execute(messageDecider, command, {
-          eventStore: deps.eventStore,
-          streamId,
-          commandId: `provider-attempt-${attempt}`,
-          metadata: { actor: 'system:send-worker', causationId: sideEffectId },
-        });
-
-      try {
-        const queued = state.queued!;
-        const result =
-          state.channel === 'email'
-            ? await sendEmail(queued as EmailQueued['data'])
-            : await sendSms(queued as SmsQueued['data']);
-        await record({ kind: 'providerAccepted', providerMessageId: result.providerMessageId, provider: queued.provider, attempt, now: now() });
-        await markSideEffectDone(trx, sideEffectId);
-      } catch (err) {
-        const retryable = !(err instanceof ProviderError) || err.retryable;
-        const detail = err instanceof Error ? err.message : String(err);
-        const delay = retryable ? delays[attempt - 1] : undefined;
-        if (delay === undefined) {
-          await record({ kind: 'providerError', attempt, error: detail, retryAt: null, now: now() });
-          await markSideEffectDone(trx, sideEffectId);
-          deps.logger?.warn({ messageId, attempt, err: detail }, 'message failed');
-        } else {
-          const retryAt = new Date(Date.now() + delay);
-          await record({ kind: 'providerError', attempt, error: detail, retryAt: retryAt.toISOString(), now: now() });
-          await rescheduleSideEffect(trx, deps.queue, sideEffectId, retryAt);
-        }
-      }
-    });
+    if (!(await claimSideEffect(deps.db, sideEffectId, SEND_LEASE_MS))) return;
+    try {
+      await attempt(messageId, sideEffectId);
+    } catch (err) {
+      // unexpected (database, event store): give the claim back so the queue's retry can run it
+      await releaseSideEffect(deps.db, sideEffectId).catch(() => undefined);
+      throw err;
+    }
   };
+
+  async function attempt(messageId: string, sideEffectId: string): Promise<void> {
+    const streamId = messageStream(messageId);
+    const state = fold(messageDecider, await deps.eventStore.readStream(streamId));
+    if (!needsProviderCall(state)) {
+      await markSideEffectDone(deps.db, sideEffectId);
+      return;
+    }
+    const attempt = state.attempts + 1;
+    const now = () => new Date().toISOString();
+    const record = (command: Parameters<typeof messageDecider.decide>[0]) =>
+      execute(messageDecider, command, {
+        eventStore: deps.eventStore,
+        streamId,
+        commandId: `provider-attempt-${attempt}`,
+        metadata: { actor: 'system:send-worker', causationId: sideEffectId },
+      });
+
+    const queued = state.queued!;
+    let result: { providerMessageId: string };
+    try {
+      result = state.channel === 'email' ? await sendEmail(queued as EmailQueued['data']) : await sendSms(queued as SmsQueued['data']);
+    } catch (err) {
+      const retryable = !(err instanceof ProviderError) || err.retryable;
+      const detail = err instanceof Error ? err.message : String(err);
+      const delay = retryable ? delays[attempt - 1] : undefined;
+      if (delay === undefined) {
+        await record({ kind: 'providerError', attempt, error: detail, retryAt: null, now: now() });
+        await markSideEffectDone(deps.db, sideEffectId);
+        deps.logger?.warn({ messageId, attempt, err: detail }, 'message failed');
+      } else {
+        const retryAt = new Date(Date.now() + delay);
+        await record({ kind: 'providerError', attempt, error: detail, retryAt: retryAt.toISOString(), now: now() });
+        await rescheduleSideEffect(deps.db, deps.queue, sideEffectId, retryAt);
+      }
+      return;
+    }
+    await record({ kind: 'providerAccepted', providerMessageId: result.providerMessageId, provider: queued.provider, attempt, now: now() });
+    await markSideEffectDone(deps.db, sideEffectId);
+  }
 
   function sendEmail(m: EmailQueued['data']) {
     return deps.emailProviderFor(m.provider).send({

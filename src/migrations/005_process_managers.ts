@@ -19,10 +19,12 @@ export async function up(knex: Knex): Promise<void> {
       payload     jsonb NOT NULL,
       status      text NOT NULL DEFAULT 'pending',
       run_after   timestamptz NOT NULL DEFAULT now(),
+      -- a worker performing the effect holds it until then; past it, the claim is considered lost
+      claimed_until timestamptz,
       created_at  timestamptz NOT NULL DEFAULT now(),
       done_at     timestamptz
     );
-    CREATE INDEX side_effects_pending ON side_effects (run_after) WHERE status = 'pending';
+    CREATE INDEX side_effects_open ON side_effects (run_after) WHERE status <> 'done';
   `);
 }
 

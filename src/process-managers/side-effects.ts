@@ -46,19 +46,40 @@ export async function enqueueSideEffects(queue: JobQueue, effects: SideEffect[])
   );
 }
 
+/**
+ * Takes the effect for one worker until `leaseMs` from now: a second delivery of the same job, or a
+ * job re-run while the first run is still going, finds it taken and does nothing. A worker that dies
+ * loses the claim when the lease ends, and the sweeper queues the effect again.
+ */
+export async function claimSideEffect(db: Db, id: string, leaseMs: number): Promise<boolean> {
+  const rows = await db('side_effects')
+    .where({ id })
+    // a job that arrives before the effect is due (an older job of a rescheduled effect) leaves it to the job for that time
+    .andWhere('run_after', '<=', db.raw(`now() + interval '1 second'`))
+    .andWhere((q) => q.where('status', 'pending').orWhere((r) => r.where('status', 'running').andWhere('claimed_until', '<', db.fn.now())))
+    .update({ status: 'running', claimed_until: db.raw(`now() + ?::interval`, [`${leaseMs} milliseconds`]) })
+    .returning('id');
+  return rows.length > 0;
+}
+
+/** Gives a claim back (the run failed and the queue will retry it). */
+export async function releaseSideEffect(db: Db, id: string): Promise<void> {
+  await db('side_effects').where({ id, status: 'running' }).update({ status: 'pending', claimed_until: null });
+}
+
 export async function markSideEffectDone(db: Db, id: string): Promise<void> {
-  await db('side_effects').where({ id }).update({ status: 'done', done_at: new Date() });
+  await db('side_effects').where({ id }).update({ status: 'done', claimed_until: null, done_at: new Date() });
 }
 
 /** Our own retry schedule: the effect stays pending, due later, and a job for that time is queued. */
 export async function rescheduleSideEffect(db: Db, queue: JobQueue, id: string, runAfter: Date): Promise<void> {
-  const [row] = await db('side_effects').where({ id }).update({ run_after: runAfter, status: 'pending' }).returning(['id', 'kind', 'payload']);
+  const [row] = await db('side_effects').where({ id }).update({ run_after: runAfter, status: 'pending', claimed_until: null }).returning(['id', 'kind', 'payload']);
   if (row) await enqueueSideEffects(queue, [{ id: row.id, kind: row.kind, payload: row.payload, runAfter }]);
 }
 
 /**
  * Finds side effects still pending well after they were due (a crash between commit and enqueue, or a
- * job lost with its queue) and enqueues them again.
+ * job lost with its queue), or claimed by a worker whose lease ran out, and enqueues them again.
  */
 export function startSideEffectSweeper(deps: { db: Db; queue: JobQueue; intervalMs?: number; graceMs?: number; onError?: (err: unknown) => void }) {
   const graceMs = deps.graceMs ?? 60_000;
@@ -66,8 +87,11 @@ export function startSideEffectSweeper(deps: { db: Db; queue: JobQueue; interval
     try {
       const rows = await deps
         .db('side_effects')
-        .where({ status: 'pending' })
-        .andWhere('run_after', '<', new Date(Date.now() - graceMs))
+        .where((q) =>
+          q
+            .where((p) => p.where('status', 'pending').andWhere('run_after', '<', new Date(Date.now() - graceMs)))
+            .orWhere((r) => r.where('status', 'running').andWhere('claimed_until', '<', deps.db.fn.now())),
+        )
         .orderBy('run_after')
         .limit(500);
       await enqueueSideEffects(
@@ -89,7 +113,7 @@ export async function hasPendingPredecessor(db: Db, id: string): Promise<boolean
       this.on('p.ordering_key', '=', 's.ordering_key').andOn('p.seq', '<', 's.seq');
     })
     .where('s.id', id)
-    .andWhere('p.status', 'pending')
+    .whereIn('p.status', ['pending', 'running'])
     .first('p.id');
   return Boolean(row);
 }

@@ -1,0 +1,128 @@
+import { expect } from 'chai';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { eventually, readyToSend } from '../support/email-setup.js';
+
+describe('POST /api/send/transactional (SPEC.md §4)', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  let key: string;
+  let from: string;
+  const send = (body: Record<string, unknown>, apiKey = key) => app.request('POST', '/api/send/transactional', { apiKey, body });
+  const base = () => ({ to: 'reader@example.org', fromEmail: from, subject: 'Hello', html: '<p>Hello</p>', text: 'Hello' });
+  const sandboxEmail = (messageId: string) =>
+    eventually(
+      () => app.infra.db('sandbox_emails').where({ message_id: messageId }).first(),
+      (row) => Boolean(row),
+    );
+
+  before(async () => {
+    app = await startTestApp();
+    ({ key, from } = await readyToSend(app));
+  });
+  after(async () => app?.close());
+
+  it('queues and answers 201 {queued, messageLogId}; the provider receives it and the message ends sent', async () => {
+    const res = await send({ ...base(), fromName: 'Example App', replyTo: 'help@example.com' });
+    expect(res.status).to.equal(201);
+    expect(res.body).to.have.keys('queued', 'messageLogId');
+    expect(res.body.queued).to.equal(true);
+    const row = await sandboxEmail(res.body.messageLogId);
+    expect(row).to.include({ from_header: `Example App <${from}>`, to_address: 'reader@example.org', reply_to: 'help@example.com', subject: 'Hello', text: 'Hello' });
+    const history = await eventually(
+      () => app.infra.eventStore.readStream(`message-${res.body.messageLogId}`),
+      (events) => events.some((e) => e.type === 'ProviderAccepted'),
+    );
+    expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
+    expect(history[1].data.providerMessageId).to.equal(`sandbox-${res.body.messageLogId}`);
+  });
+
+  it('400 for an invalid payload, in the error shape', async () => {
+    const noSubject = await send({ to: 'a@example.org', fromEmail: from, html: '<p>x</p>', text: 'x' });
+    expect(noSubject.status).to.equal(400);
+    expect(noSubject.body).to.deep.equal({ message: 'subject: subject is required unless templateId is given', error: 'Bad Request', statusCode: 400 });
+    expect((await send({ ...base(), to: 'not-an-email' })).status).to.equal(400);
+    expect((await send({ ...base(), unsubscribeUrl: 'javascript:alert(1)' })).status).to.equal(400);
+    expect((await send({ ...base(), surprise: true })).status).to.equal(400);
+    expect((await send({ ...base(), templateId: 'not a cuid' })).status).to.equal(400);
+  });
+
+  it('renders a template: html escaped, subject and text raw; request fields override the template', async () => {
+    const tpl = await app.request('POST', '/api/templates', {
+      token: app.adminToken,
+      body: { name: 'welcome', subject: 'Hi {{name}}', html: '<p>Hi {{name}}</p>', text: 'Hi {{name}}' },
+    });
+    expect(tpl.status).to.equal(201);
+    const res = await send({ to: 'reader@example.org', fromEmail: from, templateId: tpl.body.id, variables: { name: 'Tom & <Jerry>' } });
+    expect(res.status).to.equal(201);
+    const row = await sandboxEmail(res.body.messageLogId);
+    expect(row.subject).to.equal('Hi Tom & <Jerry>');
+    expect(row.text).to.equal('Hi Tom & <Jerry>');
+    expect(row.html).to.include('<p>Hi Tom &amp; &lt;Jerry&gt;</p>');
+    const override = await send({ to: 'reader@example.org', fromEmail: from, templateId: tpl.body.id, subject: 'Custom', variables: { name: 'A' } });
+    expect((await sandboxEmail(override.body.messageLogId)).subject).to.equal('Custom');
+    const missing = await send({ to: 'reader@example.org', fromEmail: from, templateId: 'clh3am1yr0000qzrmn831i7rn' });
+    expect(missing.status).to.equal(400);
+  });
+
+  it('400 <address> is suppressed, checked before the sender', async () => {
+    const add = await app.request('POST', '/api/suppressions', { token: app.adminToken, body: { email: 'Gone@Example.org' } });
+    expect(add.status).to.equal(201);
+    const res = await send({ ...base(), to: 'gone@example.org', fromEmail: 'x@unverified.example' });
+    expect(res.status).to.equal(400);
+    expect(res.body.message).to.equal('gone@example.org is suppressed');
+  });
+
+  it('400 <address> is not verified for sending; a verified single sender is accepted', async () => {
+    const res = await send({ ...base(), fromEmail: 'someone@unverified.example' });
+    expect(res.status).to.equal(400);
+    expect(res.body).to.deep.equal({ message: 'someone@unverified.example is not verified for sending', error: 'Bad Request', statusCode: 400 });
+    const sender = await app.request('POST', '/api/senders', { token: app.adminToken, body: { email: 'solo@single.example' } });
+    expect(sender.status).to.equal(201);
+    expect((await send({ ...base(), fromEmail: 'solo@single.example' })).status).to.equal(201);
+    expect((await send({ ...base(), fromEmail: 'other@single.example' })).status).to.equal(400);
+  });
+
+  it('adds List-Unsubscribe headers only when unsubscribeUrl is passed', async () => {
+    const without = await send(base());
+    expect((await sandboxEmail(without.body.messageLogId)).headers).to.deep.equal([]);
+    const withUrl = await send({ ...base(), unsubscribeUrl: 'https://example.com/prefs' });
+    const headers = (await sandboxEmail(withUrl.body.messageLogId)).headers;
+    expect(headers[0].name).to.equal('List-Unsubscribe');
+    expect(headers[0].value).to.match(new RegExp(`^<${app.baseUrl}/u/[^>]+>$`));
+    expect(headers[1]).to.deep.equal({ name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' });
+  });
+
+  it('400 daily send limit reached for this API key', async () => {
+    const limited = await app.request('POST', '/api/api-keys', { token: app.adminToken, body: { name: 'l', scopes: ['send'], dailyLimit: 2 } });
+    expect((await send(base(), limited.body.key)).status).to.equal(201);
+    expect((await send(base(), limited.body.key)).status).to.equal(201);
+    const third = await send(base(), limited.body.key);
+    expect(third.status).to.equal(400);
+    expect(third.body.message).to.equal('daily send limit reached for this API key');
+  });
+
+  it('account cap: 60 concurrent sends against a cap of 20 accept exactly 20, the rest 429 Daily send limit reached', async () => {
+    const signup = await app.request('POST', '/api/auth/signup', { body: { accountName: 'Capped', email: 'owner@capped.example', password: 'capped-password' } });
+    const token = signup.body.token;
+    expect((await app.request('PATCH', '/api/settings', { token, body: { dailySendCap: 20 } })).status).to.equal(200);
+    const capped = await readyToSend(app, { token, domain: 'capped.example' });
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => send({ ...base(), to: `r${i}@example.org`, fromEmail: capped.from }, capped.key)),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).to.have.length(20);
+    expect(statuses.filter((s) => s === 429)).to.have.length(40);
+    const tooMany = results.find((r) => r.status === 429)!;
+    expect(tooMany.body).to.deep.equal({ message: 'Daily send limit reached', error: 'Too Many Requests', statusCode: 429 });
+  });
+
+  it('the per-key cap counts only accepted sends and the account cap gives back the key slot it refused', async () => {
+    const signup = await app.request('POST', '/api/auth/signup', { body: { accountName: 'Both', email: 'owner@both.example', password: 'both-password' } });
+    const token = signup.body.token;
+    await app.request('PATCH', '/api/settings', { token, body: { dailySendCap: 3 } });
+    const a = await readyToSend(app, { token, domain: 'both.example', key: { dailyLimit: 2 } });
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push((await send({ ...base(), fromEmail: a.from }, a.key)).status);
+    expect(results).to.deep.equal([201, 201, 400, 400]);
+  });
+});
