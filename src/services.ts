@@ -42,6 +42,7 @@ import { createContactRoutes } from './http/routes/contacts.js';
 import { createMessageQueries } from './commands/messages-query.js';
 import { createMessageRoutes } from './http/routes/messages.js';
 import { createProviderRegistry } from './providers.js';
+import { emailProviderUnavailable } from './adapters/email/index.js';
 
 const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
 
@@ -75,14 +76,14 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
   const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider' });
   const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
   const deliveries = createWebhookDeliveryCommands({ eventStore, db, queue: infra.queue, sender, waitFor });
-  const optOuts = createSmsOptOutSync({ db, provider: smsProviderFor(config.SMS_PROVIDER), suppressions });
+  const optOuts = createSmsOptOutSync({ db, eventStore, provider: smsProviderFor(config.SMS_PROVIDER), suppressions });
   const sns = createSnsMessageVerifier({ certUrlPattern: config.SNS_CERT_URL_PATTERN });
 
   const routes = [
     ...createHealthRoutes({ db, eventStore }),
     ...createAuthRoutes({ accounts, allowSignup: config.ALLOW_SIGNUP }),
     ...createApiKeyRoutes({ apiKeys }),
-    ...createSettingsRoutes({ accounts }),
+    ...createSettingsRoutes({ accounts, emailProviderUnavailable: (kind) => emailProviderUnavailable(kind, config) }),
     ...createIdentityRoutes({ identities }),
     ...createTemplateRoutes({ templates }),
     ...createSuppressionRoutes({ suppressions }),

@@ -5,7 +5,7 @@ import { createWebhookSender } from './adapters/webhooks/http-sender.js';
 import { createProviderEventIngest } from './commands/ingest-provider-events.js';
 import { createSuppressionCommands } from './commands/suppressions.js';
 import { createSmsOptOutSync } from './commands/sync-sms-optouts.js';
-import { FAILED_DELIVERY_RETENTION_MS } from './commands/webhook-deliveries.js';
+import { purgeFailedDeliveries } from './commands/webhook-deliveries.js';
 import { createDeliverWebhookHandler } from './jobs/deliver-webhook.js';
 import { createSendMessageHandler } from './jobs/send-message.js';
 import { createProcessManagerRunner } from './process-managers/runner.js';
@@ -17,22 +17,21 @@ import { createProjectionWaiter } from './projections/waiter.js';
 import { projections } from './projections/registry.js';
 import { createProviderRegistry } from './providers.js';
 
-/** Runs `task` every `ms`, one run at a time, logging failures. */
+/** Runs `task` every `ms`, one run at a time, logging failures. Stopping waits for a run in progress. */
 function every(ms: number, task: () => Promise<unknown>, logger: Logger, name: string) {
-  let running = false;
-  const timer = setInterval(async () => {
+  let running: Promise<void> | null = null;
+  const timer = setInterval(() => {
     if (running) return;
-    running = true;
-    try {
-      await task();
-    } catch (err) {
-      logger.warn({ err, task: name }, 'periodic task failed');
-    } finally {
-      running = false;
-    }
+    running = task()
+      .then(() => undefined, (err) => logger.warn({ err, task: name }, 'periodic task failed'))
+      .finally(() => (running = null));
   }, ms);
   timer.unref();
-  return () => clearInterval(timer);
+  // A run cut off by closing the database (or by the read models it waits for stopping) would hang the shutdown.
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
 }
 
 /**
@@ -52,7 +51,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
   const projectionRunner = createProjectionRunner({ db, eventStore, projections, logger });
   await projectionRunner.start();
 
-  await queue.work(SEND_JOB, createSendMessageHandler({ db, eventStore, queue, ...providers, logger }) as never, { concurrency: 16 });
+  await queue.work(SEND_JOB, createSendMessageHandler({ db, eventStore, queue, ...providers, retryDelaysMs: config.PROVIDER_RETRY_DELAYS_MS, logger }) as never, { concurrency: 16 });
   const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
   await queue.work(
     DELIVER_WEBHOOK_JOB,
@@ -65,21 +64,16 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
   const sweeper = startSideEffectSweeper({ db, queue, onError: (err) => logger.warn({ err }, 'side-effect sweep failed') });
 
   const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider' });
-  const optOuts = createSmsOptOutSync({ db, provider: providers.smsProviderFor(config.SMS_PROVIDER), suppressions });
+  const optOuts = createSmsOptOutSync({ db, eventStore, provider: providers.smsProviderFor(config.SMS_PROVIDER), suppressions });
   const stops = [
     every(5_000, () => ingest.retryUnmatched(), logger, 'unmatched provider events'),
     every(config.SMS_OPTOUT_SYNC_INTERVAL_MS, () => optOuts.sync(), logger, 'sms opt-out sync'),
-    every(
-      3_600_000,
-      () => db('webhook_deliveries').where({ status: 'failed' }).andWhere('updated_at', '<', new Date(Date.now() - FAILED_DELIVERY_RETENTION_MS)).delete(),
-      logger,
-      'purge failed webhook deliveries',
-    ),
+    every(3_600_000, () => purgeFailedDeliveries(db), logger, 'purge failed webhook deliveries'),
   ];
 
   return {
     async stop() {
-      stops.forEach((stop) => stop());
+      await Promise.all(stops.map((stop) => stop()));
       sweeper.stop();
       await managers.stop();
       await projectionRunner.stop();

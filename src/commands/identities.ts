@@ -3,7 +3,7 @@ import type { Db } from '../adapters/db/knex.js';
 import { identityDecider, identityStream, type IdentityKind } from '../domain/accounts/identity.js';
 import { conflict, notFound } from '../domain/errors.js';
 import type { EventStore } from '../ports/event-store.js';
-import type { EmailProvider } from '../ports/email-provider.js';
+import { ProviderError, type EmailProvider } from '../ports/email-provider.js';
 import type { EmailProviderKind } from '../domain/accounts/account.js';
 import { execute } from './execute.js';
 import type { WaitForProjection } from './read-your-writes.js';
@@ -59,7 +59,12 @@ export function createIdentityCommands(deps: {
     async verify(accountId: string, actor: string, kind: IdentityKind, id: string) {
       const row = await deps.db('identities').where({ id, account_id: accountId, kind }).first('value');
       if (!row) throw notFound(`${id} not found`);
-      const checks = await (await provider(accountId)).getIdentityStatus(row.value);
+      const p = await provider(accountId);
+      // Added under another provider (the account switched since): register it with this one.
+      const checks = await p.getIdentityStatus(row.value).catch((err) => {
+        if (err instanceof ProviderError && err.code === 'NotFoundException') return p.createIdentity(row.value);
+        throw err;
+      });
       const result = await execute(
         identityDecider,
         { kind: 'check', id, accountId, now: new Date().toISOString(), checks },

@@ -3,9 +3,13 @@ import { messageStream } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
 import type { NormalizedProviderEvent } from '../domain/provider-events/normalized.js';
 import { fold } from '../domain/decider.js';
+import { AppError } from '../domain/errors.js';
 import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
 import type { SuppressionCommands } from './suppressions.js';
+
+/** How long an event naming an unknown provider message id is kept waiting for that id. */
+const PARKED_FOR_MS = 7 * 24 * 3_600_000;
 
 /**
  * Records provider events on their message streams and suppresses where they say so. Idempotent per
@@ -20,21 +24,39 @@ export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db
     return row?.message_id ?? null;
   }
 
+  /** The account of a message, or null when no such message exists. */
+  async function accountOf(streamId: string): Promise<string | null> {
+    return fold(messageDecider, await deps.eventStore.readStream(streamId)).queued?.accountId ?? null;
+  }
+
+  /**
+   * Records the outcome and suppresses if the event says so; false when the message does not exist.
+   * The outcome is decided on the stream read once (execute), which also tells the account.
+   */
   async function apply(e: NormalizedProviderEvent, messageId: string): Promise<boolean> {
     const streamId = messageStream(messageId);
-    const state = fold(messageDecider, await deps.eventStore.readStream(streamId));
-    if (!state.queued) return false;
+    let accountId: string | null;
     if (e.outcome) {
-      await execute(messageDecider, { kind: 'recordOutcome', event: e.outcome }, {
-        eventStore: deps.eventStore,
-        streamId,
-        commandId: e.providerEventId,
-        metadata: { actor: deps.actor },
-      });
+      try {
+        const result = await execute(messageDecider, { kind: 'recordOutcome', event: e.outcome }, {
+          eventStore: deps.eventStore,
+          streamId,
+          commandId: e.providerEventId,
+          metadata: { actor: deps.actor },
+        });
+        accountId = result.state.queued?.accountId ?? null;
+      } catch (err) {
+        // the decider's "message not found": no such message (yet)
+        if (err instanceof AppError && err.status === 404) return false;
+        throw err;
+      }
+    } else {
+      accountId = await accountOf(streamId);
     }
+    if (!accountId) return false;
     if (e.suppress) {
       await deps.suppressions.suppress({
-        accountId: state.queued.accountId,
+        accountId,
         email: e.recipient,
         reason: e.suppress.reason,
         source: e.suppress.source,
@@ -67,8 +89,12 @@ export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db
       return { recorded, pending };
     },
 
-    /** Applies parked events whose provider message id has become known since. */
+    /**
+     * Applies parked events whose provider message id has become known since. Events that never
+     * match (a configuration set shared with another sender, say) are dropped after PARKED_FOR_MS.
+     */
     async retryUnmatched(limit = 500): Promise<number> {
+      await deps.db('unmatched_provider_events').where('received_at', '<', new Date(Date.now() - PARKED_FOR_MS)).delete();
       const rows = await deps
         .db('unmatched_provider_events as u')
         .join('provider_message_ids as p', 'p.provider_message_id', 'u.provider_message_id')

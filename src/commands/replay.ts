@@ -2,24 +2,61 @@ import { messageStream } from '../domain/messages/events.js';
 import { messageDecider, type MessageState } from '../domain/messages/message.js';
 import type { EventStore } from '../ports/event-store.js';
 
-function summary(state: MessageState) {
-  return JSON.stringify({ status: state.status, providerMessageId: state.providerMessageId, attempts: state.attempts, providerEvents: state.seenProviderEvents.size });
+/** The part of a message's state an auditor reads (the decider's own fold, not the read model's). */
+export function stateSummary(state: MessageState) {
+  return {
+    status: state.status,
+    providerMessageId: state.providerMessageId,
+    attempts: state.attempts,
+    providerEvents: state.seenProviderEvents.size,
+  };
 }
 
-/** An auditor's view of one message: each event with its time, actor and metadata, and the state after it. */
-export async function formatReplay(eventStore: EventStore, messageId: string): Promise<string[]> {
+export interface ReplayedEvent {
+  type: string;
+  version: number;
+  occurredAt: string;
+  actor: string | null;
+  data: unknown;
+  metadata: Record<string, unknown>;
+  /** the message's state right after this event */
+  state: ReturnType<typeof stateSummary>;
+}
+
+/**
+ * Every event of a message's stream in order, each with its time, actor, metadata and the state it
+ * led to, folded by the same decider that made the decisions. [] when the stream does not exist.
+ */
+export async function replayMessage(eventStore: EventStore, messageId: string): Promise<{ accountId: string | null; events: ReplayedEvent[] }> {
   const events = await eventStore.readStream(messageStream(messageId));
-  if (events.length === 0) return [`No events for message ${messageId}.`];
-  const lines = [`Message ${messageId}: ${events.length} events`];
   let state = messageDecider.initialState;
-  for (const e of events) {
+  const replayed = events.map((e) => {
     state = messageDecider.evolve(state, e);
     const { actor, ...metadata } = e.metadata;
+    return {
+      type: e.type,
+      version: e.revision,
+      occurredAt: e.recordedAt.toISOString(),
+      actor: typeof actor === 'string' ? actor : null,
+      data: e.data,
+      metadata,
+      state: stateSummary(state),
+    };
+  });
+  return { accountId: state.queued?.accountId ?? null, events: replayed };
+}
+
+/** An auditor's printout of one message (npm run replay -- <messageId>). */
+export async function formatReplay(eventStore: EventStore, messageId: string): Promise<string[]> {
+  const { events } = await replayMessage(eventStore, messageId);
+  if (events.length === 0) return [`No events for message ${messageId}.`];
+  const lines = [`Message ${messageId}: ${events.length} events`];
+  for (const e of events) {
     lines.push(
-      `#${e.revision} ${e.recordedAt.toISOString()} ${e.type} by ${String(actor ?? 'unknown')}`,
+      `#${e.version} ${e.occurredAt} ${e.type} by ${e.actor ?? 'unknown'}`,
       `    data:     ${JSON.stringify(e.data)}`,
-      `    metadata: ${JSON.stringify(metadata)}`,
-      `    state:    ${summary(state)}`,
+      `    metadata: ${JSON.stringify(e.metadata)}`,
+      `    state:    ${JSON.stringify(e.state)}`,
     );
   }
   return lines;

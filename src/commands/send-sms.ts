@@ -33,8 +33,8 @@ export function createSendSms(deps: { eventStore: EventStore; db: Db; counters: 
     if (sms.sandbox && !sms.sandboxDestinations.includes(to)) {
       throw badRequest(`${to} is not a verified sandbox destination (the account's SMS is in sandbox mode)`);
     }
-    const optedOut = await deps.db('suppressions').where({ account_id: accountId, value: to }).first('reason');
-    if (optedOut) throw badRequest(`${to} has opted out of SMS`);
+    const suppressed = await deps.db('suppressions').where({ account_id: accountId, value: to }).first('reason');
+    if (suppressed) throw badRequest(suppressed.reason === 'sms_optout' ? `${to} has opted out of SMS` : `${to} is suppressed`);
 
     const reservation = await deps.counters.reserve({
       accountId,

@@ -99,6 +99,12 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
       return { [kind]: value, lifted: true };
     },
 
+    /** One entry as the list shows it, or null when the value is not suppressed. */
+    async get(accountId: string, value: string) {
+      const row = await deps.db('suppressions').where({ account_id: accountId, value }).first();
+      return row ? suppressionView(row) : null;
+    },
+
     async list(accountId: string, opts: { search?: string; cursor?: string; limit: number }) {
       let q = deps.db('suppressions').where({ account_id: accountId });
       if (opts.search) q = q.andWhere('value', 'ilike', `%${opts.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);

@@ -1,66 +1,160 @@
 import type { Db } from '../adapters/db/knex.js';
+import { parsePhoneNumber } from '../domain/sms/phone.js';
+import { suppressionDecider, suppressionStream, type AddressSuppressed } from '../domain/suppression/suppression.js';
+import { comparePositions, type EventStore, type Position } from '../ports/event-store.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
+import { createProjectionWaiter } from '../projections/waiter.js';
+import { execute } from './execute.js';
 import type { SuppressionCommands } from './suppressions.js';
 
 const LOCK_KEY = 'sms-optout-sync';
+const ACTOR = 'system:sms-optout-sync';
+/** suppressions appended at once */
+const CONCURRENCY = 16;
+/** how long a sync waits, at its end, for the suppression list to show what it appended */
+const READ_MODEL_WAIT_MS = 60_000;
+
+export interface SyncResult {
+  /** suppressions added by this run (summed over the SMS-enabled accounts) */
+  synced: number;
+  /** distinct numbers opted out at the provider */
+  total: number;
+}
+
+/** Runs `fn` over `items`, `limit` at a time; after a failure no new item starts, and all settle first. */
+async function inParallel<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      try {
+        await fn(items[next++]);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  const results = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (rejected) throw rejected.reason;
+}
 
 /**
  * Moves numbers opted out at the SMS provider (STOP, UNSUBSCRIBE, CANCEL, ...) onto the suppression
- * list of every account with SMS enabled (source `sms_optout`, webhook `contact.suppressed`).
- * One sync at a time across processes: a caller that finds one running waits for it and answers with
- * its result instead of running a second one.
+ * list of every account with SMS enabled (source `sms_optout`, webhook `contact.suppressed`). The
+ * provider's list is the truth: a number whose suppression an admin lifted comes back while it stays
+ * opted out there (the provider would not deliver to it anyway).
+ *
+ * One sync at a time across processes (a session advisory lock). A caller that finds one running
+ * waits for it and answers with its result instead of listing and suppressing a second time; only if
+ * that run failed does it run one itself.
  */
-export function createSmsOptOutSync(deps: { db: Db; provider: SmsProvider; suppressions: SuppressionCommands }) {
-  async function runLocked(): Promise<{ synced: number; total: number }> {
-    const [run] = await deps.db('sms_optout_sync_runs').insert({}).returning('id');
-    const numbers: string[] = [];
+export function createSmsOptOutSync(deps: {
+  db: Db;
+  provider: SmsProvider;
+  suppressions: SuppressionCommands;
+  /**
+   * With the event store, suppressions are appended without waiting for the read model one by one
+   * (a wait costs up to a second each), and the sync waits once at the end. Without it, each goes
+   * through `suppressions.suppress`, which waits every time.
+   */
+  eventStore?: EventStore;
+  onSkipped?: (raw: string) => void;
+}) {
+  const waiter = createProjectionWaiter({ db: deps.db });
+
+  /** Appends one phone suppression; the stream's state is the guard (already active → nothing). */
+  async function suppress(accountId: string, phone: string): Promise<{ suppressed: boolean; position?: Position }> {
+    if (!deps.eventStore) {
+      const result = await deps.suppressions.suppress({ accountId, phone, reason: 'sms_optout', source: 'sms_optout', actor: ACTOR });
+      return { suppressed: result.suppressed };
+    }
+    const data: AddressSuppressed['data'] = {
+      accountId,
+      value: phone,
+      kind: 'phone',
+      reason: 'sms_optout',
+      source: 'sms_optout',
+      messageId: null,
+      campaignId: null,
+      detail: null,
+      occurredAt: new Date().toISOString(),
+    };
+    // No fixed commandId: a fixed id would silently swallow a re-suppression after a lift.
+    const result = await execute(suppressionDecider, { kind: 'suppress', data }, {
+      eventStore: deps.eventStore,
+      streamId: suppressionStream(accountId, phone),
+      metadata: { actor: ACTOR },
+    });
+    return { suppressed: result.events.length > 0, position: result.position };
+  }
+
+  async function listAll(): Promise<string[]> {
+    const numbers = new Set<string>();
     let token: string | undefined;
     do {
       const page = await deps.provider.listOptedOut(token);
-      numbers.push(...page.phoneNumbers);
+      for (const raw of page.phoneNumbers) {
+        const phone = parsePhoneNumber(raw);
+        // One odd entry must not stop the whole sync (suppress() would refuse it).
+        if (phone) numbers.add(phone);
+        else deps.onSkipped?.(raw);
+      }
       token = page.nextToken;
     } while (token);
+    return [...numbers];
+  }
 
+  async function runLocked(): Promise<SyncResult> {
+    const [run] = await deps.db('sms_optout_sync_runs').insert({}).returning('id');
+    const numbers = await listAll();
     const accounts = await deps.db('accounts').whereRaw("(sms->>'enabled')::boolean").select('id');
     let synced = 0;
+    let last: Position | undefined;
     for (const { id: accountId } of accounts) {
-      const existing = new Set(
-        (await deps.db('suppressions').where({ account_id: accountId, kind: 'phone' }).whereIn('value', numbers).select('value')).map((r) => r.value),
+      const known = new Set(
+        (await deps.db('suppressions').where({ account_id: accountId, kind: 'phone' }).whereRaw('value = ANY(?)', [numbers]).select('value')).map((r) => r.value),
       );
-      for (const phone of numbers.filter((n) => !existing.has(n))) {
-        const result = await deps.suppressions.suppress({
-          accountId,
-          phone,
-          reason: 'sms_optout',
-          source: 'sms_optout',
-          actor: 'system:sms-optout-sync',
-          commandId: `sms-optout:${phone}`,
-        });
-        if (result.suppressed) synced++;
-      }
+      await inParallel(
+        numbers.filter((n) => !known.has(n)),
+        CONCURRENCY,
+        async (phone) => {
+          const result = await suppress(accountId, phone);
+          if (result.suppressed) synced++;
+          if (result.position && (!last || comparePositions(result.position, last) > 0)) last = result.position;
+        },
+      );
     }
-    const total = new Set(numbers).size;
-    await deps.db('sms_optout_sync_runs').where({ id: run.id }).update({ finished_at: new Date(), synced, total });
-    return { synced, total };
+    // Once the sync answers, sends to these numbers are refused (they read the suppression list).
+    if (last) await waiter.waitFor('suppressions', last, READ_MODEL_WAIT_MS);
+    const result = { synced, total: numbers.length };
+    // The database clock, as the waiters compare with it.
+    await deps.db('sms_optout_sync_runs').where({ id: run.id }).update({ finished_at: deps.db.raw('clock_timestamp()'), ...result });
+    return result;
   }
 
   return {
-    async sync(): Promise<{ synced: number; total: number }> {
+    async sync(): Promise<SyncResult> {
       const conn = await deps.db.client.acquireConnection();
+      const q = (sql: string) => conn.query(sql, [LOCK_KEY]);
       try {
-        const { rows } = await conn.query('SELECT pg_try_advisory_lock(hashtext($1)) AS owned', [LOCK_KEY]);
-        if (rows[0].owned) {
+        if ((await q('SELECT pg_try_advisory_lock(hashtext($1)) AS owned')).rows[0].owned) {
           try {
             return await runLocked();
           } finally {
-            await conn.query('SELECT pg_advisory_unlock(hashtext($1))', [LOCK_KEY]);
+            await q('SELECT pg_advisory_unlock(hashtext($1))');
           }
         }
         // Someone else is syncing: wait for that run and report it.
-        await conn.query('SELECT pg_advisory_lock(hashtext($1))', [LOCK_KEY]);
-        await conn.query('SELECT pg_advisory_unlock(hashtext($1))', [LOCK_KEY]);
-        const last = await deps.db('sms_optout_sync_runs').whereNotNull('finished_at').orderBy('id', 'desc').first('synced', 'total');
-        return { synced: last?.synced ?? 0, total: last?.total ?? 0 };
+        const { rows } = await conn.query('SELECT clock_timestamp() AS t');
+        await q('SELECT pg_advisory_lock(hashtext($1))');
+        try {
+          const finished = await deps.db('sms_optout_sync_runs').where('finished_at', '>=', rows[0].t).orderBy('id', 'desc').first('synced', 'total');
+          return finished ? { synced: finished.synced, total: finished.total } : await runLocked();
+        } finally {
+          await q('SELECT pg_advisory_unlock(hashtext($1))');
+        }
       } finally {
         await deps.db.client.releaseConnection(conn);
       }

@@ -14,6 +14,17 @@ import type { WaitForProjection } from './read-your-writes.js';
 /** Failed deliveries stay listed this long (SPEC.md §6), then are purged from the read model. */
 export const FAILED_DELIVERY_RETENTION_MS = 14 * 24 * 3600 * 1000;
 
+/**
+ * Drops failed deliveries older than the retention from the read model (the delivery streams keep
+ * them). `now` is a parameter so the 14 days can be tested without waiting for them.
+ */
+export async function purgeFailedDeliveries(db: Db, now = new Date()): Promise<number> {
+  return db('webhook_deliveries')
+    .where({ status: 'failed' })
+    .andWhere('updated_at', '<', new Date(now.getTime() - FAILED_DELIVERY_RETENTION_MS))
+    .delete();
+}
+
 const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
 
 export function deliveryView(row: Record<string, any>) {
@@ -45,6 +56,9 @@ export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db
 
     /** A failed delivery gets a new series of attempts. */
     async retry(accountId: string, actor: string, deliveryId: string) {
+      // only what the log lists can be retried: another account's, or one purged after 14 days, is not found
+      const listed = await deps.db('webhook_deliveries').where({ id: deliveryId, account_id: accountId }).first('id');
+      if (!listed) throw notFound(`delivery ${deliveryId} not found`);
       const result = await execute(deliveryDecider, { kind: 'retry', accountId, by: actor, now: new Date().toISOString() }, {
         eventStore: deps.eventStore,
         streamId: deliveryStream(deliveryId),
@@ -64,7 +78,9 @@ export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db
         .ignore();
       await enqueueSideEffects(deps.queue, [effect]);
       await deps.waitFor('webhook_deliveries', result.position);
-      const row = await deps.db('webhook_deliveries').where({ id: deliveryId }).first();
+      const row = await deps.db('webhook_deliveries').where({ id: deliveryId, account_id: accountId }).first();
+      // a failed delivery already purged from the read model is still on its stream, and is retried
+      if (!row) throw notFound(`delivery ${deliveryId} not found`);
       return deliveryView(row);
     },
 

@@ -14,7 +14,6 @@ export function webhookView(row: Record<string, any>) {
     events: row.events,
     secret: row.secret,
     createdAt: new Date(row.created_at).toISOString(),
-    updatedAt: new Date(row.updated_at).toISOString(),
   };
 }
 
@@ -43,12 +42,13 @@ export function createWebhookCommands(deps: { eventStore: EventStore; db: Db; wa
       const id = createId();
       // whsec_ + 32 random bytes; signatures use these exact UTF-8 characters as the HMAC key (CONTRACT.md §4).
       const secret = `whsec_${randomBytes(32).toString('base64url')}`;
-      const fields = { url: input.url, events: input.events?.length ? [...new Set(input.events)] : [...WEBHOOK_EVENTS] };
+      const fields = { url: input.url, events: input.events ? [...new Set(input.events)] : [...WEBHOOK_EVENTS] };
       await run(id, actor, { kind: 'subscribe', id, accountId, fields, secret, now: new Date().toISOString() });
       return get(accountId, id);
     },
     async change(accountId: string, actor: string, id: string, input: Partial<WebhookFields>) {
       if (input.url) await deps.checkTarget(input.url);
+      if (input.events) input = { ...input, events: [...new Set(input.events)] };
       await run(id, actor, { kind: 'change', id, accountId, fields: input, now: new Date().toISOString() });
       return get(accountId, id);
     },

@@ -54,6 +54,8 @@ const schema = z.object({
     .transform((v) => new RegExp(v)),
   WEBHOOK_RETRY_DELAYS_MS: msList.default([60000, 120000, 240000, 480000, 960000]),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(15000),
+  /** delays before provider send attempts 2..6 after a transient provider error (throttling, outage) */
+  PROVIDER_RETRY_DELAYS_MS: msList.default([5000, 30000, 120000, 600000, 1800000]),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean.default(false),
   SMS_OPTOUT_SYNC_INTERVAL_MS: positiveInt.default(900000),
   /** `sns` sends through AWS; `sandbox` records SMS in the database and never delivers (the default, like email). */

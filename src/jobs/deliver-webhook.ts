@@ -5,9 +5,10 @@ import type { WebhookSender } from '../adapters/webhooks/http-sender.js';
 import { execute } from '../commands/execute.js';
 import { fold } from '../domain/decider.js';
 import { classifyAttempt, nextAttemptDelay, parseRetryAfter } from '../domain/webhooks/classify-response.js';
-import { deliveryDecider, deliveryStream, type DeliveryScheduled } from '../domain/webhooks/delivery.js';
+import { deterministicEventId } from '../domain/event-id.js';
+import { deliveryDecider, deliveryStream, type DeliveryCommand, type DeliveryScheduled, type DeliveryState } from '../domain/webhooks/delivery.js';
 import { signWebhookPayload } from '../domain/webhooks/signature.js';
-import type { EventStore } from '../ports/event-store.js';
+import { WrongExpectedRevisionError, type EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import {
   claimSideEffect,
@@ -76,19 +77,26 @@ export function createDeliverWebhookHandler(deps: {
   async function attemptDelivery(data: DeliverWebhookJob): Promise<void> {
     const { deliveryId, sideEffectId, schedule } = data;
     const streamId = deliveryStream(deliveryId);
-    if (schedule) {
-      await execute(deliveryDecider, { kind: 'schedule', data: schedule }, { eventStore: deps.eventStore, streamId, commandId: 'schedule', metadata: { actor: 'system:webhooks' } });
-    }
-    const state = fold(deliveryDecider, await deps.eventStore.readStream(streamId));
+    const history = await deps.eventStore.readStream(streamId);
+    const recorded = fold(deliveryDecider, history);
+    // A first attempt records its schedule together with its outcome (one append instead of two); a
+    // re-run job finds the schedule already recorded.
+    const unrecorded = !recorded.scheduled && schedule ? schedule : undefined;
+    const state: DeliveryState = unrecorded ? { ...recorded, scheduled: unrecorded, status: 'retrying' } : recorded;
     if (!state.scheduled || state.status !== 'retrying' || state.series !== data.series) {
       await markSideEffectDone(deps.db, sideEffectId);
       return;
     }
-    if (await hasPendingPredecessor(deps.db, sideEffectId)) {
+    const [blocked, subscription] = await Promise.all([
+      hasPendingPredecessor(deps.db, sideEffectId),
+      deps.db('webhooks').where({ id: state.scheduled.subscriptionId }).first('url', 'secret'),
+    ]);
+    if (blocked) {
+      // listed as retrying while it waits for the earlier delivery to the same endpoint and contact
+      if (unrecorded) await record({ kind: 'schedule', data: unrecorded }, 'schedule');
       await rescheduleSideEffect(deps.db, deps.queue, sideEffectId, new Date(Date.now() + PREDECESSOR_WAIT_MS));
       return;
     }
-    const subscription = await deps.db('webhooks').where({ id: state.scheduled.subscriptionId }).first('url', 'secret');
     const attempt = state.attempts + 1;
     const now = new Date();
     let outcome: 'delivered' | 'retry' | 'failed';
@@ -111,16 +119,43 @@ export function createDeliverWebhookHandler(deps: {
     const finalOutcome = outcome === 'retry' && delay === null ? 'failed' : outcome;
     const nextAttemptAt = delay === null ? null : new Date(now.getTime() + delay);
 
-    await execute(
-      deliveryDecider,
-      { kind: 'recordAttempt', outcome: finalOutcome, result: { attempt, responseStatus, error, at: now.toISOString() }, nextAttemptAt: nextAttemptAt?.toISOString() ?? null },
-      { eventStore: deps.eventStore, streamId, commandId: `series-${state.series}-attempt-${attempt}`, metadata: { actor: 'system:webhooks' } },
-    );
+    const command: DeliveryCommand = {
+      kind: 'recordAttempt',
+      outcome: finalOutcome,
+      result: { attempt, responseStatus, error, at: now.toISOString() },
+      nextAttemptAt: nextAttemptAt?.toISOString() ?? null,
+      ...(unrecorded ? { schedule: unrecorded } : {}),
+    };
+    await record(command, `series-${state.series}-attempt-${attempt}`, history);
     if (nextAttemptAt) {
       await rescheduleSideEffect(deps.db, deps.queue, sideEffectId, nextAttemptAt);
     } else {
       await markSideEffectDone(deps.db, sideEffectId);
       await enqueueSuccessor(deps.db, deps.queue, sideEffectId);
+    }
+
+    /**
+     * Appends the decision on the delivery stream. With the history already read, it is one append at
+     * that revision; if the stream moved meanwhile (a retry requested, a re-run job), `execute` reads
+     * and decides again. Event ids derive from `commandId`, so a re-run appends nothing twice.
+     */
+    async function record(cmd: DeliveryCommand, commandId: string, known?: typeof history): Promise<void> {
+      const options = { eventStore: deps.eventStore, streamId, commandId, metadata: { actor: 'system:webhooks' } };
+      if (known) {
+        const events = deliveryDecider.decide(cmd, fold(deliveryDecider, known));
+        if (events.length === 0) return;
+        try {
+          await deps.eventStore.append(
+            streamId,
+            events.map((e, i) => ({ id: deterministicEventId(streamId, commandId, String(i)), type: e.type, data: e.data, metadata: { ...options.metadata, commandId } })),
+            { expectedRevision: known.length === 0 ? 'no_stream' : known.length - 1 },
+          );
+          return;
+        } catch (err) {
+          if (!(err instanceof WrongExpectedRevisionError)) throw err;
+        }
+      }
+      await execute(deliveryDecider, cmd, options);
     }
   }
 }

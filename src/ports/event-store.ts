@@ -86,8 +86,21 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
+export interface StreamAppend {
+  streamId: string;
+  events: NewEvent[];
+  expectedRevision?: ExpectedRevision;
+}
+
 export interface EventStore {
   append(streamId: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  /**
+   * Optional: appends to many streams as one atomic step, each with its own expected revision; a
+   * conflict on any stream throws WrongExpectedRevisionError and nothing is appended. One commit for
+   * a whole batch is what makes bulk imports fast. Stores that cannot commit across streams
+   * (EventStoreDB) leave it out, and callers append stream by stream.
+   */
+  appendMany?(appends: StreamAppend[]): Promise<AppendResult[]>;
   /** All events of one stream, oldest first; [] when the stream does not exist. */
   readStream(streamId: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]>;
   /** Events of all streams in commit order: a reader never sees a later position before an earlier one commits. */

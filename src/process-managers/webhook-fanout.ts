@@ -7,7 +7,12 @@ import type { SideEffect } from './side-effects.js';
 
 export const DELIVER_WEBHOOK_JOB = 'webhook.deliver';
 
-/** The JSON body of SPEC.md §6, plus `id` (stable across attempts, for receivers to dedupe on). */
+/**
+ * The JSON body of SPEC.md §6, plus `id` (the suppression event's id: the same on every attempt and for
+ * every subscription, for receivers to dedupe on). Contact fields are null when the address is no
+ * contact. A phone suppression (an SMS opt-out) has no email: `data.email` is null and the number is
+ * in `data.phone`, the one field beyond the spec's table.
+ */
 export function webhookBody(event: RecordedEvent, contact: { id: string; first_name: string | null; last_name: string | null } | undefined) {
   const d = event.data as AddressSuppressed['data'];
   return JSON.stringify({
@@ -16,12 +21,13 @@ export function webhookBody(event: RecordedEvent, contact: { id: string; first_n
     occurredAt: d.occurredAt,
     accountId: d.accountId,
     data: {
-      email: d.value,
+      email: d.kind === 'phone' ? null : d.value,
+      ...(d.kind === 'phone' ? { phone: d.value } : {}),
       source: d.source,
       contactId: contact?.id ?? null,
       firstName: contact?.first_name ?? null,
       lastName: contact?.last_name ?? null,
-      campaignId: d.campaignId,
+      campaignId: d.campaignId ?? null,
     },
   });
 }
@@ -38,11 +44,10 @@ export const webhookFanoutManager: ProcessManager = {
     for (const event of events) {
       if (event.type !== 'AddressSuppressed') continue;
       const d = event.data as AddressSuppressed['data'];
-      // Phone suppressions (SMS opt-outs) have no email and fan out only as contact.suppressed.
       const name = webhookEventFor(d.reason);
       const subscriptions = await trx('webhooks').where({ account_id: d.accountId }).whereRaw('events \\? ?', [name]).select('id');
       if (subscriptions.length === 0) continue;
-      const contact = await trx('contacts').where({ account_id: d.accountId, email: d.value }).first('id', 'first_name', 'last_name');
+      const contact = d.kind === 'phone' ? undefined : await trx('contacts').where({ account_id: d.accountId, email: d.value }).first('id', 'first_name', 'last_name');
       const body = webhookBody(event, contact);
       for (const sub of subscriptions) {
         const deliveryId = deterministicEventId('delivery', event.id, sub.id);

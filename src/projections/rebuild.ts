@@ -55,9 +55,17 @@ export async function rebuildProjection(options: {
     let position: Position = START;
     options.onProgress?.(0, total);
     // Catch up in committed batches while the live generation keeps serving.
+    const read = (after: Position) => {
+      const next = eventStore.readAll({ after, limit: batchSize, streamPrefixes: projection.streamPrefixes });
+      next.catch(() => {}); // awaited below; a failure while a batch is being applied must not go unhandled
+      return next;
+    };
+    let next = read(position);
     for (;;) {
-      const batch = await eventStore.readAll({ after: position, limit: batchSize, streamPrefixes: projection.streamPrefixes });
+      const batch = await next;
       if (batch.length === 0) break;
+      // Read the next batch while this one is written: a rebuild is bound by both, one after the other.
+      if (batch.length === batchSize) next = read(batch[batch.length - 1].position);
       await db.transaction((trx) => applyBatch(trx, projection, generation, batch, { requireActive: false }));
       position = batch[batch.length - 1].position;
       done += batch.length;

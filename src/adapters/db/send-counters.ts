@@ -23,11 +23,22 @@ async function take(trx: Db, scope: string, day: string, cap: number): Promise<b
   return rows.length > 0 && cap > 0;
 }
 
+async function releaseSlots(db: Db, scopes: string[], day: string): Promise<void> {
+  await db('send_counters').whereIn('scope', scopes).andWhere({ day }).andWhere('count', '>', 0).decrement('count', 1);
+}
+
 export function createSendCounters(db: Db) {
   return {
     async reserve(opts: { accountId: string; accountCap: number; apiKeyId?: string | null; keyLimit?: number | null; now?: Date }): Promise<CapReservation> {
       const day = utcDay(opts.now ?? new Date());
       const scopes: string[] = [];
+      if (!(opts.apiKeyId && opts.keyLimit != null)) {
+        // One scope: the conditional upsert is atomic by itself, no transaction (and no row lock held
+        // across round trips, which would serialise every send of the account).
+        if (!(await take(db, `account:${opts.accountId}`, day, opts.accountCap))) throw tooManyRequests('Daily send limit reached');
+        scopes.push(`account:${opts.accountId}`);
+        return { release: () => releaseSlots(db, scopes, day) };
+      }
       await db.transaction(async (trx) => {
         if (opts.apiKeyId && opts.keyLimit != null) {
           if (!(await take(trx, `key:${opts.apiKeyId}`, day, opts.keyLimit))) {
@@ -42,9 +53,7 @@ export function createSendCounters(db: Db) {
       });
       return {
         // A send that took its slots but could not be recorded gives them back.
-        async release() {
-          await db('send_counters').whereIn('scope', scopes).andWhere({ day }).andWhere('count', '>', 0).decrement('count', 1);
-        },
+        release: () => releaseSlots(db, scopes, day),
       };
     },
 

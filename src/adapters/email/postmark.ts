@@ -1,4 +1,4 @@
-import postmark from 'postmark';
+import { Models, ServerClient } from 'postmark';
 import { ProviderError, type EmailProvider, type IdentityStatus } from '../../ports/email-provider.js';
 
 /**
@@ -8,9 +8,9 @@ import { ProviderError, type EmailProvider, type IdentityStatus } from '../../po
  */
 export function createPostmarkEmailProvider(options: { serverToken: string; apiUrl?: string }): EmailProvider {
   const url = options.apiUrl ? new URL(options.apiUrl) : undefined;
-  const client = new postmark.ServerClient(
+  const client = new ServerClient(
     options.serverToken,
-    url ? { useHttps: url.protocol === 'https:', requestHost: url.host + url.pathname.replace(/\/$/, '') } : {},
+    { timeout: 60, ...(url ? { useHttps: url.protocol === 'https:', requestHost: url.host + url.pathname.replace(/\/$/, '') } : {}) },
   );
   const unknown: IdentityStatus = { dkim: 'pending', spf: 'pending', mailFrom: 'pending', dnsRecords: [] };
   return {
@@ -27,7 +27,10 @@ export function createPostmarkEmailProvider(options: { serverToken: string; apiU
           MessageStream: 'outbound',
           Metadata: { msg_id: email.messageId },
           Headers: email.headers.map((h) => ({ Name: h.name, Value: h.value })),
-          ...(email.disableProviderTracking ? { TrackOpens: false, TrackLinks: postmark.Models.LinkTrackingOptions.None } : {}),
+          // Either the service tracks (or nothing does) and Postmark must not wrap links again, or the
+          // account chose provider tracking and it is switched on whatever the server's default.
+          TrackOpens: !email.disableProviderTracking,
+          TrackLinks: email.disableProviderTracking ? Models.LinkTrackingOptions.None : Models.LinkTrackingOptions.HtmlAndText,
         });
         if (res.ErrorCode !== 0 || !res.MessageID) throw new ProviderError(`Postmark error ${res.ErrorCode}: ${res.Message}`, false, String(res.ErrorCode));
         return { providerMessageId: res.MessageID };

@@ -1,6 +1,7 @@
 import {
   CreateEmailIdentityCommand,
   GetEmailIdentityCommand,
+  PutEmailIdentityMailFromAttributesCommand,
   SESv2Client,
   SendEmailCommand,
   type GetEmailIdentityCommandOutput,
@@ -24,10 +25,13 @@ export function toProviderError(err: unknown): ProviderError {
   return new ProviderError(`${e.name ?? 'Error'}: ${e.message ?? String(err)}`, retryable, e.name);
 }
 
-const check = (status: string | undefined): CheckStatus =>
-  status === 'SUCCESS' ? 'verified' : status === 'FAILED' || status === 'TEMPORARY_FAILURE' ? 'failed' : 'pending';
+// TEMPORARY_FAILURE means SES could not look the records up this time: not a verdict, so still pending.
+const check = (status: string | undefined): CheckStatus => (status === 'SUCCESS' ? 'verified' : status === 'FAILED' ? 'failed' : 'pending');
 
-function toStatus(identity: string, out: GetEmailIdentityCommandOutput): IdentityStatus {
+/** The custom MAIL FROM subdomain we set up for a new domain: SPF alignment needs one. */
+export const mailFromDomainOf = (domain: string) => `mail.${domain}`;
+
+function toStatus(identity: string, out: GetEmailIdentityCommandOutput, region: string): IdentityStatus {
   if (identity.includes('@')) {
     const s: CheckStatus = out.VerifiedForSendingStatus ? 'verified' : 'pending';
     return { dkim: s, spf: s, mailFrom: s, dnsRecords: [] };
@@ -41,17 +45,22 @@ function toStatus(identity: string, out: GetEmailIdentityCommandOutput): Identit
     value: `${token}.dkim.amazonses.com`,
   }));
   if (mailFromDomain) {
-    dnsRecords.push({ type: 'MX', name: mailFromDomain, value: '10 feedback-smtp.us-east-1.amazonses.com' });
+    dnsRecords.push({ type: 'MX', name: mailFromDomain, value: `10 feedback-smtp.${region}.amazonses.com` });
     dnsRecords.push({ type: 'TXT', name: mailFromDomain, value: 'v=spf1 include:amazonses.com ~all' });
   }
   // SPF is checked through the custom MAIL FROM domain's records, so it follows MAIL FROM.
   return { dkim, spf: mailFrom, mailFrom, dnsRecords };
 }
 
-/** AWS SES v2 through the official SDK. */
+/**
+ * AWS SES v2 through the official SDK. The SDK's own retries are off (`maxAttempts: 1`): the send
+ * worker's schedule is the one retry policy, recorded on the message stream, and an SDK retry after a
+ * timed-out call that SES had in fact accepted would be an invisible second send.
+ */
 export function createSesEmailProvider(options: SesOptions): EmailProvider {
   const client = new SESv2Client({
     region: options.region,
+    maxAttempts: 1,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
   });
@@ -93,11 +102,27 @@ export function createSesEmailProvider(options: SesOptions): EmailProvider {
       } catch (err) {
         if ((err as { name?: string }).name !== 'AlreadyExistsException') throw toProviderError(err);
       }
+      try {
+        // A domain is only verified with a custom MAIL FROM (SPF runs on it): set one up unless the
+        // owner already configured their own in SES.
+        const current = await client.send(new GetEmailIdentityCommand({ EmailIdentity: identity }));
+        if (!identity.includes('@') && !current.MailFromAttributes?.MailFromDomain) {
+          await client.send(
+            new PutEmailIdentityMailFromAttributesCommand({
+              EmailIdentity: identity,
+              MailFromDomain: mailFromDomainOf(identity),
+              BehaviorOnMxFailure: 'USE_DEFAULT_VALUE',
+            }),
+          );
+        }
+      } catch (err) {
+        throw toProviderError(err);
+      }
       return this.getIdentityStatus(identity);
     },
     async getIdentityStatus(identity) {
       try {
-        return toStatus(identity, await client.send(new GetEmailIdentityCommand({ EmailIdentity: identity })));
+        return toStatus(identity, await client.send(new GetEmailIdentityCommand({ EmailIdentity: identity })), options.region);
       } catch (err) {
         throw toProviderError(err);
       }

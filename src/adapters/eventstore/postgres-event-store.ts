@@ -2,6 +2,7 @@ import pg from 'pg';
 import {
   START,
   WrongExpectedRevisionError,
+  comparePositions,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -9,6 +10,7 @@ import {
   type Position,
   type ReadAllOptions,
   type RecordedEvent,
+  type StreamAppend,
   type SubscribeOptions,
   type Subscription,
 } from '../../ports/event-store.js';
@@ -70,6 +72,33 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const subscriptions = new Set<Subscription>();
 
+  // NOTIFY after commit, not inside the append (migration 013): a NOTIFY in the appending transaction
+  // holds a database-wide lock through its WAL flush and so serialises all appends. Coalesced: at
+  // most one in flight and one queued, and one queued is always sent after an append that committed
+  // while another was in flight, so readers are woken after every commit.
+  let notifying: Promise<void> | null = null;
+  let notifyAgain = false;
+  function notifyCommitted(): void {
+    wakers.forEach((wake) => wake());
+    if (notifying) {
+      notifyAgain = true;
+      return;
+    }
+    notifying = pool
+      .query("SELECT pg_notify('events', '')")
+      .then(
+        () => undefined,
+        () => undefined, // readers poll as well: a lost notification only delays them
+      )
+      .finally(() => {
+        notifying = null;
+        if (notifyAgain) {
+          notifyAgain = false;
+          notifyCommitted();
+        }
+      });
+  }
+
   async function append(
     streamId: string,
     events: NewEvent[],
@@ -94,6 +123,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         if (row.conflict !== null) {
           throw new WrongExpectedRevisionError(streamId, expectedRevision, row.conflict === 'no_stream' ? 'no_stream' : Number(row.conflict));
         }
+        notifyCommitted();
         return {
           nextRevision: Number(row.last_revision),
           position: { commit: BigInt(row.last_tx_id), prepare: BigInt(row.last_position) },
@@ -107,6 +137,52 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     }
   }
 
+  // append_events once per stream, inside one statement and one transaction: all streams or none.
+  const APPEND_MANY = `
+    SELECT r.last_revision, r.last_tx_id, r.last_position, r.conflict
+    FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS b (a, i)
+    CROSS JOIN LATERAL append_events(
+      b.a->>'s', b.a->>'x',
+      ARRAY(SELECT v::uuid FROM jsonb_array_elements_text(b.a->'ids') WITH ORDINALITY e (v, o) ORDER BY o),
+      ARRAY(SELECT v FROM jsonb_array_elements_text(b.a->'types') WITH ORDINALITY e (v, o) ORDER BY o),
+      ARRAY(SELECT v::int FROM jsonb_array_elements_text(b.a->'versions') WITH ORDINALITY e (v, o) ORDER BY o),
+      ARRAY(SELECT v FROM jsonb_array_elements(b.a->'data') WITH ORDINALITY e (v, o) ORDER BY o),
+      ARRAY(SELECT v FROM jsonb_array_elements(b.a->'meta') WITH ORDINALITY e (v, o) ORDER BY o)) r
+    ORDER BY b.i`;
+
+  async function appendMany(appends: StreamAppend[]): Promise<AppendResult[]> {
+    if (appends.length === 0) return [];
+    const payload = appends.map((a) => ({
+      s: a.streamId,
+      x: String(a.expectedRevision ?? 'any'),
+      ids: a.events.map((e) => e.id),
+      types: a.events.map((e) => e.type),
+      versions: a.events.map((e) => e.schemaVersion ?? 1),
+      data: a.events.map((e) => e.data ?? null),
+      meta: a.events.map((e) => e.metadata ?? {}),
+    }));
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query(APPEND_MANY, [JSON.stringify(payload)]);
+      const conflict = rows.findIndex((r) => r.conflict !== null);
+      if (conflict >= 0) {
+        await client.query('ROLLBACK');
+        const a = appends[conflict];
+        const actual = rows[conflict].conflict;
+        throw new WrongExpectedRevisionError(a.streamId, a.expectedRevision ?? 'any', actual === 'no_stream' ? 'no_stream' : Number(actual));
+      }
+      await client.query('COMMIT');
+      notifyCommitted();
+      return rows.map((r) => ({ nextRevision: Number(r.last_revision), position: { commit: BigInt(r.last_tx_id), prepare: BigInt(r.last_position) } }));
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
   async function readStream(streamId: string, opts: { fromRevision?: number } = {}): Promise<RecordedEvent[]> {
     const { rows } = await pool.query<EventRow>(
       `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND revision >= $2 ORDER BY revision`,
@@ -116,6 +192,17 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   }
 
   async function readAll(opts: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    return (await readAllWithHead(opts)).events;
+  }
+
+  /**
+   * readAll, plus `head`: the last position visible to the same snapshot (null for an empty log). When
+   * fewer than `limit` events come back, every matching event up to `head` is among them and nothing
+   * can later appear at or before `head`, so a filtered reader may move on to `head`. Without that, a
+   * subscription to rare streams (suppressions) would rescan every event since its last match on each
+   * wake-up, and the cost of one append would grow with the log.
+   */
+  async function readAllWithHead(opts: ReadAllOptions = {}): Promise<{ events: RecordedEvent[]; head: Position | null }> {
     const after = opts.after ?? START;
     const params: unknown[] = [after.commit.toString(), after.prepare.toString(), opts.limit ?? 1000];
     let filter = '';
@@ -123,15 +210,32 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       params.push(likePatterns(opts.streamPrefixes));
       filter = `AND stream_id LIKE ANY ($4::text[])`;
     }
-    const { rows } = await pool.query<EventRow>(
-      `SELECT ${COLUMNS} FROM events
-       WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
-         AND (tx_id, global_position) > ($1::xid8, $2::bigint) ${filter}
-       ORDER BY tx_id, global_position
-       LIMIT $3`,
+    // One statement, so the head and the events are read in the same snapshot. The head row is always
+    // there (unless the log is empty); batch columns are NULL on it when nothing matched.
+    const { rows } = await pool.query<EventRow & { head_tx: string; head_position: string }>(
+      `WITH head AS (
+         SELECT tx_id, global_position FROM events
+         WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
+         ORDER BY tx_id DESC, global_position DESC
+         LIMIT 1
+       ),
+       batch AS (
+         SELECT ${COLUMNS} FROM events
+         WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
+           AND (tx_id, global_position) > ($1::xid8, $2::bigint) ${filter}
+         ORDER BY tx_id, global_position
+         LIMIT $3
+       )
+       SELECT batch.*, head.tx_id::text AS head_tx, head.global_position AS head_position
+       FROM head LEFT JOIN batch ON true
+       ORDER BY batch.tx_id::xid8, batch.global_position`,
       params,
     );
-    return rows.map(toRecorded);
+    const events = rows.filter((r) => r.event_id !== null);
+    return {
+      events: events.map(toRecorded),
+      head: rows.length ? { commit: BigInt(rows[0].head_tx), prepare: BigInt(rows[0].head_position) } : null,
+    };
   }
 
   // One LISTEN connection per store, shared by all its subscriptions.
@@ -181,12 +285,14 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       while (!closed) {
         await ensureListener();
         try {
-          const batch = await readAll({ after: position, limit, streamPrefixes: opts.streamPrefixes });
+          const { events: batch, head } = await readAllWithHead({ after: position, limit, streamPrefixes: opts.streamPrefixes });
           if (batch.length > 0) {
             await opts.onEvents(batch);
             position = batch[batch.length - 1].position;
             if (batch.length === limit) continue;
           }
+          // nothing else matches up to the head: later reads start there instead of rescanning
+          if (head && comparePositions(head, position) > 0) position = head;
         } catch (err) {
           closed = true;
           opts.onError?.(err);
@@ -211,6 +317,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
 
   return {
     append,
+    appendMany,
     readStream,
     readAll,
     subscribe,
@@ -219,6 +326,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       const client = await listener;
       listener = undefined;
       await client?.end().catch(() => {});
+      notifyAgain = false;
+      await notifying;
       await pool.end();
     },
   };

@@ -33,13 +33,36 @@ export interface ContactState {
   fields: ContactFields | null;
 }
 
-/** Streams keyed by account and normalised email: the upsert key is the stream. */
+/**
+ * Streams keyed by account and normalised email (normaliseEmail: trimmed, lower-cased as a whole —
+ * local part included, the same key suppressions use), so the upsert key is the stream.
+ *
+ * A contact's `status` here is what the caller last upserted. Suppressions live in their own
+ * streams and this decider has no event that touches them: an upsert never lifts a suppression, and
+ * the contacts read model shows an active suppression over the upserted status.
+ */
 export const contactStream = (accountId: string, email: string) => `contact-${accountId}-${email}`;
 export const CONTACT_STREAM_PREFIX = 'contact-';
 
 const EMPTY: ContactFields = { firstName: null, lastName: null, company: null, tags: [], status: 'subscribed', listIds: [] };
 
 const unique = (xs: string[]) => [...new Set(xs)];
+const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * Field by field, never by serialising: stored events come back from jsonb with their keys reordered,
+ * so a JSON.stringify comparison would call every re-import a change.
+ */
+function sameFields(a: ContactFields, b: ContactFields): boolean {
+  return (
+    a.firstName === b.firstName &&
+    a.lastName === b.lastName &&
+    a.company === b.company &&
+    a.status === b.status &&
+    sameList(a.tags, b.tags) &&
+    sameList(a.listIds, b.listIds)
+  );
+}
 
 export const contactDecider: Decider<ContactState, UpsertContact, ContactEvent> = {
   initialState: { contactId: null, fields: null },
@@ -58,7 +81,7 @@ export const contactDecider: Decider<ContactState, UpsertContact, ContactEvent> 
       listIds: unique([...(command.fields.listIds ?? current.listIds), ...(command.addListIds ?? [])]),
     };
     // Same data again: nothing to record (this is what makes a re-import append no events).
-    if (state.fields && JSON.stringify(next) === JSON.stringify(current)) return [];
+    if (state.fields && sameFields(next, current)) return [];
     return [
       {
         type: 'ContactUpserted',

@@ -49,13 +49,9 @@ export function rewriteForTracking(html: string, opts: TrackingOptions): string 
     const hrefAttr = attrs.find((x) => x.name.toLowerCase() === 'href');
     if (hrefAttr && shouldTrack(hrefAttr.value, opts)) a.setAttribute(hrefAttr.name, trackedLink(opts, hrefAttr.value.trim()));
   }
-  const pixel = document.createElement('img');
-  pixel.setAttribute('src', pixelUrl(opts.baseUrl, opts.messageId));
-  pixel.setAttribute('width', '1');
-  pixel.setAttribute('height', '1');
-  pixel.setAttribute('alt', '');
-  pixel.setAttribute('style', 'display:block;width:1px;height:1px;border:0;');
+  // Parsed rather than built with setAttribute, which linkedom serialises in reverse order: `src` first reads best.
+  const src = pixelUrl(opts.baseUrl, opts.messageId).replace(/&/g, '&amp;').replace(/"/g, '&quot;');
   const body = document.body ?? document.documentElement;
-  body.appendChild(pixel);
+  body.insertAdjacentHTML('beforeend', `<img src="${src}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;">`);
   return isDocument ? document.toString() : body.innerHTML;
 }

@@ -1,8 +1,12 @@
 import type { ProviderOutcome } from '../messages/events.js';
 import type { NormalizedProviderEvent } from './normalized.js';
 
-/** Bounce types that mean the address will never accept mail (Postmark's own "Inactive" also counts). */
-const HARD_BOUNCE_TYPES = new Set(['HardBounce', 'BadEmailAddress', 'ManuallyDeactivated', 'Unsubscribe', 'AddressChange', 'DnsError', 'Blocked']);
+/**
+ * Bounce types that mean the address will never accept mail; Postmark's own `Inactive` (it stopped
+ * sending to the address) also counts. DnsError, Blocked, AddressChange and the like are temporary
+ * or informational: suppressing on them would lose addresses that still work.
+ */
+const HARD_BOUNCE_TYPES = new Set(['HardBounce', 'BadEmailAddress', 'ManuallyDeactivated']);
 
 /** Postmark webhooks (PROVIDERS.md §2) to our events; ids make a redelivered webhook a no-op. */
 export function parsePostmarkEvent(p: any): NormalizedProviderEvent[] {

@@ -1,3 +1,4 @@
+import type { RecordedEvent } from '../../ports/event-store.js';
 import type { Decider } from '../decider.js';
 import { badRequest, notFound } from '../errors.js';
 
@@ -36,7 +37,14 @@ export type DeliveryEvent =
 
 export type DeliveryCommand =
   | { kind: 'schedule'; data: DeliveryScheduled['data'] }
-  | { kind: 'recordAttempt'; outcome: 'delivered' | 'retry' | 'failed'; result: Omit<AttemptResult, 'series'>; nextAttemptAt: string | null }
+  | {
+      kind: 'recordAttempt';
+      outcome: 'delivered' | 'retry' | 'failed';
+      result: Omit<AttemptResult, 'series'>;
+      nextAttemptAt: string | null;
+      /** a first attempt made before the delivery was recorded: the schedule is recorded with its outcome, in one append */
+      schedule?: DeliveryScheduled['data'];
+    }
   | { kind: 'retry'; accountId: string; by: string; now: string };
 
 export interface DeliveryState {
@@ -70,6 +78,11 @@ export const deliveryDecider: Decider<DeliveryState, DeliveryCommand, DeliveryEv
   },
   decide(command, state) {
     if (command.kind === 'schedule') return state.scheduled ? [] : [{ type: 'WebhookDeliveryScheduled', data: command.data }];
+    if (command.kind === 'recordAttempt' && !state.scheduled && command.schedule) {
+      const scheduled: DeliveryScheduled = { type: 'WebhookDeliveryScheduled', data: command.schedule };
+      const { schedule: _, ...rest } = command;
+      return [scheduled, ...deliveryDecider.decide(rest, deliveryDecider.evolve(state, { type: scheduled.type, data: scheduled.data } as RecordedEvent))];
+    }
     if (!state.scheduled) throw notFound('delivery not found');
     if (command.kind === 'retry') {
       if (state.scheduled.accountId !== command.accountId) throw notFound('delivery not found');

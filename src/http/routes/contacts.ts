@@ -19,6 +19,13 @@ const importBody = z
   })
   .strict();
 
+/**
+ * Contacts are account-wide data: an API key with the contacts scope, or a dashboard JWT (the
+ * dashboard lists and edits contacts; CONTRACT.md §2 gives a JWT account-wide access).
+ */
+const read = { kind: 'apiKeyOrJwt', scope: 'contacts:read' } as const;
+const write = { kind: 'apiKeyOrJwt', scope: 'contacts:write' } as const;
+
 export function createContactRoutes(deps: { contacts: ContactCommands }) {
   return [
     defineRoute({
@@ -26,7 +33,7 @@ export function createContactRoutes(deps: { contacts: ContactCommands }) {
       path: '/api/contacts',
       summary: 'List contacts (page, limit, search, status, tag)',
       tag: 'contacts',
-      auth: { kind: 'apiKey', scope: 'contacts:read' },
+      auth: read,
       query: listQuery,
       responses: { 200: { description: '{items, total, page, pageSize, totalPages}' } },
       async handler({ principal, query }) {
@@ -38,7 +45,7 @@ export function createContactRoutes(deps: { contacts: ContactCommands }) {
       path: '/api/contacts',
       summary: 'Upsert one contact by email (201 created, 200 updated)',
       tag: 'contacts',
-      auth: { kind: 'apiKey', scope: 'contacts:write' },
+      auth: write,
       body: contactInput,
       responses: { 201: { description: 'Created: the contact' }, 200: { description: 'Updated: the contact' } },
       async handler({ principal, body }) {
@@ -51,9 +58,12 @@ export function createContactRoutes(deps: { contacts: ContactCommands }) {
       path: '/api/contacts/import',
       summary: `Bulk upsert by email, idempotent; at most ${MAX_IMPORT} contacts a request (500 recommended)`,
       tag: 'contacts',
-      auth: { kind: 'apiKey', scope: 'contacts:write' },
+      auth: write,
       body: importBody,
-      responses: { 200: { description: '{total, created, updated, unchanged, errors?}' }, 400: { description: `More than ${MAX_IMPORT} contacts` } },
+      responses: {
+        200: { description: '{total, created, updated, unchanged, errors?: [{index, email?, message}]}; invalid rows are listed, valid rows imported' },
+        400: { description: `More than ${MAX_IMPORT} contacts` },
+      },
       async handler({ principal, body }) {
         return { status: 200, body: await deps.contacts.import(accountOf(principal), actorOf(principal), body.contacts, body.listId) };
       },

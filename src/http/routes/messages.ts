@@ -3,14 +3,16 @@ import { MESSAGE_STATUSES, type MessageQueries } from '../../commands/messages-q
 import { defineRoute } from '../route.js';
 
 const instant = z.iso.datetime({ offset: true });
+// PostgreSQL text cannot hold NUL: refused here as bad input rather than failing in the database.
+const text = (max: number) => z.string().max(max).refine((v) => !v.includes('\u0000'), 'must not contain NUL characters');
 const filters = {
   status: z.enum(MESSAGE_STATUSES as [string, ...string[]]).optional(),
-  search: z.string().max(320).optional(),
+  search: text(320).optional(),
   from: instant.optional(),
   to: instant.optional(),
 };
 const listQuery = z.object({ ...filters, cursor: z.string().max(500).optional(), limit: z.coerce.number().int().min(1).max(100).default(25) });
-const aggregateQuery = z.object({ ...filters, subject: z.string().max(998).optional(), campaignId: z.string().max(100).optional() });
+const aggregateQuery = z.object({ ...filters, subject: text(998).optional(), campaignId: text(100).optional() });
 const idParams = z.object({ id: z.string().min(1).max(100) });
 
 export function createMessageRoutes(deps: { messages: MessageQueries }) {
@@ -59,7 +61,7 @@ export function createMessageRoutes(deps: { messages: MessageQueries }) {
       tag: 'messages',
       auth: { kind: 'jwt' },
       params: idParams,
-      responses: { 200: { description: '[{type, version, occurredAt, data, metadata}]' }, 404: { description: 'Not in this account' } },
+      responses: { 200: { description: '[{type, version, occurredAt, actor, data, metadata, state}]' }, 404: { description: 'Not in this account' } },
       async handler({ principal, params }) {
         return { status: 200, body: await deps.messages.history(principal!, params.id) };
       },

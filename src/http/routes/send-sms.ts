@@ -4,8 +4,9 @@ import { defineRoute } from '../route.js';
 
 const body = z
   .object({
-    to: z.string().trim().min(1, 'to is required').max(32),
-    body: z.string().min(1, 'body is required').max(20_000),
+    to: z.string({ error: 'to is required' }).trim().min(1, 'to is required').max(64, 'to is not a valid phone number'),
+    // Far above 10 segments of any encoding; the exact limit is checked by counting segments.
+    body: z.string({ error: 'body is required' }).min(1, 'body is required').max(20_000, 'body is too long: more than 10 segments'),
   })
   .strict();
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AccountCommands } from '../../commands/accounts.js';
 import { parsePhoneNumber } from '../../domain/sms/phone.js';
 import { badRequest } from '../../domain/errors.js';
+import type { EmailProviderKind } from '../../domain/accounts/account.js';
 import { defineRoute } from '../route.js';
 import { accountOf, actorOf } from './principal-helpers.js';
 
@@ -23,7 +24,11 @@ function e164(value: string, field: string): string {
   return parsed;
 }
 
-export function createSettingsRoutes(deps: { accounts: AccountCommands }) {
+export function createSettingsRoutes(deps: {
+  accounts: AccountCommands;
+  /** why an email provider cannot be chosen in this deployment (its credentials are not set), or null */
+  emailProviderUnavailable?: (kind: EmailProviderKind) => string | null;
+}) {
   return [
     defineRoute({
       method: 'get',
@@ -45,6 +50,8 @@ export function createSettingsRoutes(deps: { accounts: AccountCommands }) {
       body: settingsSchema.partial().strict(),
       responses: { 200: { description: 'The settings', schema: settingsSchema } },
       async handler({ principal, body }) {
+        const unavailable = body.emailProvider && deps.emailProviderUnavailable?.(body.emailProvider);
+        if (unavailable) throw badRequest(`emailProvider: ${body.emailProvider} is not configured (${unavailable})`);
         return { status: 200, body: await deps.accounts.changeSettings(accountOf(principal), actorOf(principal), body) };
       },
     }),

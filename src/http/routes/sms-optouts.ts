@@ -10,7 +10,14 @@ export function createSmsOptOutRoutes(deps: { optOuts: SmsOptOutSync }) {
       summary: 'Force an SMS opt-out sync now (it also runs in the background)',
       tag: 'sms',
       auth: { kind: 'jwt' },
-      responses: { 200: { description: 'Numbers newly suppressed, and opted out in all', schema: z.object({ synced: z.number(), total: z.number() }) } },
+      responses: {
+        200: {
+          description: 'Suppressions this sync added (over all SMS-enabled accounts), and the numbers opted out at the provider. A call that finds a sync running waits for it and answers its result.',
+          schema: z.object({ synced: z.number().int(), total: z.number().int() }),
+        },
+        401: { description: 'No dashboard session' },
+        500: { description: 'Provider error: the opt-out list could not be read' },
+      },
       async handler() {
         return { status: 200, body: await deps.optOuts.sync() };
       },

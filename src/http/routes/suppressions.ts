@@ -33,7 +33,7 @@ export function createSuppressionRoutes(deps: { suppressions: SuppressionCommand
       path: '/api/suppressions',
       summary: 'Suppress an address or phone number by hand (fires contact.suppressed, source manual)',
       body: addBody,
-      responses: { 201: { description: 'Suppressed' }, 200: { description: 'Was already suppressed' } },
+      responses: { 201: { description: 'Suppressed: the entry as the list shows it' }, 200: { description: 'Was already suppressed: the existing entry' } },
       async handler({ principal, body }) {
         const result = await deps.suppressions.suppress({
           accountId: accountOf(principal),
@@ -44,7 +44,9 @@ export function createSuppressionRoutes(deps: { suppressions: SuppressionCommand
           detail: body.reason ?? null,
           actor: actorOf(principal),
         });
-        return { status: result.suppressed ? 201 : 200, body: { [result.kind]: result.value, suppressed: true } };
+        // An existing suppression is kept as it is (its reason and source stay): 200 with that entry.
+        const entry = await deps.suppressions.get(accountOf(principal), result.value);
+        return { status: result.suppressed ? 201 : 200, body: entry ?? { [result.kind]: result.value } };
       },
     }),
     defineRoute({

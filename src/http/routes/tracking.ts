@@ -24,7 +24,7 @@ const page = (title: string, body: string) =>
 
 /** RFC 8058 one-click bodies arrive urlencoded or as multipart/form-data. */
 function isOneClick(body: string): boolean {
-  if (/(^|&)List-Unsubscribe=One-Click(&|$)/.test(body.trim())) return true;
+  if (new URLSearchParams(body.trim()).get('List-Unsubscribe') === 'One-Click') return true;
   return /name="List-Unsubscribe"\r?\n(?:[^\r\n]+\r?\n)*\r?\nOne-Click/.test(body);
 }
 

@@ -5,7 +5,8 @@ import { defineRoute } from '../route.js';
 import { accountOf, actorOf } from './principal-helpers.js';
 
 const url = z.url({ protocol: /^https?$/ }).max(2000);
-const events = z.array(z.enum(WEBHOOK_EVENTS)).max(WEBHOOK_EVENTS.length);
+// duplicates are dropped, so a list may name each event more than once; an empty one would subscribe to nothing
+const events = z.array(z.enum(WEBHOOK_EVENTS)).min(1).max(20);
 const idParams = z.object({ id: z.string().min(1).max(100) });
 const view = z.object({ id: z.string(), url: z.string(), events: z.array(z.string()), secret: z.string(), createdAt: z.string() });
 
@@ -39,7 +40,7 @@ export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
       path: '/api/webhooks/:id',
       summary: 'Change the URL or the event filter',
       params: idParams,
-      body: z.object({ url: url.optional(), events: events.min(1).optional() }).strict(),
+      body: z.object({ url: url.optional(), events: events.optional() }).strict(),
       responses: { 200: { description: 'The subscription', schema: view }, 404: { description: 'Not in this account' } },
       async handler({ principal, params, body }) {
         return { status: 200, body: await deps.webhooks.change(accountOf(principal), actorOf(principal), params.id, body) };

@@ -1,0 +1,96 @@
+import { performance } from 'node:perf_hooks';
+
+/** One line of the bench report: a measured figure, and the baseline it is compared with in the same run. */
+export interface BenchFigure {
+  name: string;
+  value: number;
+  unit: string;
+  /** same-run baseline, so the ratio means something on a noisy machine */
+  baseline?: { name: string; value: number };
+  /** the issue's aim, as text ("≥ 1,000 events/s") */
+  aim?: string;
+}
+
+export interface BenchModule {
+  name: string;
+  run(options: BenchOptions): Promise<BenchFigure[]>;
+}
+
+export interface BenchOptions {
+  /** 1 = the sizes the issues name; smaller for a quick look (BENCH_SCALE=0.01) */
+  scale: number;
+  log(line: string): void;
+}
+
+/** Operations per second of `op` called by `concurrency` loops for `durationMs`. */
+export async function measureRate(op: (i: number) => Promise<unknown>, options: { concurrency?: number; durationMs?: number; warmupMs?: number } = {}): Promise<number> {
+  const concurrency = options.concurrency ?? 32;
+  const run = async (durationMs: number) => {
+    let done = 0;
+    let next = 0;
+    const end = performance.now() + durationMs;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (performance.now() < end) {
+          await op(next++);
+          done++;
+        }
+      }),
+    );
+    return done;
+  };
+  await run(options.warmupMs ?? 500);
+  const start = performance.now();
+  const done = await run(options.durationMs ?? 3_000);
+  return done / ((performance.now() - start) / 1000);
+}
+
+/** Operations per second of a fixed amount of work, run in `concurrency` parallel loops. */
+export async function measureThroughput(total: number, op: (i: number) => Promise<unknown>, concurrency = 16): Promise<{ perSecond: number; seconds: number }> {
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < total; i = next++) await op(i);
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  return { perSecond: total / seconds, seconds };
+}
+
+/** p50/p99 latency in ms of `iterations` sequential calls (after a few warm-up calls). */
+export async function measureLatency(op: (i: number) => Promise<unknown>, iterations = 200): Promise<{ p50: number; p99: number }> {
+  for (let i = 0; i < Math.min(10, iterations); i++) await op(i);
+  const samples: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const t = performance.now();
+    await op(i);
+    samples.push(performance.now() - t);
+  }
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+/** A keep-alive JSON client for bench traffic (fetch re-uses connections per origin). */
+export async function call(baseUrl: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> {
+  const res = await fetch(baseUrl + path, {
+    method,
+    headers: { ...(options.body !== undefined && typeof options.body !== 'string' ? { 'content-type': 'application/json' } : {}), ...options.headers },
+    body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? safeJson(text) : undefined };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export function scaled(n: number, scale: number, min = 1): number {
+  return Math.max(min, Math.round(n * scale));
+}
