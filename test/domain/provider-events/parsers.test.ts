@@ -60,6 +60,12 @@ describe('Postmark webhook parsing', () => {
     expect(inactive.suppress?.reason).to.equal('bounced');
     const [soft] = parsePostmarkEvent({ RecordType: 'Bounce', ID: 44, Type: 'SoftBounce', Inactive: false, MessageID: 'pm-1', Email: 'a@x.com' });
     expect(soft.suppress).to.equal(undefined);
+    // temporary trouble is not a dead address: no suppression unless Postmark deactivated it
+    for (const Type of ['DnsError', 'Blocked', 'AddressChange', 'Transient']) {
+      const [e] = parsePostmarkEvent({ RecordType: 'Bounce', ID: 45, Type, Inactive: false, MessageID: 'pm-1', Email: 'a@x.com' });
+      expect(e.outcome!.data, Type).to.include({ bounceType: 'soft' });
+      expect(e.suppress, Type).to.equal(undefined);
+    }
   });
 
   it('maps complaints, deliveries, opens and clicks', () => {

@@ -1,0 +1,127 @@
+import { expect } from 'chai';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
+
+const send = (app: TestApp, key: string, fromEmail: string) =>
+  app.request('POST', '/api/send/transactional', { apiKey: key, body: { to: 'r@example.org', fromEmail, subject: 's', html: '<p>x</p>', text: 'x' } });
+
+describe('domains and single senders with the sandbox provider (CONTRACT.md §3)', function () {
+  this.timeout(30_000);
+  let app: TestApp;
+  const req = (method: string, path: string, body?: unknown, token = app.adminToken) => app.request(method, path, { token, body });
+
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(async () => app?.close());
+
+  it('a domain is verified at once, with the records to publish; it is listed and re-verifiable', async () => {
+    const res = await req('POST', '/api/domains', { domain: 'Mail.Example.com' });
+    expect(res.status).to.equal(201);
+    expect(res.body).to.include({ domain: 'mail.example.com', dkim: 'verified', spf: 'verified', mailFrom: 'verified', verified: true });
+    expect(res.body.dnsRecords).to.be.an('array').that.is.not.empty;
+    expect((await req('GET', '/api/domains')).body.items.map((d: any) => d.id)).to.deep.equal([res.body.id]);
+    const verify = await req('POST', `/api/domains/${res.body.id}/verify`);
+    expect(verify.status).to.equal(200);
+    expect(verify.body).to.include({ id: res.body.id, verified: true });
+  });
+
+  it('a single sender is verified at once and listed apart from domains', async () => {
+    const res = await req('POST', '/api/senders', { email: 'Solo@Single.example' });
+    expect(res.status).to.equal(201);
+    expect(res.body).to.include({ email: 'solo@single.example', verified: true });
+    expect((await req('GET', '/api/senders')).body.items.map((s: any) => s.email)).to.deep.equal(['solo@single.example']);
+    expect((await req('GET', '/api/domains')).body.items.map((d: any) => d.domain)).to.not.include('solo@single.example');
+  });
+
+  it('409 for a duplicate; 400 for a malformed domain or address; 404 to verify an unknown or foreign id', async () => {
+    await req('POST', '/api/domains', { domain: 'dup.example.com' });
+    expect((await req('POST', '/api/domains', { domain: 'DUP.example.com' })).status).to.equal(409);
+    for (const domain of ['not a domain', 'localhost', '-bad.example.com', 'a'.repeat(300) + '.com', '']) {
+      const res = await req('POST', '/api/domains', { domain });
+      expect(res.status, domain).to.equal(400);
+      expect(res.body.message).to.match(/^domain: /);
+    }
+    expect((await req('POST', '/api/senders', { email: 'nope' })).status).to.equal(400);
+    expect((await req('POST', '/api/domains/clh3am1yr0000qzrmn831i7rn/verify')).status).to.equal(404);
+    const other = await app.request('POST', '/api/auth/signup', { body: { accountName: 'O', email: 'owner@ids.example', password: 'other-password' } });
+    const mine = (await req('GET', '/api/domains')).body.items[0];
+    expect((await req('POST', `/api/domains/${mine.id}/verify`, undefined, other.body.token)).status).to.equal(404);
+    expect((await req('GET', '/api/domains', undefined, other.body.token)).body.items).to.deep.equal([]);
+    // a domain id is not a sender id
+    expect((await req('POST', `/api/senders/${mine.id}/verify`)).status).to.equal(404);
+  });
+
+  it('an API key cannot manage identities', async () => {
+    const { key } = await app.createApiKey(['send']);
+    expect((await app.request('POST', '/api/domains', { apiKey: key, body: { domain: 'k.example.com' } })).status).to.be.oneOf([401, 403]);
+  });
+});
+
+describe('domains and single senders through SES (fake SES v2 server, real SDK)', function () {
+  this.timeout(30_000);
+  let app: TestApp;
+  let fake: FakeSes;
+  let key: string;
+  const req = (method: string, path: string, body?: unknown) => app.request(method, path, { token: app.adminToken, body });
+
+  before(async () => {
+    fake = await startFakeSes();
+    app = await startTestApp(sesEnv(fake));
+    expect((await req('PATCH', '/api/settings', { emailProvider: 'ses' })).status).to.equal(200);
+    ({ key } = await app.createApiKey(['send']));
+  });
+  after(async () => {
+    await app?.close();
+    await fake?.close();
+  });
+
+  it('a new domain is pending with DKIM CNAMEs and MAIL FROM records; sending from it is refused', async () => {
+    const res = await req('POST', '/api/domains', { domain: 'news.example.com' });
+    expect(res.status).to.equal(201);
+    expect(res.body).to.include({ domain: 'news.example.com', dkim: 'pending', spf: 'pending', mailFrom: 'pending', verified: false });
+    expect(res.body.dnsRecords.map((r: any) => r.type)).to.deep.equal(['CNAME', 'CNAME', 'CNAME', 'MX', 'TXT']);
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).to.include.members([
+      'POST /v2/email/identities',
+      'PUT /v2/email/identities/news.example.com/mail-from',
+      'GET /v2/email/identities/news.example.com',
+    ]);
+    const refused = await send(app, key, 'app@news.example.com');
+    expect(refused.status).to.equal(400);
+    expect(refused.body.message).to.equal('app@news.example.com is not verified for sending');
+  });
+
+  it('verify follows SES: DKIM alone is not enough, MAIL FROM alone is not enough, all three verify the domain', async () => {
+    const { body: d } = await req('GET', '/api/domains').then((r) => ({ body: r.body.items.find((x: any) => x.domain === 'news.example.com') }));
+    fake.setIdentity('news.example.com', { dkim: 'SUCCESS', mailFrom: 'PENDING' });
+    expect((await req('POST', `/api/domains/${d.id}/verify`)).body).to.include({ dkim: 'verified', spf: 'pending', mailFrom: 'pending', verified: false });
+    fake.setIdentity('news.example.com', { dkim: 'PENDING', mailFrom: 'SUCCESS' });
+    expect((await req('POST', `/api/domains/${d.id}/verify`)).body).to.include({ dkim: 'pending', spf: 'verified', mailFrom: 'verified', verified: false });
+    fake.setIdentity('news.example.com', { dkim: 'FAILED', mailFrom: 'SUCCESS' });
+    expect((await req('POST', `/api/domains/${d.id}/verify`)).body).to.include({ dkim: 'failed', verified: false });
+    expect((await send(app, key, 'app@news.example.com')).status).to.equal(400);
+    fake.setIdentity('news.example.com', { dkim: 'SUCCESS', mailFrom: 'SUCCESS' });
+    expect((await req('POST', `/api/domains/${d.id}/verify`)).body).to.include({ dkim: 'verified', spf: 'verified', mailFrom: 'verified', verified: true });
+    expect((await send(app, key, 'app@news.example.com')).status).to.equal(201);
+  });
+
+  it('a single sender waits for its confirmation in SES', async () => {
+    const res = await req('POST', '/api/senders', { email: 'solo@elsewhere.example' });
+    expect(res.body).to.include({ verified: false });
+    expect((await send(app, key, 'solo@elsewhere.example')).status).to.equal(400);
+    fake.setIdentity('solo@elsewhere.example', { verifiedForSending: true });
+    expect((await req('POST', `/api/senders/${res.body.id}/verify`)).body).to.include({ verified: true });
+    expect((await send(app, key, 'solo@elsewhere.example')).status).to.equal(201);
+  });
+
+  it('a domain added while on the sandbox is registered with SES when verified after the switch', async () => {
+    await req('PATCH', '/api/settings', { emailProvider: 'sandbox' });
+    const { body: d } = await req('POST', '/api/domains', { domain: 'moved.example.com' });
+    expect(d.verified).to.equal(true);
+    await req('PATCH', '/api/settings', { emailProvider: 'ses' });
+    const verify = await req('POST', `/api/domains/${d.id}/verify`);
+    expect(verify.status).to.equal(200);
+    expect(verify.body).to.include({ dkim: 'pending', verified: false });
+    expect(fake.requests.some((r) => r.method === 'POST' && r.body?.EmailIdentity === 'moved.example.com')).to.equal(true);
+  });
+});

@@ -1,0 +1,265 @@
+import { expect } from 'chai';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { eventually, readyToSend } from '../support/email-setup.js';
+import { providerEventsClient } from '../support/provider-events-app.js';
+import { sesEvent, type SesEventOptions, type SesKind } from '../support/provider-events-payloads.js';
+import { OTHER_TEST_KEY_PEM, signSnsMessage, signedSnsNotification, startSnsCertServer, type SnsCertServer } from '../support/sns-signing.js';
+
+describe('POST /api/provider-events/ses (SNS notifications, PROVIDERS.md §1)', function () {
+  this.timeout(60_000);
+  let certs: SnsCertServer;
+  let app: TestApp;
+  let client: ReturnType<typeof providerEventsClient>;
+  let sender: { key: string; from: string };
+
+  const post = (envelope: unknown) =>
+    app.request('POST', '/api/provider-events/ses', {
+      body: typeof envelope === 'string' ? envelope : JSON.stringify(envelope),
+      headers: { 'content-type': 'text/plain; charset=UTF-8' },
+    });
+  const notify = (kind: SesKind, o: SesEventOptions, extra: { version?: '1' | '2'; messageId?: string } = {}) =>
+    post(signedSnsNotification(sesEvent(kind, o), { certUrl: certs.certUrl, ...extra }));
+
+  before(async () => {
+    certs = await startSnsCertServer();
+    app = await startTestApp({ SNS_CERT_URL_PATTERN: certs.pattern.source });
+    client = providerEventsClient(app, (sender = await readyToSend(app)));
+  });
+  after(async () => {
+    await app?.close();
+    await certs?.close();
+  });
+
+  describe('signatures', () => {
+    for (const version of ['1', '2'] as const) {
+      it(`records a Delivery signed with SignatureVersion ${version}; the message shows delivered`, async () => {
+        const m = await client.sendAccepted(`v${version}@example.org`);
+        const res = await notify('Delivery', { msgId: m.id, sesMessageId: m.providerMessageId, recipients: [`v${version}@example.org`] }, { version });
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        expect(res.body).to.deep.equal({ recorded: 1, pending: 0 });
+        const view = await client.message(m.id, (v) => v.status === 'delivered');
+        expect(view.events.map((e: any) => e.type)).to.deep.equal(['sent', 'delivered']);
+        expect(view.events[1].data).to.include({ recipient: `v${version}@example.org`, smtpResponse: '250 2.0.0 OK' });
+      });
+    }
+
+    it('403 for a tampered message and nothing recorded: not on the message, not parked', async () => {
+      const m = await client.sendAccepted('tampered@example.org');
+      const signed = signedSnsNotification(sesEvent('Bounce', { msgId: m.id, sesMessageId: m.providerMessageId, recipients: ['tampered@example.org'] }), {
+        certUrl: certs.certUrl,
+      });
+      const tampered = { ...signed, Message: String(signed.Message).replace('Permanent', 'Transient') };
+      const res = await post(tampered);
+      expect(res.status).to.equal(403);
+      expect(res.body).to.include({ statusCode: 403, error: 'Forbidden' });
+      expect(await client.historyTypes(m.id)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
+      expect(await app.infra.db('unmatched_provider_events').where({ provider_message_id: m.providerMessageId })).to.have.length(0);
+      expect(await client.suppressionRow('tampered@example.org')).to.equal(undefined);
+      // the untouched message goes through: the 403 was the tampering, not the setup
+      expect((await post(signed)).body).to.deep.equal({ recorded: 1, pending: 0 });
+    });
+
+    it('403 for a message signed by another key than the certificate’s', async () => {
+      const m = await client.sendAccepted('otherkey@example.org');
+      const message = JSON.stringify(sesEvent('Delivery', { msgId: m.id, sesMessageId: m.providerMessageId, recipients: ['otherkey@example.org'] }));
+      const forged = signSnsMessage(
+        { Type: 'Notification', MessageId: crypto.randomUUID(), TopicArn: 'arn:aws:sns:us-east-1:123456789012:ses-events', Message: message, Timestamp: new Date().toISOString() },
+        { version: '2', certUrl: certs.certUrl, privateKeyPem: OTHER_TEST_KEY_PEM },
+      );
+      expect((await post(forged)).status).to.equal(403);
+      expect(await client.historyTypes(m.id)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
+    });
+
+    it('403 for a SigningCertURL outside SNS_CERT_URL_PATTERN, and that server is never asked', async () => {
+      const elsewhere = await startSnsCertServer();
+      try {
+        const m = await client.sendAccepted('elsewhere@example.org');
+        // correctly signed with the key whose certificate `elsewhere` serves: only the pattern refuses it
+        const envelope = signedSnsNotification(sesEvent('Delivery', { msgId: m.id, sesMessageId: m.providerMessageId }), { certUrl: elsewhere.certUrl });
+        const res = await post(envelope);
+        expect(res.status).to.equal(403);
+        expect(elsewhere.requests).to.deep.equal([]);
+        expect(await client.historyTypes(m.id)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
+      } finally {
+        await elsewhere.close();
+      }
+    });
+
+    it('fetches a certificate once and serves later messages from the cache', async () => {
+      const m = await client.sendAccepted('cache@example.org');
+      const results = await Promise.all([1, 2, 3].map(() => notify('Open', { msgId: m.id, sesMessageId: m.providerMessageId })));
+      expect(results.map((r) => r.status)).to.deep.equal([200, 200, 200]);
+      expect((await notify('Open', { msgId: m.id, sesMessageId: m.providerMessageId })).status).to.equal(200);
+      // however many messages came before or at once, this certificate was fetched one time in all
+      expect(certs.requests.filter((p) => p === '/SimpleNotificationService-test.pem')).to.have.length(1);
+    });
+
+    it('400 for a body that is not an SNS message; 403 for an unknown Type or a missing signature', async () => {
+      expect((await post('not json')).status).to.equal(400);
+      expect((await post({ hello: 'world' })).status).to.equal(400);
+      const unknownType = signSnsMessage({ Type: 'Surprise', MessageId: 'x', Message: '{}', Timestamp: 't', TopicArn: 'a' }, { version: '2', certUrl: certs.certUrl });
+      expect((await post(unknownType)).status).to.equal(403);
+      const unsigned = { ...signedSnsNotification({}, { certUrl: certs.certUrl }), Signature: undefined };
+      expect((await post(unsigned)).status).to.equal(403);
+      const version3 = { ...signedSnsNotification({}, { certUrl: certs.certUrl }), SignatureVersion: '3' };
+      expect((await post(version3)).status).to.equal(403);
+    });
+  });
+
+  describe('subscription confirmation', () => {
+    const confirmation = (subscribeUrl: string) => ({
+      Type: 'SubscriptionConfirmation',
+      MessageId: crypto.randomUUID(),
+      Token: '2336412f37fb',
+      TopicArn: 'arn:aws:sns:us-east-1:123456789012:ses-events',
+      Message: 'You have chosen to subscribe to the topic arn:aws:sns:us-east-1:123456789012:ses-events.',
+      SubscribeURL: subscribeUrl,
+      Timestamp: new Date().toISOString(),
+    });
+    const confirmations = () => certs.requests.filter((p) => p.startsWith('/confirm'));
+
+    it('confirms a verified SubscriptionConfirmation by GETting its SubscribeURL', async () => {
+      const before = confirmations().length;
+      const res = await post(signSnsMessage(confirmation(certs.subscribeUrl), { version: '1', certUrl: certs.certUrl }));
+      expect(res.status).to.equal(200);
+      expect(confirmations()).to.have.length(before + 1);
+      expect(confirmations().at(-1)).to.equal(new URL(certs.subscribeUrl).pathname + new URL(certs.subscribeUrl).search);
+    });
+
+    it('does not GET the SubscribeURL of a tampered confirmation (403)', async () => {
+      const before = confirmations().length;
+      const signed = signSnsMessage(confirmation(certs.subscribeUrl), { version: '2', certUrl: certs.certUrl });
+      const res = await post({ ...signed, SubscribeURL: `${certs.baseUrl}/confirm?Action=ConfirmSubscription&Token=evil` });
+      expect(res.status).to.equal(403);
+      expect(confirmations()).to.have.length(before);
+    });
+
+    it('refuses (403) a correctly signed SubscribeURL outside the pattern without fetching it', async () => {
+      const elsewhere = await startSnsCertServer();
+      try {
+        const res = await post(signSnsMessage(confirmation(elsewhere.subscribeUrl), { version: '2', certUrl: certs.certUrl }));
+        expect(res.status).to.equal(403);
+        expect(elsewhere.requests).to.deep.equal([]);
+      } finally {
+        await elsewhere.close();
+      }
+    });
+
+    it('502 when SNS does not confirm, never a 500', async () => {
+      const res = await post(signSnsMessage(confirmation(`${certs.baseUrl}/fail-confirm`), { version: '2', certUrl: certs.certUrl }));
+      expect(res.status).to.equal(502);
+      expect(res.body.statusCode).to.equal(502);
+    });
+
+    it('accepts a signed UnsubscribeConfirmation and records nothing', async () => {
+      const res = await post(signSnsMessage({ ...confirmation(certs.subscribeUrl), Type: 'UnsubscribeConfirmation' }, { version: '2', certUrl: certs.certUrl }));
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.equal({ recorded: 0, pending: 0 });
+    });
+  });
+
+  describe('SES events', () => {
+    for (const style of ['eventType', 'notificationType'] as const) {
+      it(`${style}: a Permanent bounce marks the message bounced and suppresses the address; the next send is 400`, async () => {
+        const to = `hard-${style.toLowerCase()}@example.org`;
+        const contact = await app.request('POST', '/api/contacts', { token: app.adminToken, body: { email: to, firstName: 'Hard' } });
+        expect(contact.status).to.equal(201);
+        const m = await client.sendAccepted(to);
+        const res = await notify('Bounce', { style, msgId: m.id, sesMessageId: m.providerMessageId, recipients: [to], bounceType: 'Permanent' });
+        expect(res.body).to.deep.equal({ recorded: 1, pending: 0 });
+        // read-your-writes: the ingest call has returned, so this send must already be refused
+        const again = await app.request('POST', '/api/send/transactional', {
+          apiKey: sender.key,
+          body: { to, fromEmail: sender.from, subject: 'Again', html: '<p>x</p>', text: 'x' },
+        });
+        expect(again.status).to.equal(400);
+        expect(again.body).to.deep.equal({ message: `${to} is suppressed`, error: 'Bad Request', statusCode: 400 });
+
+        const view = await client.message(m.id, (v) => v.status === 'bounced');
+        expect(view.events.at(-1)).to.deep.include({ type: 'bounced' });
+        expect(view.events.at(-1).data).to.include({ bounceType: 'hard', subType: 'General', diagnostic: 'smtp; 550 5.1.1 user unknown' });
+        expect(await client.suppressionRow(to)).to.include({ reason: 'bounced', source: 'bounce', message_id: m.id, kind: 'email' });
+        const [suppressed] = await client.suppressionEvents(to);
+        expect(suppressed.type).to.equal('AddressSuppressed');
+        expect(suppressed.data).to.include({ reason: 'bounced', source: 'bounce', value: to });
+        const listed = await eventually(
+          async () => (await app.request('GET', `/api/contacts?search=${encodeURIComponent(to)}`, { token: app.adminToken })).body?.items ?? [],
+          (items: any[]) => items.some((c) => c.status === 'bounced'),
+        );
+        expect(listed.find((c: any) => c.email === to)).to.include({ id: contact.body.id, firstName: 'Hard', status: 'bounced' });
+      });
+    }
+
+    it('a Transient bounce is recorded as soft: no suppression, the status stays, sending again works', async () => {
+      const to = 'soft@example.org';
+      const m = await client.sendAccepted(to);
+      expect((await notify('Bounce', { msgId: m.id, sesMessageId: m.providerMessageId, recipients: [to], bounceType: 'Transient' })).body).to.deep.equal({
+        recorded: 1,
+        pending: 0,
+      });
+      const view = await client.message(m.id, (v) => v.events.some((e: any) => e.type === 'bounced'));
+      expect(view.status).to.equal('sent');
+      expect(view.events.at(-1).data).to.include({ bounceType: 'soft', subType: 'MailboxFull' });
+      expect(await client.suppressionRow(to)).to.equal(undefined);
+      expect(await client.suppressionEvents(to)).to.deep.equal([]);
+      await client.sendAccepted(to);
+    });
+
+    it('a Complaint marks the message complained and suppresses with source complaint (contact.complained)', async () => {
+      const to = 'complainer@example.org';
+      const m = await client.sendAccepted(to);
+      await notify('Delivery', { msgId: m.id, sesMessageId: m.providerMessageId, recipients: [to] });
+      expect((await notify('Complaint', { style: 'notificationType', msgId: m.id, sesMessageId: m.providerMessageId, recipients: [to] })).body).to.deep.equal({
+        recorded: 1,
+        pending: 0,
+      });
+      const view = await client.message(m.id, (v) => v.status === 'complained');
+      expect(view.events.map((e: any) => e.type)).to.deep.equal(['sent', 'delivered', 'complained']);
+      expect(view.events[2].data).to.include({ feedbackType: 'abuse' });
+      const [suppressed] = await client.suppressionEvents(to);
+      expect(suppressed.data).to.include({ reason: 'complained', source: 'complaint', messageId: m.id });
+    });
+
+    it('Open and Click go on the timeline and the counts, without changing the status', async () => {
+      const m = await client.sendAccepted('engaged@example.org');
+      await notify('Open', { msgId: m.id, sesMessageId: m.providerMessageId, recipients: ['engaged@example.org'] });
+      await notify('Click', { msgId: m.id, sesMessageId: m.providerMessageId, recipients: ['engaged@example.org'], link: 'https://example.com/a?b=1' });
+      const view = await client.message(m.id, (v) => v.clicks === 1);
+      expect(view).to.include({ status: 'sent', opens: 1, clicks: 1 });
+      expect(view.events.map((e: any) => e.type)).to.deep.equal(['sent', 'opened', 'clicked']);
+      expect(view.events[1].data).to.include({ ip: '192.0.2.1', userAgent: 'Mozilla/5.0', source: 'provider' });
+      expect(view.events[2].data).to.include({ url: 'https://example.com/a?b=1' });
+    });
+
+    it('maps by SES message id when the msg_id tag is missing', async () => {
+      const m = await client.sendAccepted('untagged@example.org');
+      await eventually(() => app.infra.db('provider_message_ids').where({ provider_message_id: m.providerMessageId }).first(), Boolean);
+      expect((await notify('Delivery', { sesMessageId: m.providerMessageId, recipients: ['untagged@example.org'] })).body).to.deep.equal({ recorded: 1, pending: 0 });
+      await client.message(m.id, (v) => v.status === 'delivered');
+    });
+
+    it('the same SNS message delivered twice (same MessageId) is recorded once', async () => {
+      const m = await client.sendAccepted('twice@example.org');
+      const envelope = signedSnsNotification(sesEvent('Open', { msgId: m.id, sesMessageId: m.providerMessageId, recipients: ['twice@example.org'] }), { certUrl: certs.certUrl });
+      const [a, b] = await Promise.all([post(envelope), post(envelope)]);
+      expect([a.status, b.status]).to.deep.equal([200, 200]);
+      // SNS's retry of the same message is re-signed, possibly with the other version: still the same event
+      const resigned = signSnsMessage({ ...envelope }, { version: '1', certUrl: certs.certUrl });
+      expect((await post(resigned)).status).to.equal(200);
+      expect(await client.historyTypes(m.id)).to.deep.equal(['EmailQueued', 'ProviderAccepted', 'Opened']);
+      const view = await client.message(m.id, (v) => v.opens === 1);
+      expect(view.events.filter((e: any) => e.type === 'opened')).to.have.length(1);
+    });
+
+    it('an event for a message not known yet is parked, not lost; kinds not tracked are accepted and ignored', async () => {
+      const res = await notify('Delivery', { sesMessageId: 'ses-not-yet-known', recipients: ['later@example.org'] });
+      expect(res.body).to.deep.equal({ recorded: 0, pending: 1 });
+      const parked = await app.infra.db('unmatched_provider_events').where({ provider_message_id: 'ses-not-yet-known' });
+      expect(parked).to.have.length(1);
+      const send = await post(
+        signedSnsNotification({ eventType: 'Send', mail: { messageId: 'x', destination: ['a@example.org'], tags: {} }, send: {} }, { certUrl: certs.certUrl }),
+      );
+      expect(send.body).to.deep.equal({ recorded: 0, pending: 0 });
+    });
+  });
+});

@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import { startTestApp, type TestApp } from '../support/app.js';
+
+describe('account settings: GET/PATCH /api/settings (CONTRACT.md §3)', function () {
+  this.timeout(30_000);
+  let app: TestApp;
+  const get = (token = app.adminToken) => app.request('GET', '/api/settings', { token });
+  const patch = (body: unknown, token = app.adminToken) => app.request('PATCH', '/api/settings', { token, body });
+
+  before(async () => {
+    app = await startTestApp({ POSTMARK_SERVER_TOKEN: 'configured' });
+  });
+  after(async () => app?.close());
+
+  it('a new account has a cap of 1000, the sandbox provider and service tracking', async () => {
+    const res = await get();
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service' });
+  });
+
+  it('PATCH changes only the fields given and answers the whole settings; GET shows them', async () => {
+    const res = await patch({ dailySendCap: 250 });
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ dailySendCap: 250, emailProvider: 'sandbox', tracking: 'service' });
+    expect((await patch({ emailProvider: 'ses', tracking: 'none' })).body).to.deep.equal({ dailySendCap: 250, emailProvider: 'ses', tracking: 'none' });
+    expect((await patch({ emailProvider: 'postmark', tracking: 'provider' })).body).to.include({ emailProvider: 'postmark', tracking: 'provider' });
+    expect((await get()).body).to.deep.equal({ dailySendCap: 250, emailProvider: 'postmark', tracking: 'provider' });
+    await patch({ dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service' });
+  });
+
+  it('400 for values outside the contract, naming the field', async () => {
+    const cases: [unknown, RegExp][] = [
+      [{ dailySendCap: 0 }, /^dailySendCap: /],
+      [{ dailySendCap: -5 }, /^dailySendCap: /],
+      [{ dailySendCap: 1.5 }, /^dailySendCap: /],
+      [{ dailySendCap: '100' }, /^dailySendCap: /],
+      [{ emailProvider: 'mailgun' }, /^emailProvider: /],
+      [{ tracking: 'pixel' }, /^tracking: /],
+      [{ surprise: true }, /surprise/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await patch(body);
+      expect(res.status, JSON.stringify(body)).to.equal(400);
+      expect(res.body.message).to.match(message);
+    }
+    expect((await get()).body).to.deep.equal({ dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service' });
+  });
+
+  it('settings are per account, and an API key cannot read or change them', async () => {
+    const other = await app.request('POST', '/api/auth/signup', { body: { accountName: 'Other', email: 'owner@settings.example', password: 'other-password' } });
+    expect((await patch({ dailySendCap: 5 }, other.body.token)).status).to.equal(200);
+    expect((await get(other.body.token)).body.dailySendCap).to.equal(5);
+    expect((await get()).body.dailySendCap).to.equal(1000);
+    const { key } = await app.createApiKey(['send']);
+    expect((await app.request('GET', '/api/settings', { apiKey: key })).status).to.be.oneOf([401, 403]);
+    expect((await app.request('PATCH', '/api/settings', { apiKey: key, body: { dailySendCap: 1 } })).status).to.be.oneOf([401, 403]);
+    expect((await app.request('GET', '/api/settings')).status).to.equal(401);
+  });
+});
+
+describe('account settings without Postmark credentials', function () {
+  this.timeout(30_000);
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(async () => app?.close());
+
+  it('choosing postmark is a 400 naming the missing setting, and nothing changes', async () => {
+    const res = await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'postmark' } });
+    expect(res.status).to.equal(400);
+    expect(res.body.message).to.equal('emailProvider: postmark is not configured (POSTMARK_SERVER_TOKEN is not set)');
+    expect((await app.request('GET', '/api/settings', { token: app.adminToken })).body.emailProvider).to.equal('sandbox');
+  });
+});

@@ -1,0 +1,93 @@
+import { expect } from 'chai';
+import { isCuid } from '@paralleldrive/cuid2';
+import { startTestApp, type TestApp } from '../support/app.js';
+
+describe('templates: /api/templates (CONTRACT.md §3)', function () {
+  this.timeout(30_000);
+  let app: TestApp;
+  const body = { name: 'welcome', subject: 'Hi {{name}}', html: '<p>Hi {{name}}</p>', text: 'Hi {{name}}' };
+  const req = (method: string, path: string, b?: unknown, token = app.adminToken) => app.request(method, path, { token, body: b });
+
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(async () => app?.close());
+
+  it('creates with a cuid id and reads it back, alone and in the list', async () => {
+    const created = await req('POST', '/api/templates', body);
+    expect(created.status).to.equal(201);
+    expect(created.body).to.include(body);
+    expect(isCuid(created.body.id)).to.equal(true);
+    expect(Date.parse(created.body.createdAt)).to.not.be.NaN;
+    const read = await req('GET', `/api/templates/${created.body.id}`);
+    expect(read.status).to.equal(200);
+    expect(read.body).to.deep.equal(created.body);
+    const list = await req('GET', '/api/templates');
+    expect(list.body.items.map((t: any) => t.id)).to.include(created.body.id);
+  });
+
+  it('PUT replaces the fields given and keeps the rest', async () => {
+    const { body: t } = await req('POST', '/api/templates', body);
+    const updated = await req('PUT', `/api/templates/${t.id}`, { subject: 'Hello {{name}}' });
+    expect(updated.status).to.equal(200);
+    expect(updated.body).to.include({ id: t.id, name: 'welcome', subject: 'Hello {{name}}', html: body.html, text: body.text, createdAt: t.createdAt });
+    expect(Date.parse(updated.body.updatedAt)).to.be.at.least(Date.parse(t.updatedAt));
+    expect((await req('GET', `/api/templates/${t.id}`)).body.subject).to.equal('Hello {{name}}');
+  });
+
+  it('DELETE removes it: then GET, PUT and DELETE are 404', async () => {
+    const { body: t } = await req('POST', '/api/templates', body);
+    const del = await req('DELETE', `/api/templates/${t.id}`);
+    expect(del.status).to.equal(200);
+    expect(del.body).to.deep.equal({ id: t.id, deleted: true });
+    for (const [method, b] of [['GET'], ['PUT', { name: 'x' }], ['DELETE']] as const) {
+      const res = await req(method, `/api/templates/${t.id}`, b);
+      expect(res.status, method).to.equal(404);
+      expect(res.body).to.include({ error: 'Not Found', statusCode: 404 });
+    }
+    expect((await req('GET', '/api/templates')).body.items.map((x: any) => x.id)).to.not.include(t.id);
+  });
+
+  it('an unknown id is 404 for every verb', async () => {
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      expect((await req(method, '/api/templates/clh3am1yr0000qzrmn831i7rn', method === 'PUT' ? { name: 'x' } : undefined)).status, method).to.equal(404);
+    }
+  });
+
+  it('validates: every field required on create, no unknown fields, non-empty name and subject', async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ ...body, name: undefined }, /^name: /],
+      [{ ...body, subject: undefined }, /^subject: /],
+      [{ ...body, html: undefined }, /^html: /],
+      [{ ...body, text: undefined }, /^text: /],
+      [{ ...body, name: '   ' }, /^name: /],
+      [{ ...body, subject: '' }, /^subject: /],
+      [{ ...body, html: 42 }, /^html: /],
+      [{ ...body, id: 'mine' }, /id/],
+    ];
+    for (const [b, message] of cases) {
+      const res = await req('POST', '/api/templates', b);
+      expect(res.status, JSON.stringify(b)).to.equal(400);
+      expect(res.body.message).to.match(message);
+      expect(res.body).to.include({ error: 'Bad Request', statusCode: 400 });
+    }
+    const { body: t } = await req('POST', '/api/templates', body);
+    expect((await req('PUT', `/api/templates/${t.id}`, { surprise: 1 })).status).to.equal(400);
+    expect((await req('PUT', `/api/templates/${t.id}`, { subject: '' })).status).to.equal(400);
+    expect((await req('POST', '/api/templates', '{"name":')).status).to.equal(400);
+  });
+
+  it("another account's template is 404; an API key cannot reach templates", async () => {
+    const { body: t } = await req('POST', '/api/templates', body);
+    const other = await app.request('POST', '/api/auth/signup', { body: { accountName: 'Other', email: 'owner@other.example', password: 'other-password' } });
+    const token = other.body.token;
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      expect((await req(method, `/api/templates/${t.id}`, method === 'PUT' ? { name: 'x' } : undefined, token)).status, method).to.equal(404);
+    }
+    expect((await req('GET', '/api/templates', undefined, token)).body.items).to.deep.equal([]);
+    const { key } = await app.createApiKey(['send']);
+    const withKey = await app.request('GET', '/api/templates', { apiKey: key });
+    expect(withKey.status).to.be.oneOf([401, 403]);
+    expect((await req('GET', `/api/templates/${t.id}`)).body.name).to.equal('welcome');
+  });
+});

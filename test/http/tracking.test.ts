@@ -1,0 +1,150 @@
+import { expect } from 'chai';
+import { parseHTML } from 'linkedom';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { eventually, readyToSend } from '../support/email-setup.js';
+
+const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15';
+const SCANNER = 'Mozilla/5.0 (compatible; Barracuda Sentinel (EE))';
+
+describe('service tracking: rewritten links, /r/ redirects, /o/ pixel (SPEC.md §1, CONTRACT.md §4)', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  let key: string;
+  let from: string;
+
+  const html = `<html><head><title>t</title></head><body>
+    <a href="https://shop.example.com/item?id=1&amp;ref=mail">item</a>
+    <a href="http://plain.example.com/">plain</a>
+    <a href="mailto:help@example.com">mail us</a>
+    <a href="tel:+14155550100">call</a>
+    <a href="#top">top</a>
+    <a href="https://private.example.com/account" data-no-track>account</a>
+    <a href="https://example.com/prefs">unsubscribe</a>
+  </body></html>`;
+
+  const sendTracked = async (body: Record<string, unknown> = {}) => {
+    const res = await app.request('POST', '/api/send/transactional', {
+      apiKey: key,
+      body: { to: 'reader@example.org', fromEmail: from, subject: 'Tracked', html, text: 'plain', unsubscribeUrl: 'https://example.com/prefs', ...body },
+    });
+    expect(res.status).to.equal(201);
+    const id: string = res.body.messageLogId;
+    const row = await eventually(() => app.infra.db('sandbox_emails').where({ message_id: id }).first(), (r) => Boolean(r));
+    return { id, row };
+  };
+  const hrefs = (markup: string) => {
+    const { document } = parseHTML(markup);
+    return (Array.from(document.querySelectorAll('a')) as Element[]).map((a) => a.getAttribute('href')!);
+  };
+  const message = (id: string) => app.request('GET', `/api/messages/${id}`, { token: app.adminToken }).then((r) => r.body);
+  const get = (url: string, init: RequestInit = {}) => fetch(url, { redirect: 'manual', ...init });
+
+  before(async () => {
+    app = await startTestApp();
+    ({ key, from } = await readyToSend(app));
+  });
+  after(async () => app?.close());
+
+  it('rewrites every http(s) link through /r/<messageId>; mailto, tel, #, data-no-track and the unsubscribe link stay; the pixel goes before </body>', async () => {
+    const { id, row } = await sendTracked();
+    const links = hrefs(row.html);
+    const prefix = `${app.baseUrl}/r/${id}?`;
+    expect(links[0].startsWith(prefix)).to.equal(true);
+    expect(new URL(links[0]).searchParams.get('u')).to.equal('https://shop.example.com/item?id=1&ref=mail');
+    expect(new URL(links[1]).searchParams.get('u')).to.equal('http://plain.example.com/');
+    expect(links.slice(2)).to.deep.equal(['mailto:help@example.com', 'tel:+14155550100', '#top', 'https://private.example.com/account', 'https://example.com/prefs']);
+    expect(row.html).to.not.contain('data-no-track');
+    expect(row.html).to.match(new RegExp(`<img src="${app.baseUrl}/o/${id}" width="1" height="1" alt=""[^>]*>\\s*</body>`));
+    expect(row.text).to.equal('plain'); // the text part is not rewritten
+    expect(row.provider_tracking).to.equal(false);
+  });
+
+  it('an HTML fragment gets the pixel at its end and no document wrapper', async () => {
+    const { id, row } = await sendTracked({ html: '<p>Hi <a href="https://example.org/a">a</a></p>' });
+    expect(row.html).to.match(new RegExp(`^<p>Hi <a href="${app.baseUrl}/r/${id}\\?[^"]+">a</a></p><img src="${app.baseUrl}/o/${id}"[^>]*>$`));
+  });
+
+  it('tracking "none" and "provider" leave the HTML alone', async () => {
+    for (const tracking of ['none', 'provider']) {
+      await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { tracking } });
+      const { row } = await sendTracked();
+      expect(row.html).to.equal(html);
+      expect(row.provider_tracking).to.equal(tracking === 'provider');
+    }
+    await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { tracking: 'service' } });
+  });
+
+  it('GET /r/ with a good signature redirects and records a Clicked event; a person clicking later is counted', async () => {
+    const { id, row } = await sendTracked();
+    const link = hrefs(row.html)[0];
+    const accepted = await eventually(() => app.infra.eventStore.readStream(`message-${id}`), (es) => es.some((e) => e.type === 'ProviderAccepted'));
+    // Clicks within seconds of sending are scanners: wait until a person could have clicked.
+    const sentAt = accepted.find((e) => e.type === 'ProviderAccepted')!.recordedAt.getTime();
+    await new Promise((r) => setTimeout(r, Math.max(0, sentAt + 5_100 - Date.now())));
+    const res = await get(link, { headers: { 'user-agent': BROWSER } });
+    expect(res.status).to.equal(302);
+    expect(res.headers.get('location')).to.equal('https://shop.example.com/item?id=1&ref=mail');
+    const m = await eventually(() => message(id), (b) => b.events.some((e: any) => e.type === 'clicked'));
+    expect(m.clicks).to.equal(1);
+    const click = m.events.find((e: any) => e.type === 'clicked');
+    expect(click.data).to.include({ url: 'https://shop.example.com/item?id=1&ref=mail', suspectedBot: false, userAgent: BROWSER, source: 'service' });
+  });
+
+  it('a click right after sending, a scanner user agent or a HEAD request still redirects but is flagged as a bot and not counted', async () => {
+    const { id, row } = await sendTracked();
+    const link = hrefs(row.html)[0];
+    await eventually(() => message(id), (b) => b?.status === 'sent');
+    const fast = await get(link, { headers: { 'user-agent': BROWSER } });
+    const scanner = await get(link, { headers: { 'user-agent': SCANNER } });
+    const head = await get(link, { method: 'HEAD', headers: { 'user-agent': BROWSER } });
+    for (const res of [fast, scanner, head]) expect(res.status).to.equal(302);
+    const m = await eventually(() => message(id), (b) => b.events.filter((e: any) => e.type === 'clicked').length === 3);
+    expect(m.events.filter((e: any) => e.type === 'clicked').map((e: any) => e.data.suspectedBot)).to.deep.equal([true, true, true]);
+    expect(m.clicks).to.equal(0);
+  });
+
+  it('a bad, missing or transplanted signature is 404 and never redirects', async () => {
+    const { id, row } = await sendTracked();
+    const link = new URL(hrefs(row.html)[0]);
+    const other = await sendTracked();
+    const tampered = new URL(link);
+    tampered.searchParams.set('u', 'https://evil.example/phish');
+    const noSig = new URL(link);
+    noSig.searchParams.delete('s');
+    const badSig = new URL(link);
+    badSig.searchParams.set('s', 'A'.repeat(43));
+    const transplanted = new URL(link.toString().replace(`/r/${id}`, `/r/${other.id}`));
+    for (const url of [tampered, noSig, badSig, transplanted]) {
+      const res = await get(url.toString(), { headers: { 'user-agent': BROWSER } });
+      expect(res.status, url.toString()).to.equal(404);
+      expect(res.headers.get('location')).to.equal(null);
+      expect(await res.json()).to.deep.equal({ message: 'Not Found', error: 'Not Found', statusCode: 404 });
+    }
+    expect((await message(id)).events.filter((e: any) => e.type === 'clicked')).to.have.length(0);
+  });
+
+  it('GET /o/ answers a 1×1 GIF, uncached, and records a counted open; HEAD and scanners are flagged, not counted', async () => {
+    const { id } = await sendTracked();
+    const res = await get(`${app.baseUrl}/o/${id}`, { headers: { 'user-agent': BROWSER } });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.equal('image/gif');
+    expect(res.headers.get('cache-control')).to.contain('no-store');
+    const gif = Buffer.from(await res.arrayBuffer());
+    expect(gif.subarray(0, 6).toString('ascii')).to.equal('GIF89a');
+    expect([gif.readUInt16LE(6), gif.readUInt16LE(8)]).to.deep.equal([1, 1]);
+    expect((await get(`${app.baseUrl}/o/${id}`, { method: 'HEAD', headers: { 'user-agent': BROWSER } })).status).to.equal(200);
+    expect((await get(`${app.baseUrl}/o/${id}`, { headers: { 'user-agent': SCANNER } })).status).to.equal(200);
+    const m = await eventually(() => message(id), (b) => b.events.filter((e: any) => e.type === 'opened').length === 3);
+    expect(m.events.filter((e: any) => e.type === 'opened').map((e: any) => e.data.suspectedBot)).to.deep.equal([false, true, true]);
+    expect(m.opens).to.equal(1);
+    const aggregate = await app.request('GET', '/api/messages/aggregate', { token: app.adminToken });
+    expect(aggregate.body.opens.total).to.be.at.least(1);
+  });
+
+  it('the pixel for an unknown message is still a GIF and records nothing', async () => {
+    const res = await get(`${app.baseUrl}/o/nosuchmessage0000000000000`);
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.equal('image/gif');
+    expect(await app.infra.eventStore.readStream('message-nosuchmessage0000000000000')).to.deep.equal([]);
+  });
+});

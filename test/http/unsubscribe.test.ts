@@ -1,0 +1,99 @@
+import { expect } from 'chai';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { eventually, readyToSend } from '../support/email-setup.js';
+
+describe('unsubscribe: List-Unsubscribe headers and /u/<token> (CONTRACT.md §4, RFC 8058)', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  let key: string;
+  let from: string;
+  let n = 0;
+
+  /** Sends to a fresh recipient with an unsubscribeUrl and returns the List-Unsubscribe URL it carried. */
+  async function sendWithUnsubscribe(to = `reader${++n}@example.org`) {
+    const res = await app.request('POST', '/api/send/transactional', {
+      apiKey: key,
+      body: { to, fromEmail: from, subject: 'News', html: '<p>hi</p>', text: 'hi', unsubscribeUrl: 'https://example.com/prefs?u=1' },
+    });
+    expect(res.status).to.equal(201);
+    const row = await eventually(() => app.infra.db('sandbox_emails').where({ message_id: res.body.messageLogId }).first(), (r) => Boolean(r));
+    const header = row.headers.find((h: { name: string }) => h.name === 'List-Unsubscribe').value as string;
+    return { to, messageId: res.body.messageLogId as string, url: header.slice(1, -1), headers: row.headers };
+  }
+  const suppression = async (email: string) =>
+    (await app.request('GET', `/api/suppressions?search=${encodeURIComponent(email)}`, { token: app.adminToken })).body.items.find((s: any) => s.email === email);
+  const sendTo = (to: string) =>
+    app.request('POST', '/api/send/transactional', { apiKey: key, body: { to, fromEmail: from, subject: 's', html: '<p>x</p>', text: 'x' } });
+
+  before(async () => {
+    app = await startTestApp();
+    ({ key, from } = await readyToSend(app));
+  });
+  after(async () => app?.close());
+
+  it('carries List-Unsubscribe <{base_url}/u/<token>> and List-Unsubscribe-Post only when unsubscribeUrl is passed', async () => {
+    const { url, headers } = await sendWithUnsubscribe();
+    expect(url.startsWith(`${app.baseUrl}/u/`)).to.equal(true);
+    expect(headers).to.deep.equal([
+      { name: 'List-Unsubscribe', value: `<${url}>` },
+      { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
+    ]);
+    const plain = await sendTo('plain@example.org');
+    const row = await eventually(() => app.infra.db('sandbox_emails').where({ message_id: plain.body.messageLogId }).first(), (r) => Boolean(r));
+    expect(row.headers).to.deep.equal([]);
+  });
+
+  it('one-click POST (urlencoded) answers 200 without a redirect, suppresses with source one_click; the next send is refused', async () => {
+    const { to, url, messageId } = await sendWithUnsubscribe();
+    const res = await fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    expect(res.status).to.equal(200);
+    expect(await suppression(to)).to.include({ email: to, reason: 'unsubscribed', source: 'one_click', messageId });
+    const next = await sendTo(to);
+    expect(next.status).to.equal(400);
+    expect(next.body).to.deep.equal({ message: `${to} is suppressed`, error: 'Bad Request', statusCode: 400 });
+    // repeats are harmless
+    const again = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    expect(again.status).to.equal(200);
+  });
+
+  it('one-click POST as multipart/form-data works the same', async () => {
+    const { to, url } = await sendWithUnsubscribe();
+    const form = new FormData();
+    form.set('List-Unsubscribe', 'One-Click');
+    const res = await fetch(url, { method: 'POST', body: form });
+    expect(res.status).to.equal(200);
+    expect(await suppression(to)).to.include({ source: 'one_click' });
+    expect((await sendTo(to)).body.message).to.equal(`${to} is suppressed`);
+  });
+
+  it('GET shows a confirmation form and does not unsubscribe; submitting the form does (source form) and links on to the unsubscribeUrl', async () => {
+    const { to, url } = await sendWithUnsubscribe();
+    const page = await fetch(url);
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-type')).to.match(/^text\/html/);
+    const body = await page.text();
+    expect(body).to.contain('<form method="post"').and.contain(to);
+    expect(await suppression(to)).to.equal(undefined);
+    expect((await sendTo(to)).status).to.equal(201);
+
+    const submit = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'confirm=yes' });
+    expect(submit.status).to.equal(200);
+    const done = await submit.text();
+    expect(done).to.contain('href="https://example.com/prefs?u=1"');
+    expect(await suppression(to)).to.include({ reason: 'unsubscribed', source: 'form' });
+    expect((await sendTo(to)).status).to.equal(400);
+  });
+
+  it('a forged or altered token is 404 and suppresses nobody', async () => {
+    const { to, url, messageId } = await sendWithUnsubscribe();
+    const altered = url.slice(0, -2) + (url.endsWith('AA') ? 'BB' : 'AA');
+    const forged = `${app.baseUrl}/u/${messageId}.${'x'.repeat(43)}`;
+    const noMac = `${app.baseUrl}/u/${messageId}`;
+    for (const bad of [altered, forged, noMac]) {
+      expect((await fetch(bad)).status, bad).to.equal(404);
+      const post = await fetch(bad, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+      expect(post.status, bad).to.equal(404);
+    }
+    expect(await suppression(to)).to.equal(undefined);
+  });
+});

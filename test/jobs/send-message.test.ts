@@ -1,0 +1,194 @@
+import { expect } from 'chai';
+import { createSendMessageHandler } from '../../src/jobs/send-message.js';
+import { createProviderRegistry } from '../../src/providers.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { eventually, readyToSend } from '../support/email-setup.js';
+import { postmarkEnv, startFakePostmark, type FakePostmark } from '../support/fake-postmark.js';
+import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
+
+/** Provider retries a few hundred ms apart, so a transient error's retry is seen within a test. */
+const FAST_RETRIES = { PROVIDER_RETRY_DELAYS_MS: '200,200,200,200,200' };
+
+interface ProviderUnderTest {
+  kind: 'ses' | 'postmark';
+  start(): Promise<{ env: Record<string, string>; close(): Promise<void> }>;
+  /** provider-side records: our message id (tag / metadata) and the provider's id */
+  sent(): { msgId: string; providerMessageId: string; trackingOff: boolean; html?: string }[];
+  requests(): number;
+  failTransient(): void;
+  failPermanent(): void;
+  permanentDetail: RegExp;
+}
+
+let ses: FakeSes;
+let pm: FakePostmark;
+const providers: ProviderUnderTest[] = [
+  {
+    kind: 'ses',
+    async start() {
+      ses = await startFakeSes();
+      return { env: sesEnv(ses), close: () => ses.close() };
+    },
+    sent: () =>
+      ses.sent.map((s) => ({
+        msgId: s.body.EmailTags.find((t: any) => t.Name === 'msg_id').Value,
+        providerMessageId: s.messageId,
+        trackingOff: s.body.ConfigurationOverrides?.Tracking?.ClickTrackingEnabled === 'DISABLED',
+        html: s.body.Content.Simple.Body.Html?.Data,
+      })),
+    requests: () => ses.requests.filter((r) => r.path === '/v2/email/outbound-emails').length,
+    failTransient: () => ses.failSends('TooManyRequestsException', 'Maximum sending rate exceeded.'),
+    failPermanent: () => ses.failSends('MessageRejected', 'Email address is not verified.'),
+    permanentDetail: /^MessageRejected: Email address is not verified\.$/,
+  },
+  {
+    kind: 'postmark',
+    async start() {
+      pm = await startFakePostmark();
+      return { env: postmarkEnv(pm), close: () => pm.close() };
+    },
+    sent: () => pm.sent.map((s) => ({ msgId: s.body.Metadata.msg_id, providerMessageId: s.messageId, trackingOff: s.body.TrackLinks === 'None', html: s.body.HtmlBody })),
+    requests: () => pm.requests.filter((r) => r.path === '/email').length,
+    failTransient: () => pm.failSends(503, 0, 'Service unavailable'),
+    failPermanent: () => pm.failSends(422, 406, 'You tried to send to recipient(s) that have been marked as inactive.'),
+    permanentDetail: /406.*marked as inactive/,
+  },
+];
+
+for (const p of providers) {
+  describe(`send worker through ${p.kind} (fake server, real SDK)`, function () {
+    this.timeout(60_000);
+    let app: TestApp;
+    let fake: { close(): Promise<void> };
+    let key: string;
+    let from: string;
+    const send = (body: Record<string, unknown> = {}) =>
+      app.request('POST', '/api/send/transactional', {
+        apiKey: key,
+        body: { to: 'reader@example.org', fromEmail: from, subject: 'Hi', html: '<p><a href="https://example.com/x">x</a></p>', text: 'Hi', ...body },
+      });
+    const message = (id: string) => app.request('GET', `/api/messages/${id}`, { token: app.adminToken }).then((r) => r.body);
+    const settled = (id: string) => eventually(() => message(id), (m) => m?.status === 'sent' || m?.status === 'failed');
+
+    before(async () => {
+      const started = await p.start();
+      fake = started;
+      app = await startTestApp({ ...started.env, ...FAST_RETRIES });
+      ({ key, from } = await readyToSend(app));
+      const patch = await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: p.kind } });
+      expect(patch.status).to.equal(200);
+      expect(patch.body.emailProvider).to.equal(p.kind);
+    });
+    after(async () => {
+      await app?.close();
+      await fake?.close();
+    });
+
+    it(`sends through ${p.kind}: the message ends sent with the provider's id, our id travels with it, provider tracking off`, async () => {
+      const res = await send();
+      expect(res.status).to.equal(201);
+      const m = await settled(res.body.messageLogId);
+      expect(m.status).to.equal('sent');
+      const atProvider = p.sent().find((s) => s.msgId === res.body.messageLogId);
+      expect(atProvider, 'provider received the message with our id').to.not.equal(undefined);
+      expect(m.provider).to.equal(p.kind);
+      expect(m.providerMessageId).to.equal(atProvider!.providerMessageId);
+      expect(atProvider!.trackingOff).to.equal(true);
+      expect(atProvider!.html).to.contain(`${app.baseUrl}/r/${res.body.messageLogId}?`).and.contain(`${app.baseUrl}/o/${res.body.messageLogId}`);
+    });
+
+    it('a permanent provider error ends the message failed with the provider detail, without retrying', async () => {
+      const before = p.requests();
+      p.failPermanent();
+      const res = await send();
+      const m = await settled(res.body.messageLogId);
+      expect(m.status).to.equal('failed');
+      expect(m.error).to.match(p.permanentDetail);
+      expect(m.providerMessageId).to.equal(null);
+      expect(p.requests() - before).to.equal(1);
+      const history = await app.request('GET', `/api/messages/${res.body.messageLogId}/history`, { token: app.adminToken });
+      expect(history.body.map((e: any) => e.type)).to.deep.equal(['EmailQueued', 'ProviderFailed']);
+    });
+
+    it('a transient provider error is retried with backoff and the message ends sent', async () => {
+      const before = p.requests();
+      p.failTransient();
+      const res = await send();
+      const m = await settled(res.body.messageLogId);
+      expect(m.status).to.equal('sent');
+      expect(p.requests() - before).to.equal(2);
+      expect(m.providerMessageId).to.equal(p.sent().find((s) => s.msgId === res.body.messageLogId)!.providerMessageId);
+      const history = await app.request('GET', `/api/messages/${res.body.messageLogId}/history`, { token: app.adminToken });
+      expect(history.body.map((e: any) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAttemptFailed', 'ProviderAccepted']);
+    });
+  });
+}
+
+describe('send worker: crashes and concurrency', function () {
+  this.timeout(60_000);
+
+  it('the result append fails after the provider accepted: the retry ends sent, the sandbox saw the message once', async () => {
+    const app = await startTestApp();
+    try {
+      const { key, from } = await readyToSend(app);
+      // A real failure of the event store: PostgreSQL refuses the first ProviderAccepted insert (a
+      // sequence is not rolled back with the failed transaction, so only the first one fails).
+      await app.infra.db.raw(`
+        CREATE SEQUENCE fail_accept_once;
+        CREATE FUNCTION fail_accept_once() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.type = 'ProviderAccepted' AND nextval('fail_accept_once') = 1 THEN
+            RAISE EXCEPTION 'simulated crash between provider call and append';
+          END IF;
+          RETURN NEW;
+        END $$;
+        CREATE TRIGGER fail_accept_once BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_accept_once();`);
+      const res = await app.request('POST', '/api/send/transactional', {
+        apiKey: key,
+        body: { to: 'reader@example.org', fromEmail: from, subject: 'once', text: 'once', html: '<p>once</p>' },
+      });
+      expect(res.status).to.equal(201);
+      const id = res.body.messageLogId;
+      const history = await eventually(
+        () => app.infra.eventStore.readStream(`message-${id}`),
+        (events) => events.some((e) => e.type === 'ProviderAccepted'),
+        15_000,
+      );
+      // the append did fail once (the provider had been called by then)
+      expect((await app.infra.db.raw(`SELECT last_value FROM fail_accept_once`)).rows[0].last_value).to.be.greaterThan(1);
+      expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
+      expect(history[1].data.providerMessageId).to.equal(`sandbox-${id}`);
+      expect(await app.infra.db('sandbox_emails').where({ message_id: id })).to.have.length(1);
+      const m = await eventually(() => app.request('GET', `/api/messages/${id}`, { token: app.adminToken }), (r) => r.body?.status === 'sent');
+      expect(m.body.providerMessageId).to.equal(`sandbox-${id}`);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('workers handed the same job at once call the provider once (the side-effect lease), and a late duplicate does nothing', async () => {
+    const fake = await startFakePostmark();
+    fake.sendDelayMs = 300; // a slow provider: the racing workers overlap its call
+    const app = await startTestApp(postmarkEnv(fake));
+    try {
+      const { key, from } = await readyToSend(app);
+      await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'postmark' } });
+      const { db, eventStore, queue } = app.infra;
+      // More workers of another process on the same database, racing the app's own worker.
+      const extra = () => createSendMessageHandler({ db, eventStore, queue, ...createProviderRegistry({ db, config: app.config }) });
+      const res = await app.request('POST', '/api/send/transactional', { apiKey: key, body: { to: 'r@example.org', fromEmail: from, subject: 's', text: 't', html: '<p>t</p>' } });
+      const id = res.body.messageLogId;
+      const job = { id: 'dup', name: 'provider.send', attempt: 1, data: { sideEffectId: `send:${id}`, messageId: id } };
+      await eventually(() => app.infra.db('side_effects').where({ id: `send:${id}` }).first(), (row) => Boolean(row));
+      await Promise.all([extra()(job), extra()(job), extra()(job)]);
+      await eventually(() => app.request('GET', `/api/messages/${id}`, { token: app.adminToken }), (r) => r.body?.status === 'sent');
+      await extra()(job); // delivered again after it is done
+      expect(fake.requests.filter((r) => r.path === '/email')).to.have.length(1);
+      const history = await app.infra.eventStore.readStream(`message-${id}`);
+      expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
+    } finally {
+      await app.close();
+      await fake.close();
+    }
+  });
+});

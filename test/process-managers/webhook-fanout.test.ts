@@ -1,0 +1,166 @@
+import { expect } from 'chai';
+import { createEventStore } from '../../src/adapters/eventstore/index.js';
+import { createPgBossQueue } from '../../src/adapters/queue/pg-boss-queue.js';
+import type { AddressSuppressed } from '../../src/domain/suppression/suppression.js';
+import type { WebhookSubscriptionEvent } from '../../src/domain/webhooks/subscription.js';
+import type { EventStore } from '../../src/ports/event-store.js';
+import type { JobQueue } from '../../src/ports/job-queue.js';
+import { createProcessManagerRunner } from '../../src/process-managers/runner.js';
+import { DELIVER_WEBHOOK_JOB, webhookFanoutManager } from '../../src/process-managers/webhook-fanout.js';
+import { contactsProjection } from '../../src/projections/contacts.js';
+import { webhooksProjection } from '../../src/projections/webhooks.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { eventually } from '../support/email-setup.js';
+import { recorded } from '../support/given.js';
+
+const suppressed = (value: string, over: Partial<AddressSuppressed['data']> = {}): AddressSuppressed => ({
+  type: 'AddressSuppressed',
+  data: { accountId: 'a1', value, kind: 'email', reason: 'bounced', source: 'bounce', messageId: 'm1', campaignId: null, detail: null, occurredAt: '2024-05-01T10:00:00.000Z', ...over },
+});
+const subscribed = (id: string, events: string[], accountId = 'a1'): WebhookSubscriptionEvent => ({
+  type: 'WebhookSubscribed',
+  data: { id, accountId, url: `https://${id}.example.com/`, events: events as never, secret: `whsec_${id}`, createdAt: '2024-05-01T00:00:00.000Z' },
+});
+
+describe('webhook fan-out process manager', function () {
+  this.timeout(60_000);
+  let database: TestDatabase;
+  const identity = (base: string) => base;
+
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    // the read models the manager consults, under their base names
+    await database.db.transaction(async (trx) => {
+      await webhooksProjection.setup(trx, identity);
+      await contactsProjection.setup(trx, identity);
+    });
+  });
+  afterEach(async () => database?.drop());
+
+  const givenSubscriptions = (...events: WebhookSubscriptionEvent[]) =>
+    database.db.transaction((trx) => webhooksProjection.handle(recorded('webhook-x', events), trx, identity));
+
+  describe('given suppression events, then side effects', () => {
+    it('one delivery per (event, subscription) that chose the event; the body is the spec payload plus the event id', async () => {
+      await givenSubscriptions(
+        subscribed('all', ['contact.unsubscribed', 'contact.bounced', 'contact.complained', 'contact.suppressed']),
+        subscribed('bounces', ['contact.bounced']),
+        subscribed('unsubs', ['contact.unsubscribed']),
+        subscribed('elsewhere', ['contact.bounced'], 'a2'),
+      );
+      await database.db.transaction((trx) =>
+        contactsProjection.handle(
+          recorded('contact-a1-ada@example.org', [
+            { type: 'ContactUpserted', data: { contactId: 'c1', accountId: 'a1', email: 'ada@example.org', created: true, fields: { firstName: 'Ada', lastName: 'L', company: null, tags: [], status: 'subscribed', listIds: [] }, at: '2024-04-01T00:00:00.000Z' } },
+          ]),
+          trx,
+          identity,
+        ),
+      );
+      const [event] = recorded('suppression-a1-ada@example.org', [suppressed('ada@example.org', { campaignId: 'camp-1' })]);
+      const effects = await database.db.transaction((trx) => webhookFanoutManager.handle([event], trx));
+      expect(effects.map((e) => e.payload.schedule as any).map((s) => s.subscriptionId).sort()).to.deep.equal(['all', 'bounces']);
+      for (const effect of effects) {
+        expect(effect.kind).to.equal(DELIVER_WEBHOOK_JOB);
+        const schedule = effect.payload.schedule as any;
+        expect(effect.id).to.equal(`webhook:${schedule.deliveryId}:1`);
+        expect(effect.orderingKey).to.equal(`${schedule.subscriptionId}:ada@example.org`);
+        expect(schedule).to.include({ accountId: 'a1', event: 'contact.bounced' });
+        expect(JSON.parse(schedule.body)).to.deep.equal({
+          id: event.id,
+          event: 'contact.bounced',
+          occurredAt: '2024-05-01T10:00:00.000Z',
+          accountId: 'a1',
+          data: { email: 'ada@example.org', source: 'bounce', contactId: 'c1', firstName: 'Ada', lastName: 'L', campaignId: 'camp-1' },
+        });
+      }
+      // deciding again gives the same ids: recorded once
+      const again = await database.db.transaction((trx) => webhookFanoutManager.handle([event], trx));
+      expect(again.map((e) => e.id).sort()).to.deep.equal(effects.map((e) => e.id).sort());
+    });
+
+    it('maps each reason to its event; an address with no contact has null contact fields; a phone has no email', async () => {
+      await givenSubscriptions(subscribed('all', ['contact.unsubscribed', 'contact.bounced', 'contact.complained', 'contact.suppressed']));
+      const events = recorded('s', [
+        suppressed('a@example.org', { reason: 'unsubscribed', source: 'one_click' }),
+        suppressed('b@example.org', { reason: 'complained', source: 'complaint' }),
+        suppressed('c@example.org', { reason: 'manual', source: 'manual', messageId: null }),
+        suppressed('+14155550100', { kind: 'phone', reason: 'sms_optout', source: 'sms_optout', messageId: null }),
+      ]);
+      const effects = await database.db.transaction((trx) => webhookFanoutManager.handle(events, trx));
+      const bodies = effects.map((e) => JSON.parse((e.payload.schedule as any).body));
+      expect(bodies.map((b) => [b.event, b.data.source])).to.deep.equal([
+        ['contact.unsubscribed', 'one_click'],
+        ['contact.complained', 'complaint'],
+        ['contact.suppressed', 'manual'],
+        ['contact.suppressed', 'sms_optout'],
+      ]);
+      expect(bodies[0].data).to.deep.equal({ email: 'a@example.org', source: 'one_click', contactId: null, firstName: null, lastName: null, campaignId: null });
+      expect(bodies[3].data).to.deep.include({ email: null, phone: '+14155550100' });
+      // lifting a suppression is no webhook event
+      const lifted = recorded('s', [{ type: 'SuppressionLifted', data: { accountId: 'a1', value: 'a@example.org', kind: 'email', liftedAt: 't', by: 'u' } }]);
+      expect(await database.db.transaction((trx) => webhookFanoutManager.handle(lifted, trx))).to.deep.equal([]);
+    });
+  });
+
+  describe('restarts (its checkpoint)', () => {
+    let eventStore: EventStore;
+    let queue: JobQueue;
+    beforeEach(() => {
+      eventStore = createEventStore({ databaseUrl: database.url });
+      queue = createPgBossQueue({ connectionString: database.url });
+    });
+    afterEach(async () => {
+      await queue.close();
+      await eventStore.close();
+    });
+
+    const suppress = (n: number, from = 0) =>
+      Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          eventStore.append(`suppression-a1-u${from + i}@example.org`, [{ id: crypto.randomUUID(), ...suppressed(`u${from + i}@example.org`) }], { expectedRevision: 'no_stream' }),
+        ),
+      );
+    const runner = () => createProcessManagerRunner({ db: database.db, eventStore, queue, managers: [webhookFanoutManager], batchSize: 7 });
+    const effects = () => database.db('side_effects').where('kind', DELIVER_WEBHOOK_JOB).count<{ n: string }[]>('* as n').then(([r]) => Number(r.n));
+    // one queued job per side effect, or the same delivery would be attempted twice at once
+    const jobsPerEffect = async () => {
+      const rows = await database.db.raw(`SELECT data->>'sideEffectId' AS id, count(*)::int AS n FROM pgboss.job WHERE name = ? GROUP BY 1`, [DELIVER_WEBHOOK_JOB]);
+      return rows.rows as { id: string; n: number }[];
+    };
+
+    it('stopped mid-stream and restarted, and even replayed from zero: every delivery exactly once, one job each', async () => {
+      await givenSubscriptions(subscribed('s1', ['contact.bounced']), subscribed('s2', ['contact.bounced']));
+      await suppress(40);
+      const first = runner();
+      first.start();
+      await eventually(effects, (n) => n >= 14);
+      await first.stop();
+      const afterStop = await effects();
+      await suppress(20, 40);
+      expect(await effects()).to.equal(afterStop);
+
+      const second = runner();
+      second.start();
+      await eventually(effects, (n) => n === 120);
+      await second.stop();
+      const checkpoint = () => database.db('process_manager_checkpoints').where({ name: webhookFanoutManager.name }).first('commit_pos', 'prepare_pos');
+      const end = await checkpoint();
+
+      // a lost checkpoint: everything is decided again, nothing is recorded or queued twice
+      await database.db('process_manager_checkpoints').where({ name: webhookFanoutManager.name }).update({ commit_pos: 0, prepare_pos: 0 });
+      const third = runner();
+      third.start();
+      await eventually(checkpoint, (row) => row.commit_pos === end.commit_pos && row.prepare_pos === end.prepare_pos);
+      await third.stop();
+
+      expect(await effects()).to.equal(120);
+      const ids = await database.db('side_effects').where('kind', DELIVER_WEBHOOK_JOB).pluck('payload');
+      const pairs = new Set(ids.map((p: any) => `${JSON.parse(p.schedule.body).data.email}|${p.schedule.subscriptionId}`));
+      expect(pairs.size).to.equal(120);
+      const jobs = await jobsPerEffect();
+      expect(jobs).to.have.length(120);
+      expect(jobs.every((j) => j.n === 1)).to.equal(true);
+    });
+  });
+});

@@ -1,0 +1,46 @@
+import { expect } from 'chai';
+import type { TestApp } from './app.js';
+import { eventually } from './email-setup.js';
+
+/** Helpers around the whole app for provider-event tests. */
+export function providerEventsClient(app: TestApp, sender: { key: string; from: string }) {
+  return {
+    /** sends one transactional email and waits until the provider has accepted it; returns both ids */
+    async sendAccepted(to: string) {
+      const res = await app.request('POST', '/api/send/transactional', {
+        apiKey: sender.key,
+        body: { to, fromEmail: sender.from, subject: 'Hello', html: '<p>Hello</p>', text: 'Hello' },
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      const id: string = res.body.messageLogId;
+      const history = await eventually(
+        () => app.infra.eventStore.readStream(`message-${id}`),
+        (events) => events.some((e) => e.type === 'ProviderAccepted'),
+      );
+      return { id, providerMessageId: history.find((e) => e.type === 'ProviderAccepted')!.data.providerMessageId as string };
+    },
+
+    /** GET /api/messages/:id once the read model satisfies `ok` */
+    message(id: string, ok: (m: any) => boolean) {
+      return eventually(
+        async () => (await app.request('GET', `/api/messages/${id}`, { token: app.adminToken })).body,
+        (m) => Boolean(m?.id) && ok(m),
+      );
+    },
+
+    /** the message stream's event types, straight from the event store */
+    async historyTypes(id: string) {
+      return (await app.infra.eventStore.readStream(`message-${id}`)).map((e) => e.type);
+    },
+
+    /** the suppression stream of one address, straight from the event store */
+    async suppressionEvents(value: string) {
+      const accountId = (await app.infra.db('accounts').where({ name: 'default' }).first('id'))?.id;
+      return app.infra.eventStore.readStream(`suppression-${accountId}-${value}`);
+    },
+
+    async suppressionRow(value: string) {
+      return app.infra.db('suppressions').where({ value }).first();
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import type { DomainEvent } from '../../src/domain/decider.js';
+import type { Projection } from '../../src/projections/projection.js';
+import type { RecordedEvent } from '../../src/ports/event-store.js';
+import { createTestDatabase } from './db.js';
+
+/**
+ * given-events/then-rows for one projection: its tables set up under a `_spec` suffix in a fresh
+ * database; each `given` call is one batch through `handle`, in one transaction, positions growing.
+ */
+export async function projectionRows(projection: Projection) {
+  const database = await createTestDatabase();
+  const t = (base: string) => `${base}_spec`;
+  await database.db.transaction((trx) => projection.setup(trx, t));
+  let position = 0n;
+  const revisions = new Map<string, number>();
+  return {
+    async given(...batches: [streamId: string, events: DomainEvent[]][]) {
+      const recorded: RecordedEvent[] = batches.flatMap(([streamId, events]) =>
+        events.map((e) => {
+          position++;
+          const revision = (revisions.get(streamId) ?? -1) + 1;
+          revisions.set(streamId, revision);
+          return {
+            id: `00000000-0000-4000-8000-${position.toString().padStart(12, '0')}`,
+            streamId,
+            revision,
+            type: e.type,
+            data: e.data,
+            metadata: {},
+            schemaVersion: 1,
+            recordedAt: new Date(0),
+            position: { commit: position, prepare: position },
+          };
+        }),
+      );
+      await database.db.transaction((trx) => projection.handle(recorded, trx, t));
+    },
+    rows: (base: string) => database.db(t(base)),
+    drop: () => database.drop(),
+  };
+}

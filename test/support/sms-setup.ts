@@ -1,0 +1,40 @@
+import type { TestApp } from './app.js';
+
+export const ORIGINATION = '+18445550100';
+
+export interface SmsSettingsBody {
+  enabled: boolean;
+  originationNumber: string | null;
+  sandbox: boolean;
+  sandboxDestinations: string[];
+}
+
+/** PUT /api/settings/sms, failing loudly when the settings route refuses. */
+export async function setSms(app: TestApp, settings: Partial<SmsSettingsBody>, token = app.adminToken) {
+  const body: SmsSettingsBody = { enabled: true, originationNumber: ORIGINATION, sandbox: false, sandboxDestinations: [], ...settings };
+  const res = await app.request('PUT', '/api/settings/sms', { token, body });
+  if (res.status !== 200) throw new Error(`sms settings: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as SmsSettingsBody;
+}
+
+/** An account ready to send SMS (enabled, origination number, out of the SMS sandbox) and a key. */
+export async function readyToSendSms(app: TestApp, options: { token?: string; scopes?: string[]; key?: Record<string, unknown> } = {}) {
+  const token = options.token ?? app.adminToken;
+  await setSms(app, {}, token);
+  const key = await app.request('POST', '/api/api-keys', { token, body: { name: 'sms', scopes: options.scopes ?? ['sms:send', 'read_events'], ...options.key } });
+  if (key.status !== 201) throw new Error(`key: ${key.status} ${JSON.stringify(key.body)}`);
+  return { key: key.body.key as string, keyId: key.body.id as string };
+}
+
+/** Sets AWS credentials in the environment for the SDK's default chain; returns a restore function. */
+export function useFakeAwsCredentials(): () => void {
+  const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+  process.env.AWS_ACCESS_KEY_ID = 'AKIDTEST';
+  process.env.AWS_SECRET_ACCESS_KEY = 'test-secret';
+  return () => {
+    for (const [name, value] of [['AWS_ACCESS_KEY_ID', saved.id], ['AWS_SECRET_ACCESS_KEY', saved.secret]] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+}
