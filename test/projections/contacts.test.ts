@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { ContactFields, ContactUpserted } from '../../src/domain/contacts/contact.js';
 import type { AddressSuppressed, SuppressionLifted } from '../../src/domain/suppression/suppression.js';
 import { contactsProjection } from '../../src/projections/contacts.js';
-import { projectionSpec } from '../support/contacts-projection.js';
+import { projectionSpec } from '../support/projection-spec.js';
 
 const fields = (over: Partial<ContactFields> = {}): ContactFields => ({
   firstName: 'Ada',

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { providerMessageIdsProjection } from '../../src/projections/provider-message-ids.js';
-import { projectionRows } from '../support/provider-events-projection.js';
+import { projectionSpec } from '../support/projection-spec.js';
 
 const accepted = (providerMessageId: string) => ({
   type: 'ProviderAccepted',
@@ -9,9 +9,9 @@ const accepted = (providerMessageId: string) => ({
 
 describe('provider_message_ids projection (given events, then rows)', function () {
   this.timeout(30_000);
-  let spec: Awaited<ReturnType<typeof projectionRows>>;
+  let spec: Awaited<ReturnType<typeof projectionSpec>>;
   beforeEach(async () => {
-    spec = await projectionRows(providerMessageIdsProjection);
+    spec = await projectionSpec(providerMessageIdsProjection);
   });
   afterEach(async () => spec?.drop());
 

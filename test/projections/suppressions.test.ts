@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { AddressSuppressed, SuppressionLifted } from '../../src/domain/suppression/suppression.js';
 import { suppressionsProjection } from '../../src/projections/suppressions.js';
-import { projectionRows } from '../support/provider-events-projection.js';
+import { projectionSpec } from '../support/projection-spec.js';
 
 const suppressed = (over: Partial<AddressSuppressed['data']> = {}): AddressSuppressed => ({
   type: 'AddressSuppressed',
@@ -26,9 +26,9 @@ const stream = (accountId = 'a1', value = 'ada@example.org') => `suppression-${a
 
 describe('suppressions projection (given events, then rows)', function () {
   this.timeout(30_000);
-  let spec: Awaited<ReturnType<typeof projectionRows>>;
+  let spec: Awaited<ReturnType<typeof projectionSpec>>;
   beforeEach(async () => {
-    spec = await projectionRows(suppressionsProjection);
+    spec = await projectionSpec(suppressionsProjection);
   });
   afterEach(async () => spec?.drop());
 

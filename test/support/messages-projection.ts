@@ -1,47 +1,20 @@
-import type { DomainEvent } from '../../src/domain/decider.js';
 import type { EmailQueued, SmsQueued } from '../../src/domain/messages/events.js';
 import type { Projection } from '../../src/projections/projection.js';
-import type { RecordedEvent } from '../../src/ports/event-store.js';
-import { createTestDatabase } from './db.js';
+import { projectionSpec } from './projection-spec.js';
 
 /**
- * given-events/then-rows for the messages projection: tables under a `_spec` suffix in a fresh
- * database; each `given` call is one batch through `handle`, revisions counted per stream and every
- * event recorded one second after the previous one (so `updated_at` shows which event came last).
+ * given-events/then-rows for the messages projection: `given` takes message ids, and every event is
+ * recorded one second after the previous one (so `updated_at` shows which event came last).
  */
 export async function messagesProjectionSpec(projection: Projection) {
-  const database = await createTestDatabase();
-  const t = (base: string) => `${base}_spec`;
-  await database.db.transaction((trx) => projection.setup(trx, t));
-  let position = 0n;
-  const revisions = new Map<string, number>();
+  const spec = await projectionSpec(projection, {
+    streamId: (messageId) => `message-${messageId}`,
+    recordedAt: (position) => new Date(Date.UTC(2024, 4, 1, 12) + Number(position) * 1000),
+  });
   return {
-    db: database.db,
-    async given(...batches: [messageId: string, events: DomainEvent[]][]) {
-      const recorded: RecordedEvent[] = batches.flatMap(([messageId, events]) =>
-        events.map((e) => {
-          position++;
-          const streamId = `message-${messageId}`;
-          const revision = (revisions.get(streamId) ?? -1) + 1;
-          revisions.set(streamId, revision);
-          return {
-            id: `00000000-0000-4000-8000-${position.toString().padStart(12, '0')}`,
-            streamId,
-            revision,
-            type: e.type,
-            data: e.data,
-            metadata: {},
-            schemaVersion: 1,
-            recordedAt: new Date(Date.UTC(2024, 4, 1, 12) + Number(position) * 1000),
-            position: { commit: position, prepare: position },
-          };
-        }),
-      );
-      await database.db.transaction((trx) => projection.handle(recorded, trx, t));
-    },
-    message: (id: string) => database.db(t('messages')).where({ id }).first(),
-    timeline: (id: string) => database.db(t('message_events')).where({ message_id: id }).orderBy('revision'),
-    drop: () => database.drop(),
+    ...spec,
+    message: (id: string) => spec.rows('messages').where({ id }).first(),
+    timeline: (id: string) => spec.rows('message_events').where({ message_id: id }).orderBy('revision'),
   };
 }
 

@@ -3,21 +3,34 @@ import type { Projection } from '../../src/projections/projection.js';
 import type { RecordedEvent } from '../../src/ports/event-store.js';
 import { createTestDatabase } from './db.js';
 
+export interface ProjectionSpecOptions {
+  /** the stream a `given` key names (default: the key itself) */
+  streamId?: (key: string) => string;
+  /** when the event at a position was recorded (default: the epoch) */
+  recordedAt?: (position: bigint) => Date;
+}
+
 /**
  * given-events/then-rows for one projection: its tables set up under a `_spec` suffix in a fresh
- * database; each `given` call is one batch through `handle`, in one transaction, positions growing.
+ * database; each `given` call is one batch through `handle`, in one transaction, with positions
+ * growing across calls and revisions counted per stream, as in the event log.
  */
-export async function projectionRows(projection: Projection) {
+export async function projectionSpec(projection: Projection, options: ProjectionSpecOptions = {}) {
+  const streamIdOf = options.streamId ?? ((key: string) => key);
+  const recordedAt = options.recordedAt ?? (() => new Date(0));
   const database = await createTestDatabase();
   const t = (base: string) => `${base}_spec`;
   await database.db.transaction((trx) => projection.setup(trx, t));
   let position = 0n;
   const revisions = new Map<string, number>();
   return {
-    async given(...batches: [streamId: string, events: DomainEvent[]][]) {
-      const recorded: RecordedEvent[] = batches.flatMap(([streamId, events]) =>
+    db: database.db,
+    t,
+    async given(...batches: [key: string, events: DomainEvent[]][]) {
+      const recorded: RecordedEvent[] = batches.flatMap(([key, events]) =>
         events.map((e) => {
           position++;
+          const streamId = streamIdOf(key);
           const revision = (revisions.get(streamId) ?? -1) + 1;
           revisions.set(streamId, revision);
           return {
@@ -28,7 +41,7 @@ export async function projectionRows(projection: Projection) {
             data: e.data,
             metadata: {},
             schemaVersion: 1,
-            recordedAt: new Date(0),
+            recordedAt: recordedAt(position),
             position: { commit: position, prepare: position },
           };
         }),
