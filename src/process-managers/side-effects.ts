@@ -94,9 +94,12 @@ export function startSideEffectSweeper(deps: { db: Db; queue: JobQueue; interval
         )
         .orderBy('run_after')
         .limit(500);
+      // An effect whose lease ran out is due again from then, under a job id of its own: the queue may
+      // still keep the lost run's job, finished by a re-run that found the lease held (pg-boss keeps a
+      // finished job's id for 12 h), and an enqueue under that id would be a no-op.
       await enqueueSideEffects(
         deps.queue,
-        rows.map((r) => ({ id: r.id, kind: r.kind, payload: r.payload, runAfter: new Date(r.run_after) })),
+        rows.map((r) => ({ id: r.id, kind: r.kind, payload: r.payload, runAfter: new Date(r.status === 'running' ? r.claimed_until : r.run_after) })),
       );
     } catch (err) {
       deps.onError?.(err);

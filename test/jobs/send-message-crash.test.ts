@@ -1,0 +1,266 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { deleteKeys, redisReachable } from '../support/redis.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { eventually, readyToSend } from '../support/email-setup.js';
+import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
+import { startApiOnly, webhookEnv } from '../support/webhook-service.js';
+import type { TestApp } from '../support/app.js';
+import type { QueueSpec } from '../adapters/queue/queue-spec.js';
+import { sleep, waitFor } from '../adapters/queue/wait.js';
+
+const fixture = fileURLToPath(new URL('./fixtures/send-worker.ts', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+interface JobReport {
+  event: 'job' | 'job-done';
+  id: string;
+  attempt: number;
+  data: { sideEffectId: string; messageId: string };
+}
+
+/** A worker-role process from fixtures/send-worker.ts; `crash` makes it SIGKILL itself before appending ProviderAccepted. */
+async function spawnSendWorker(env: Record<string, string>, options: { spec: QueueSpec; crash: boolean }) {
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture, JSON.stringify({ ...options, sweepIntervalMs: 250 })], {
+    cwd: repoRoot,
+    // The queue is the spec's; REDIS_URL would only open an unused connection in openInfrastructure.
+    env: { ...process.env, ...env, REDIS_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const jobs: JobReport[] = [];
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const ready = new Promise<void>((resolve, reject) => {
+    let buffer = '';
+    child.stdout!.on('data', (chunk) => {
+      buffer += chunk;
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        output += `${line}\n`;
+        const message = JSON.parse(line);
+        if (message.event === 'ready') resolve();
+        else jobs.push(message);
+      }
+    });
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    void exited.then(({ code, signal }) => reject(new Error(`send worker exited (${code ?? signal}) before it was ready\n${output}`)));
+  });
+  await Promise.race([ready, sleep(30_000).then(() => Promise.reject(new Error(`send worker not ready within 30 s\n${output}`)))]);
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  return {
+    jobs,
+    exited,
+    alive,
+    output: () => output,
+    async stop() {
+      if (!alive()) return;
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(10_000)]);
+      if (alive()) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+type SendWorker = Awaited<ReturnType<typeof spawnSendWorker>>;
+
+interface ProviderUnderTest {
+  kind: 'sandbox' | 'ses';
+  /** environment for the service processes; runs before any of them starts */
+  setUp(database: TestDatabase): Promise<Record<string, string>>;
+  /** send calls the provider received for our message id */
+  calls(database: TestDatabase, messageId: string): Promise<number>;
+  tearDown(): Promise<void>;
+}
+
+const sandbox: ProviderUnderTest = {
+  kind: 'sandbox',
+  // The sandbox's ON CONFLICT DO NOTHING leaves one row however often it is called; a BEFORE INSERT
+  // trigger still fires for a conflicting row, so it counts the calls the rows alone would hide.
+  async setUp(database) {
+    await database.db.raw(`
+      CREATE TABLE sandbox_send_calls (message_id text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp());
+      CREATE FUNCTION count_sandbox_send() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO sandbox_send_calls (message_id) VALUES (NEW.message_id);
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER count_sandbox_send BEFORE INSERT ON sandbox_emails FOR EACH ROW EXECUTE FUNCTION count_sandbox_send();`);
+    return {};
+  },
+  calls: async (database, id) => Number((await database.db('sandbox_send_calls').where({ message_id: id }).count({ n: '*' }))[0].n),
+  async tearDown() {},
+};
+
+let ses: FakeSes | undefined;
+const sesSends = (id: string) => ses!.requests.filter((r) => r.path === '/v2/email/outbound-emails' && r.body.EmailTags.some((t: any) => t.Name === 'msg_id' && t.Value === id));
+const fakeSes: ProviderUnderTest = {
+  kind: 'ses',
+  async setUp() {
+    ses = await startFakeSes();
+    // sesEnv puts the SDK's credentials in process.env, which the worker processes inherit.
+    return sesEnv(ses);
+  },
+  calls: async (_database, id) => sesSends(id).length,
+  async tearDown() {
+    await ses?.close();
+    ses = undefined;
+  },
+};
+
+interface QueueUnderTest {
+  name: string;
+  spec(database: TestDatabase): QueueSpec;
+  /** how long, at most, before the queue runs a job lost with its worker again */
+  lostRunRerunWithinMs: number;
+  available(): Promise<boolean>;
+  dispose(spec: QueueSpec): Promise<void>;
+}
+
+// Short timings, as in test/adapters/queue: a lost run comes back within seconds.
+const pgBoss: QueueUnderTest = {
+  name: 'pg-boss',
+  spec: (database) => ({
+    adapter: 'pg-boss',
+    options: { connectionString: database.url, schema: 'jobs_test', retryDelayMs: 1000, expireAfterMs: 2000, maintenanceIntervalMs: 1000, pollingIntervalMs: 100, poolSize: 3 },
+  }),
+  lostRunRerunWithinMs: 2000 + 1000 + 1000 + 1000,
+  available: async () => true,
+  dispose: async () => {},
+};
+const bullMq: QueueUnderTest = {
+  name: 'BullMQ',
+  spec: () => ({
+    adapter: 'bullmq',
+    options: { redisUrl, prefix: `courier-test-${randomBytes(4).toString('hex')}`, retryDelayMs: 1000, lockDurationMs: 1000, stalledIntervalMs: 500 },
+  }),
+  lostRunRerunWithinMs: 1000 + 2 * 500 + 1000,
+  available: () => redisReachable(redisUrl),
+  async dispose(spec) {
+    if (spec.adapter !== 'bullmq') return;
+    if (spec.options.prefix) await deleteKeys(redisUrl, spec.options.prefix);
+  },
+};
+
+const cases: { provider: ProviderUnderTest; queue: QueueUnderTest; title: string }[] = [
+  {
+    provider: sandbox,
+    queue: pgBoss,
+    title: 'sandbox: re-sent once the lease ends, deduplicated on our message id (one row), the message ends sent',
+  },
+  {
+    provider: sandbox,
+    queue: bullMq,
+    title: 'sandbox: re-sent once the lease ends, deduplicated on our message id (one row), the message ends sent',
+  },
+  {
+    provider: fakeSes,
+    queue: pgBoss,
+    title: 'SES, at-least-once: SES receives the message TWICE (it has no idempotency key for sends); our stream records ProviderAccepted once, with the second send\'s id',
+  },
+];
+
+for (const { provider, queue, title } of cases) {
+  describe(`send worker SIGKILLed after the provider accepted, before ProviderAccepted was appended (${provider.kind}, ${queue.name})`, function () {
+    this.timeout(90_000);
+    let database: TestDatabase;
+    let spec: QueueSpec;
+    let env: Record<string, string>;
+    const stops: (() => Promise<void>)[] = [];
+
+    before(async function () {
+      if (!(await queue.available())) {
+        if (process.env.CI === 'true') throw new Error(`${queue.name} is not reachable, and CI needs this suite`);
+        console.warn(`    skipped: ${queue.name} not reachable`);
+        this.skip();
+      }
+      database = await createTestDatabase();
+      spec = queue.spec(database);
+      env = webhookEnv(database.url, await provider.setUp(database));
+    });
+    after(async () => {
+      for (const stop of stops.reverse()) await stop().catch(() => {});
+      await provider.tearDown();
+      if (spec) await queue.dispose(spec);
+      await database?.drop();
+    });
+
+    it(title, async () => {
+      const first: SendWorker = await spawnSendWorker(env, { spec, crash: true });
+      stops.push(first.stop);
+      const api = await startApiOnly(env);
+      stops.push(api.close);
+      const { key, from } = await readyToSend(api as TestApp);
+      if (provider.kind !== 'sandbox') {
+        const patch = await api.request('PATCH', '/api/settings', { token: api.adminToken, body: { emailProvider: provider.kind } });
+        expect(patch.body.emailProvider).to.equal(provider.kind);
+      }
+      const res = await api.request('POST', '/api/send/transactional', {
+        headers: { 'x-api-key': key },
+        body: { to: 'reader@example.org', fromEmail: from, subject: 'crash', text: 'crash', html: '<p>crash</p>' },
+      });
+      expect(res.status).to.equal(201);
+      const id: string = res.body.messageLogId;
+      const effectId = `send:${id}`;
+      const stream = async () => (await api.infra.eventStore.readStream(`message-${id}`)).map((e) => e.type);
+      const effect = () => database.db('side_effects').where({ id: effectId }).first('status', database.db.raw('claimed_until > now() AS leased'));
+      const forThis = (w: SendWorker, event: JobReport['event']) => w.jobs.filter((j) => j.event === event && j.data.sideEffectId === effectId);
+
+      // The process died of its own SIGKILL inside the send job, with the provider's acceptance in hand.
+      const died = await Promise.race([first.exited, sleep(20_000).then(() => null)]);
+      expect(died, `the crashing worker did not die\n${first.output()}`).to.deep.equal({ code: null, signal: 'SIGKILL' });
+      expect(forThis(first, 'job')).to.have.length(1);
+      expect(forThis(first, 'job-done')).to.have.length(0);
+      expect(await provider.calls(database, id), 'the provider accepted the message before the kill').to.equal(1);
+      expect(await stream()).to.deep.equal(['EmailQueued']);
+      expect(await effect()).to.deep.equal({ status: 'running', leased: true });
+
+      // A fresh worker. The queue gives it the lost job within seconds, but the dead worker's lease
+      // (5 minutes) still holds: no second provider call yet.
+      const second = await spawnSendWorker(env, { spec, crash: false });
+      stops.push(second.stop);
+      await waitFor('the queue to re-run the lost job in the fresh worker', () => forThis(second, 'job-done').length > 0, queue.lostRunRerunWithinMs + 10_000);
+      expect(await provider.calls(database, id)).to.equal(1);
+      expect(await stream()).to.deep.equal(['EmailQueued']);
+      expect(await effect()).to.deep.equal({ status: 'running', leased: true });
+
+      // Stands in for the 5 minutes passing (the lease length is not configurable): from here on
+      // only the sweeper can bring the effect back, since the queue's job for it has finished.
+      await database.db('side_effects').where({ id: effectId }).update({ claimed_until: database.db.raw(`now() - interval '1 millisecond'`) });
+
+      const m = await eventually(
+        () => api.request('GET', `/api/messages/${id}`, { token: api.adminToken }),
+        (r) => r.body?.status === 'sent',
+        15_000,
+      ).catch((err) => {
+        throw new Error(`${err.message}\nfresh worker:\n${second.output()}`);
+      });
+      const history = await api.infra.eventStore.readStream(`message-${id}`);
+      expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
+      expect(m.body.providerMessageId).to.equal(history[1].data.providerMessageId);
+      expect(m.body.provider).to.equal(provider.kind);
+      expect(await effect()).to.deep.equal({ status: 'done', leased: null });
+      expect(await provider.calls(database, id), 'the provider was called again after the restart').to.equal(2);
+      if (provider.kind === 'sandbox') {
+        expect(history[1].data.providerMessageId).to.equal(`sandbox-${id}`);
+        expect(await database.db('sandbox_emails').where({ message_id: id }), 'the sandbox recorded it once').to.have.length(1);
+      } else {
+        // Two distinct SES messages went out; the one we record is the second, the first one's id is known to no one here.
+        expect(ses!.sent.filter((s) => s.body.EmailTags.some((t: any) => t.Name === 'msg_id' && t.Value === id)).map((s) => s.messageId))
+          .to.have.length(2)
+          .and.to.have.property('1', history[1].data.providerMessageId);
+      }
+
+      // Nothing more comes of the killed worker's leftovers.
+      await sleep(1_000);
+      expect(await provider.calls(database, id)).to.equal(2);
+      expect(await stream()).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
+    });
+  });
+}
