@@ -18,16 +18,19 @@ const msList = z
   .regex(/^\d+(,\d+)*$/, 'must be a comma-separated list of milliseconds')
   .transform((v) => v.split(',').map(Number));
 
-const positiveInt = z.coerce.number().int().positive();
+// Digits only: z.coerce.number would take ' ' as 0 and '0x50' or '1e3' as numbers.
+const wholeNumber = z.string().regex(/^\d+$/, 'must be a whole number').transform(Number);
+const positiveInt = wholeNumber.pipe(z.number().positive());
+const port = (min: number) => wholeNumber.pipe(z.number().min(min).max(65535));
 
 const schema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: port(0).default(3000),
   BASE_URL: url(['http:', 'https:']).optional(),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
   EVENTSTORE_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
-  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  EMBEDDED_PG_PORT: port(1).default(54329),
   // Loose on purpose: the default owner is admin@localhost, which has no TLD.
   ADMIN_EMAIL: z.string().regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address').default('admin@localhost'),
   ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),

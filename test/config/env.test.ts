@@ -1,0 +1,133 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig } from '../../src/config/env.js';
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).to.be.instanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  expect.fail(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig (CONTRACT.md §1)', () => {
+  describe('defaults', () => {
+    // An explicit empty env, so nothing from the developer's shell leaks into the defaults.
+    const config = () => loadConfig({});
+
+    it('PORT 3000 and BASE_URL http://localhost:3000', () => {
+      expect(config().PORT).to.equal(3000);
+      expect(config().BASE_URL).to.equal('http://localhost:3000');
+    });
+
+    it('BASE_URL follows PORT when unset', () => {
+      expect(loadConfig({ PORT: '8080' }).BASE_URL).to.equal('http://localhost:8080');
+    });
+
+    it('BASE_URL loses its trailing slashes', () => {
+      expect(loadConfig({ BASE_URL: 'https://mail.example.com/' }).BASE_URL).to.equal('https://mail.example.com');
+      expect(loadConfig({ BASE_URL: 'https://example.com/courier//' }).BASE_URL).to.equal('https://example.com/courier');
+    });
+
+    it('webhook retries, timeout and private-target guard', () => {
+      expect(config().WEBHOOK_RETRY_DELAYS_MS).to.deep.equal([60000, 120000, 240000, 480000, 960000]);
+      expect(config().WEBHOOK_TIMEOUT_MS).to.equal(15000);
+      expect(config().WEBHOOK_ALLOW_PRIVATE_TARGETS).to.equal(false);
+    });
+
+    it('SMS opt-out sync every 15 minutes, signup allowed', () => {
+      expect(config().SMS_OPTOUT_SYNC_INTERVAL_MS).to.equal(900000);
+      expect(config().ALLOW_SIGNUP).to.equal(true);
+    });
+
+    it('SNS_CERT_URL_PATTERN admits AWS SNS certificate URLs only', () => {
+      const pattern = config().SNS_CERT_URL_PATTERN;
+      expect(pattern).to.be.instanceOf(RegExp);
+      expect(pattern.test('https://sns.us-east-1.amazonaws.com/x.pem')).to.equal(true);
+      expect(pattern.test('https://sns.cn-north-1.amazonaws.com.cn/x.pem')).to.equal(true);
+      expect(pattern.test('http://127.0.0.1/x.pem')).to.equal(false);
+      expect(pattern.test('http://sns.us-east-1.amazonaws.com/x.pem')).to.equal(false);
+      expect(pattern.test('https://sns.us-east-1.amazonaws.com.evil.example/x.pem')).to.equal(false);
+    });
+
+    it('an empty variable counts as unset', () => {
+      expect(loadConfig({ PORT: '', ALLOW_SIGNUP: '' })).to.include({ PORT: 3000, ALLOW_SIGNUP: true });
+    });
+  });
+
+  describe('values that are set', () => {
+    it('are parsed into their types', () => {
+      const config = loadConfig({
+        PORT: '4000',
+        WEBHOOK_RETRY_DELAYS_MS: '10,20',
+        WEBHOOK_TIMEOUT_MS: '500',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        ALLOW_SIGNUP: 'no',
+        SMS_OPTOUT_SYNC_INTERVAL_MS: '1000',
+        SNS_CERT_URL_PATTERN: '^http://127\\.0\\.0\\.1:\\d+/',
+      });
+      expect(config).to.include({
+        PORT: 4000,
+        BASE_URL: 'http://localhost:4000',
+        WEBHOOK_TIMEOUT_MS: 500,
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: true,
+        ALLOW_SIGNUP: false,
+        SMS_OPTOUT_SYNC_INTERVAL_MS: 1000,
+      });
+      expect(config.WEBHOOK_RETRY_DELAYS_MS).to.deep.equal([10, 20]);
+      expect(config.SNS_CERT_URL_PATTERN.test('http://127.0.0.1:9999/cert.pem')).to.equal(true);
+    });
+  });
+
+  describe('a bad value throws a ConfigError whose message is one line naming the variable', () => {
+    const cases: [string, string][] = [
+      ['PORT', 'abc'],
+      ['PORT', ' '],
+      ['PORT', '0x50'],
+      ['PORT', '1e3'],
+      ['PORT', '70000'],
+      ['WEBHOOK_TIMEOUT_MS', '0'],
+      ['DATABASE_URL', 'mysql://x'],
+      ['WEBHOOK_RETRY_DELAYS_MS', '1,x'],
+      ['ALLOW_SIGNUP', 'maybe'],
+      ['JWT_SECRET', 'too-short-to-sign-with'],
+      ['SNS_CERT_URL_PATTERN', '('],
+    ];
+    for (const [name, value] of cases) {
+      it(`${name}=${value}`, () => {
+        const err = configError({ [name]: value });
+        expect(err.message).not.to.match(/[\r\n]/);
+        expect(err.message).to.match(new RegExp(`\\b${name}\\b`));
+      });
+    }
+  });
+});
+
+describe('node src/main.ts with a bad setting', function () {
+  this.timeout(30_000);
+
+  it('PORT=abc: exits non-zero after one stderr line naming PORT, no stack trace', async () => {
+    const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', main, 'all'], {
+      env: { ...process.env, LOG_LEVEL: 'silent', PORT: 'abc' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (c, s) => resolve([c, s])));
+    clearTimeout(timer);
+
+    expect(code, `signal ${signal}: ${stderr}`).to.be.a('number').and.not.equal(0);
+    const lines = stderr.split('\n').filter((l) => l.trim() !== '');
+    expect(lines, stderr).to.have.lengthOf(1);
+    expect(lines[0]).to.match(/\bPORT\b/);
+    expect(stderr).not.to.match(/^\s*at /m);
+    expect(stdout).to.equal('');
+  });
+});

@@ -1,0 +1,330 @@
+import { expect } from 'chai';
+import type { Server } from 'node:http';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { createDb, type Db } from '../../src/adapters/db/knex.js';
+import { createPostgresEventStore } from '../../src/adapters/eventstore/postgres-event-store.js';
+import { createApp } from '../../src/http/app.js';
+import { createHealthRoutes } from '../../src/http/routes/health.js';
+import { createLogger } from '../../src/logger.js';
+import type { EventStore } from '../../src/ports/event-store.js';
+import { createApiServices } from '../../src/services.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { freePort } from '../support/spawn-server.js';
+
+const MiB = 1024 * 1024;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+// A V8 stack frame as it would leak into a body: `at fn (/abs/file.ts:1:2)`, `at file:///x.js:1:2`,
+// `at node:internal/...:1:2`, also after express's HTML `&nbsp;`.
+const STACK_FRAME = /(?:^|[\s;>])at\s+(?:[^\s()]+\s+)?\(?(?:file:\/\/|node:|\/)[^\s)]*:\d+:\d+/m;
+
+interface RawResponse {
+  status: number;
+  text: string;
+  body: any;
+  headers: Headers;
+}
+
+async function call(baseUrl: string, method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string>; duplex?: 'half'; signal?: AbortSignal } = {}): Promise<RawResponse> {
+  const res = await fetch(baseUrl + path, { method, ...init } as RequestInit);
+  const text = await res.text();
+  // Every response of this file goes through here, so none of them may leak a stack frame.
+  expect(text, `${method} ${path} leaked a stack trace`).not.to.match(STACK_FRAME);
+  let body: any;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text;
+  }
+  return { status: res.status, text, body, headers: res.headers };
+}
+
+/** Exactly the SPEC.md §7 shape, nothing more (no `stack`, no `type`, no `expose`). */
+function expectErrorShape(res: RawResponse, status: number, error: string): void {
+  expect(res.status, res.text).to.equal(status);
+  expect(res.headers.get('content-type')).to.match(/^application\/json/);
+  expect(res.body).to.be.an('object');
+  expect(Object.keys(res.body).sort()).to.deep.equal(['error', 'message', 'statusCode']);
+  expect(res.body.error).to.equal(error);
+  expect(res.body.statusCode).to.equal(status);
+  expect(res.body.message).to.be.a('string').and.not.equal('');
+}
+
+describe('HTTP skeleton: errors, limits, /healthz, /openapi.json, request ids (CONTRACT.md §4, SPEC.md §7)', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  let sendKey: string;
+  const req = (method: string, path: string, init?: Parameters<typeof call>[3]) => call(app.baseUrl, method, path, init);
+  const json = { 'content-type': 'application/json' };
+
+  before(async () => {
+    app = await startTestApp();
+    sendKey = (await app.createApiKey(['send'])).key;
+  });
+  after(async () => {
+    await app?.close();
+  });
+
+  it('the stack-frame guard recognises a real stack (so its silence means something)', () => {
+    expect(new Error('boom').stack).to.match(STACK_FRAME);
+    expect('<pre>Error: boom<br> &nbsp; &nbsp;at Layer.handle (/srv/node_modules/x/index.js:12:5)</pre>').to.match(STACK_FRAME);
+    expect(JSON.stringify({ message: 'look at me: 1:2' })).not.to.match(STACK_FRAME);
+  });
+
+  describe('malformed JSON', () => {
+    it('POST /api/auth/login with a truncated JSON body → 400 in the error shape', async () => {
+      const res = await req('POST', '/api/auth/login', { headers: json, body: '{"email": "admin@localhost", "password": ' });
+      expectErrorShape(res, 400, 'Bad Request');
+      expect(res.body.message).to.match(/json/i);
+    });
+
+    it('POST /api/send/transactional with a valid key and a broken body → 400 in the error shape', async () => {
+      const res = await req('POST', '/api/send/transactional', { headers: { ...json, 'x-api-key': sendKey }, body: "{to: 'a@b.c',}" });
+      expectErrorShape(res, 400, 'Bad Request');
+      expect(res.body.message).to.match(/json/i);
+    });
+
+    it('is parsed as JSON whatever the content type says, so it is still a 400 and not a 500', async () => {
+      const res = await req('POST', '/api/auth/login', { headers: { 'content-type': 'text/plain' }, body: '{"email":' });
+      expectErrorShape(res, 400, 'Bad Request');
+    });
+  });
+
+  describe('unknown routes', () => {
+    it('GET of an unknown path → 404 in the error shape', async () => {
+      expectErrorShape(await req('GET', '/api/does-not-exist'), 404, 'Not Found');
+      expectErrorShape(await req('GET', '/nothing/here?x=1'), 404, 'Not Found');
+    });
+
+    it('POST of an unknown path (with a JSON body, or a broken one) → 404 in the error shape', async () => {
+      expectErrorShape(await req('POST', '/api/does-not-exist', { headers: json, body: '{"a":1}' }), 404, 'Not Found');
+      // no body parser runs for an unmatched route, so a broken body cannot turn this into a 400
+      expectErrorShape(await req('POST', '/api/does-not-exist', { headers: json, body: '{"a":' }), 404, 'Not Found');
+    });
+
+    it('a known path with a method it does not serve → 404 in the error shape', async () => {
+      expectErrorShape(await req('POST', '/healthz', { headers: json, body: '{}' }), 404, 'Not Found');
+      expectErrorShape(await req('DELETE', '/api/send/transactional', { headers: { 'x-api-key': sendKey } }), 404, 'Not Found');
+    });
+  });
+
+  describe('body size limit (10 MB)', () => {
+    it('a declared body over 10 MB → 413 in the error shape', async () => {
+      const res = await req('POST', '/api/auth/login', { headers: json, body: Buffer.alloc(10 * MiB + 1, 0x20) });
+      expectErrorShape(res, 413, 'Payload Too Large');
+    });
+
+    it('a chunked body (no Content-Length) that grows over 10 MB → 413 in the error shape', async () => {
+      const chunk = new Uint8Array(MiB).fill(0x20);
+      let sent = 0;
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent > 11) return controller.close();
+          sent++;
+          controller.enqueue(chunk);
+        },
+      });
+      const res = await req('POST', '/api/auth/login', { headers: json, body: stream, duplex: 'half' });
+      expectErrorShape(res, 413, 'Payload Too Large');
+    });
+
+    it('a body just under 10 MB is read and validated (400 from zod), not refused as too large', async () => {
+      const padding = 'x'.repeat(9_900_000);
+      const res = await req('POST', '/api/auth/login', { headers: json, body: JSON.stringify({ email: 'admin@localhost', password: padding }) });
+      expectErrorShape(res, 400, 'Bad Request');
+      expect(res.body.message).to.match(/^password: /);
+    });
+  });
+
+  describe('zod validation', () => {
+    it('a body that fails the route schema → 400 naming the field', async () => {
+      const res = await req('POST', '/api/auth/login', { headers: json, body: JSON.stringify({ email: 'not-an-email', password: 'x' }) });
+      expectErrorShape(res, 400, 'Bad Request');
+      expect(res.body.message).to.match(/^email: /);
+    });
+
+    it('a JSON body of the wrong type (an array, a bare string) → 400, not a 500', async () => {
+      expectErrorShape(await req('POST', '/api/auth/login', { headers: json, body: '[1,2]' }), 400, 'Bad Request');
+      expectErrorShape(await req('POST', '/api/auth/login', { headers: json, body: '"hello"' }), 400, 'Bad Request');
+    });
+
+    it('an unknown field on a strict schema → 400 (send, with a valid key)', async () => {
+      const res = await req('POST', '/api/send/transactional', {
+        headers: { ...json, 'x-api-key': sendKey },
+        body: JSON.stringify({ to: 'a@example.org', fromEmail: 'b@example.org', subject: 's', html: 'h', text: 't', bogus: 1 }),
+      });
+      expectErrorShape(res, 400, 'Bad Request');
+    });
+  });
+
+  describe('GET /healthz', () => {
+    it('→ 200 {status:"ok"} when the stores are reachable', async () => {
+      const res = await req('GET', '/healthz');
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.equal({ status: 'ok' });
+    });
+
+    /** The health route alone, served over HTTP, on the stores given. */
+    async function healthz(stores: { db: Db; eventStore: EventStore }): Promise<{ res: RawResponse; ms: number }> {
+      const probe = createApp({
+        routes: createHealthRoutes(stores),
+        authenticate: async () => undefined,
+        logger: createLogger('silent'),
+        baseUrl: 'http://127.0.0.1',
+      });
+      const server: Server = await new Promise((resolve) => {
+        const s = probe.listen(0, '127.0.0.1', () => resolve(s));
+      });
+      try {
+        const started = Date.now();
+        // fail with a message of our own rather than the mocha timeout if the probe hangs
+        const res = await call(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 'GET', '/healthz', { signal: AbortSignal.timeout(15_000) });
+        return { res, ms: Date.now() - started };
+      } finally {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    }
+
+    it('→ 503 {status:"unavailable"} when the database and event store refuse connections', async () => {
+      // Nothing listens on a port that was just freed.
+      const deadUrl = `postgres://postgres@127.0.0.1:${await freePort()}/nowhere`;
+      const db = createDb(deadUrl);
+      const eventStore = createPostgresEventStore({ connectionString: deadUrl });
+      try {
+        const { res, ms } = await healthz({ db, eventStore });
+        expect(res.status).to.equal(503);
+        expect(res.body).to.deep.equal({ status: 'unavailable' });
+        expect(ms).to.be.below(10_000);
+      } finally {
+        await eventStore.close();
+        await db.destroy();
+      }
+    });
+
+    it('→ 503 promptly when the event store accepts connections but never answers (database fine)', async () => {
+      // A black hole: TCP connects, the PostgreSQL handshake never completes.
+      const sockets = new Set<Socket>();
+      const hole = createServer((socket) => {
+        sockets.add(socket);
+        socket.on('error', () => {});
+      });
+      await new Promise<void>((resolve) => hole.listen(0, '127.0.0.1', () => resolve()));
+      const eventStore = createPostgresEventStore({ connectionString: `postgres://postgres@127.0.0.1:${(hole.address() as AddressInfo).port}/mute` });
+      try {
+        const { res, ms } = await healthz({ db: app.infra.db, eventStore });
+        expect(res.status).to.equal(503);
+        expect(res.body).to.deep.equal({ status: 'unavailable' });
+        // orchestrators give a probe seconds, not minutes
+        expect(ms).to.be.below(10_000);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => hole.close(() => resolve()));
+        await eventStore.close();
+      }
+    });
+  });
+
+  describe('GET /openapi.json', () => {
+    let doc: any;
+    before(async () => {
+      const res = await req('GET', '/openapi.json');
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^application\/json/);
+      doc = res.body;
+    });
+
+    it('is an OpenAPI 3 document', () => {
+      expect(doc.openapi).to.match(/^3\./);
+      expect(doc.info).to.include({ title: 'Courier Ledger API' });
+      expect(doc.paths).to.be.an('object');
+    });
+
+    it('lists the contract routes, with path parameters in OpenAPI form', () => {
+      expect(doc.paths).to.include.all.keys(
+        '/api/send/transactional',
+        '/api/send/sms',
+        '/api/messages',
+        '/api/messages/{id}',
+        '/api/contacts',
+        '/api/contacts/import',
+        '/api/api-keys',
+        '/api/webhooks',
+        '/api/suppressions',
+        '/healthz',
+      );
+      expect(doc.paths['/api/send/transactional']).to.have.property('post');
+      expect(doc.paths['/api/messages/{id}']).to.have.property('get');
+      const [idParam] = doc.paths['/api/messages/{id}'].get.parameters;
+      expect(idParam).to.include({ name: 'id', in: 'path', required: true });
+      expect(idParam.schema).to.include({ type: 'string' });
+      expect(Object.keys(doc.paths).filter((p) => p.includes(':'))).to.deep.equal([]);
+    });
+
+    it('documents every method+path the express app actually serves, and nothing it does not', async () => {
+      // A second wiring of the same services: the express router is the ground truth of what is served.
+      const served = await createApiServices(app.config, app.infra, createLogger('silent'));
+      const routes: string[] = [];
+      for (const layer of (served.app as any).router.stack) {
+        if (!layer.route) continue;
+        for (const method of Object.keys(layer.route.methods)) routes.push(`${method} ${layer.route.path.replace(/:(\w+)/g, '{$1}')}`);
+      }
+      // /openapi.json is the document itself
+      const expected = routes.filter((r) => r !== 'get /openapi.json').sort();
+      const documented = Object.entries(doc.paths)
+        .flatMap(([path, ops]) => Object.keys(ops as object).map((method) => `${method} ${path}`))
+        .sort();
+      expect(expected.length).to.be.above(30);
+      expect(documented).to.deep.equal(expected);
+    });
+
+    it('request bodies are the JSON Schema of the zod schemas the routes validate with', () => {
+      const login = doc.paths['/api/auth/login'].post.requestBody.content['application/json'].schema;
+      expect(login.type).to.equal('object');
+      expect(login.required).to.have.members(['email', 'password']);
+      expect(login.properties.password).to.include({ type: 'string', minLength: 1, maxLength: 1024 });
+      expect(login.properties.email).to.include({ type: 'string', maxLength: 320 });
+
+      const send = doc.paths['/api/send/transactional'].post.requestBody.content['application/json'].schema;
+      expect(send.required).to.have.members(['to', 'fromEmail']);
+      // `.strict()` in zod
+      expect(send.additionalProperties).to.equal(false);
+      expect(send.properties.to).to.include({ type: 'string', format: 'email', maxLength: 320 });
+      expect(send.properties).to.include.all.keys('fromEmail', 'subject', 'html', 'text', 'templateId', 'variables', 'unsubscribeUrl');
+
+      for (const path of ['/api/send/sms', '/api/contacts', '/api/contacts/import', '/api/api-keys', '/api/webhooks', '/api/suppressions']) {
+        const schema = doc.paths[path].post?.requestBody?.content?.['application/json']?.schema;
+        expect(schema, `POST ${path} request schema`).to.be.an('object');
+        expect(schema.type, path).to.equal('object');
+        expect(schema.properties, path).to.be.an('object').that.is.not.empty;
+      }
+      expect(doc.paths['/api/messages'].get.parameters.map((p: any) => p.in)).to.include('query');
+    });
+  });
+
+  describe('request id (pino-http genReqId)', () => {
+    it('each response carries a fresh UUID X-Request-Id when none was sent', async () => {
+      const a = await req('GET', '/healthz');
+      const b = await req('GET', '/healthz');
+      expect(a.headers.get('x-request-id')).to.match(UUID);
+      expect(b.headers.get('x-request-id')).to.match(UUID);
+      expect(a.headers.get('x-request-id')).not.to.equal(b.headers.get('x-request-id'));
+    });
+
+    it('a well-formed incoming X-Request-Id is echoed back, also on error responses', async () => {
+      expect((await req('GET', '/healthz', { headers: { 'x-request-id': 'lb-1234.abc_DEF' } })).headers.get('x-request-id')).to.equal('lb-1234.abc_DEF');
+      const notFound = await req('GET', '/api/nope', { headers: { 'x-request-id': 'trace-404' } });
+      expect(notFound.status).to.equal(404);
+      expect(notFound.headers.get('x-request-id')).to.equal('trace-404');
+      const bad = await req('POST', '/api/auth/login', { headers: { ...json, 'x-request-id': 'trace-400' }, body: '{' });
+      expect(bad.status).to.equal(400);
+      expect(bad.headers.get('x-request-id')).to.equal('trace-400');
+    });
+
+    it('an incoming id that is too long or has unsafe characters is replaced by a UUID', async () => {
+      for (const incoming of ['x'.repeat(129), 'has space', 'semi;colon', '<script>']) {
+        const res = await req('GET', '/healthz', { headers: { 'x-request-id': incoming } });
+        expect(res.headers.get('x-request-id'), incoming).to.match(UUID);
+      }
+      expect((await req('GET', '/healthz', { headers: { 'x-request-id': 'y'.repeat(128) } })).headers.get('x-request-id')).to.equal('y'.repeat(128));
+    });
+  });
+});
