@@ -220,10 +220,12 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
          LIMIT 1
        ),
        batch AS (
+         -- events.tx_id, not tx_id: a bare name would sort by the text alias in COLUMNS, so '1000'
+         -- would come before '999' (and a full batch would skip events), and no index could serve it.
          SELECT ${COLUMNS} FROM events
-         WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
-           AND (tx_id, global_position) > ($1::xid8, $2::bigint) ${filter}
-         ORDER BY tx_id, global_position
+         WHERE events.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+           AND (events.tx_id, events.global_position) > ($1::xid8, $2::bigint) ${filter}
+         ORDER BY events.tx_id, events.global_position
          LIMIT $3
        )
        SELECT batch.*, head.tx_id::text AS head_tx, head.global_position AS head_position

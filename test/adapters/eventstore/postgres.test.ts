@@ -40,6 +40,65 @@ describe('PostgreSQL event store', function () {
     expect(await store.readStream('guard-1')).to.have.length(1);
   });
 
+  it('appends by index lookups only, even in a fresh database under concurrent bulk appends', async () => {
+    // A cold planner once chose sequential scans inside append_events, and a 500-stream appendMany
+    // kept them for every call (migration 014): count the scans such a burst makes on `events`.
+    const fresh = await createTestDatabase();
+    const bulk = createPostgresEventStore({ connectionString: fresh.url, poolSize: 8 });
+    const seqScans = async () => {
+      await fresh.db.raw('SELECT pg_stat_force_next_flush()');
+      return Number((await fresh.db.raw(`SELECT seq_scan FROM pg_stat_user_tables WHERE relname = 'events'`)).rows[0].seq_scan);
+    };
+    const chunk = (k: number) =>
+      Array.from({ length: 500 }, (_, i) => ({
+        streamId: `bulk-${k}-${i}`,
+        expectedRevision: 'no_stream' as const,
+        events: [0, 1, 2].map(() => ({ id: randomUUID(), type: 'T', data: { html: 'x'.repeat(200) } })),
+      }));
+    try {
+      const before = await seqScans();
+      for (let round = 0; round < 3; round++) await Promise.all(Array.from({ length: 8 }, (_, w) => bulk.appendMany!(chunk(round * 8 + w))));
+      // a handful come from elsewhere (statistics, the store's own reads); one per appended stream would be thousands
+      expect((await seqScans()) - before).to.be.below(50);
+      expect(Number((await fresh.db('events').count('* as n').first())?.n)).to.equal(24 * 500 * 3);
+    } finally {
+      await bulk.close();
+      await fresh.drop();
+    }
+  });
+
+  it('orders by transaction id as a number: tx 999 comes before tx 1000, and a full batch skips nothing', async () => {
+    // Rows with chosen tx ids (the column is only a default), so the commit order crosses a digit
+    // boundary: compared as text, '1000' < '999', and a batch cut at the limit would move past tx
+    // 999's second event without delivering it.
+    const prefix = `digits-${randomUUID()}`;
+    const insert = (stream: string, revision: number, txId: string) =>
+      db.db.raw(`INSERT INTO events (stream_id, revision, event_id, type, data, metadata, tx_id) VALUES (?, ?, ?, 'T', '{}', '{}', ?::xid8)`, [
+        `${prefix}-${stream}`,
+        revision,
+        randomUUID(),
+        txId,
+      ]);
+    await insert('a', 0, '1000');
+    await insert('b', 0, '999');
+    await insert('b', 1, '999');
+    const order = (events: RecordedEvent[]) => events.map((e) => `${e.streamId.slice(prefix.length + 1)}${e.revision}`);
+
+    expect(order(await store.readAll({ streamPrefixes: [prefix] }))).to.deep.equal(['b0', 'b1', 'a0']);
+    expect(order(await store.readAll({ streamPrefixes: [prefix], limit: 2 }))).to.deep.equal(['b0', 'b1']);
+
+    const seen: RecordedEvent[] = [];
+    const sub = store.subscribe({ streamPrefixes: [prefix], limit: 2, onEvents: async (events) => void seen.push(...events) });
+    try {
+      const deadline = Date.now() + 3000;
+      while (seen.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      await sub.close();
+    }
+    expect(order(seen)).to.deep.equal(['b0', 'b1', 'a0']);
+  });
+
   it('never skips an event whose transaction took a lower position but committed later', async () => {
     const prefix = `late-${randomUUID()}`;
     const seen: RecordedEvent[] = [];
