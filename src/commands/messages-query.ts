@@ -106,17 +106,24 @@ export function createMessageQueries(deps: { db: Db; eventStore: EventStore }) {
 
     async get(principal: Principal, id: string) {
       if (!MESSAGE_ID.test(id)) throw notFound(`message ${id} not found`);
-      const row = await scoped(deps.db, principal).andWhere('id', id).first();
-      if (!row) throw notFound(`message ${id} not found`);
-      const events = await deps.db('message_events').where({ message_id: id }).orderBy([{ column: 'occurred_at' }, { column: 'revision' }]);
-      const view = {
-        ...messageView(row),
-        events: events.map((e) => ({ type: e.type, occurredAt: iso(e.occurred_at), data: e.data })),
-      };
-      // The joined rows are for the dashboard only: a key never sees names it did not send itself.
-      if (principal.kind === 'apiKey') return view;
-      const contact = row.channel === 'email' ? await deps.db('contacts').where({ account_id: principal.accountId, email: normaliseEmail(row.to_address) }).first() : undefined;
-      return { ...view, contact: contact ? contactView(contact) : null, campaign: null };
+      // One snapshot for the row, its timeline and the contact: read apart, a projection commit in
+      // between could show a click on the timeline that the row's counts do not have yet.
+      return deps.db.transaction(
+        async (trx) => {
+          const row = await scoped(trx, principal).andWhere('id', id).first();
+          if (!row) throw notFound(`message ${id} not found`);
+          const events = await trx('message_events').where({ message_id: id }).orderBy([{ column: 'occurred_at' }, { column: 'revision' }]);
+          const view = {
+            ...messageView(row),
+            events: events.map((e) => ({ type: e.type, occurredAt: iso(e.occurred_at), data: e.data })),
+          };
+          // The joined rows are for the dashboard only: a key never sees names it did not send itself.
+          if (principal.kind === 'apiKey') return view;
+          const contact = row.channel === 'email' ? await trx('contacts').where({ account_id: principal.accountId, email: normaliseEmail(row.to_address) }).first() : undefined;
+          return { ...view, contact: contact ? contactView(contact) : null, campaign: null };
+        },
+        { isolationLevel: 'repeatable read', readOnly: true },
+      );
     },
 
     /** Counted by the database, never by loading rows. */
