@@ -1,6 +1,7 @@
 import type { Config } from './config/env.js';
 import { createDb, migrate, type Db } from './adapters/db/knex.js';
 import { startEmbeddedPostgres } from './adapters/db/embedded-postgres.js';
+import { createSendCounters, type SendCounters } from './adapters/db/send-counters.js';
 import type { EventStore } from './ports/event-store.js';
 import type { JobQueue } from './ports/job-queue.js';
 import { createJobQueue } from './adapters/queue/index.js';
@@ -13,6 +14,8 @@ export interface Infrastructure {
   eventStore: EventStore;
   /** pg-boss on the same PostgreSQL, or BullMQ with REDIS_URL */
   queue: JobQueue;
+  /** the daily send caps (their own connections: see createSendCounters) */
+  counters: SendCounters;
   /** true when this process started the embedded PostgreSQL */
   embedded: boolean;
   close(): Promise<void>;
@@ -34,14 +37,17 @@ export async function openInfrastructure(config: Config, options: { migrate?: bo
   if (options.migrate !== false) await migrate(db);
   const eventStore = createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL });
   const queue = createJobQueue({ databaseUrl, redisUrl: config.REDIS_URL });
+  const counters = createSendCounters(databaseUrl);
   return {
     databaseUrl,
     db,
     eventStore,
     queue,
+    counters,
     embedded: Boolean(stopEmbedded),
     async close() {
       await queue.close();
+      await counters.close();
       await eventStore.close();
       await db.destroy();
       await stopEmbedded?.();

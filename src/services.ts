@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { Config } from './config/env.js';
 import type { Infrastructure } from './infrastructure.js';
 import { getOrCreateSecret } from './adapters/db/secrets.js';
-import { createSendCounters } from './adapters/db/send-counters.js';
 import { assertAllowedTarget } from './adapters/webhooks/ssrf-guard.js';
 import { createAccountCommands } from './commands/accounts.js';
 import { createApiKeyCommands } from './commands/api-keys.js';
@@ -48,14 +47,13 @@ const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
 
 /** Everything the API role needs, wired from configuration and infrastructure. */
 export async function createApiServices(config: Config, infra: Infrastructure, logger: Logger) {
-  const { db, eventStore } = infra;
+  const { db, eventStore, counters } = infra;
   const jwt = createJwtIssuer(await getOrCreateSecret(db, 'jwt', config.JWT_SECRET));
   const linkSecret = await getOrCreateSecret(db, 'links');
   const waiter = createProjectionWaiter({ db });
   const waitFor: WaitForProjection = (name, position) =>
     position ? waiter.waitFor(name, position, READ_YOUR_WRITES_TIMEOUT_MS) : Promise.resolve();
   const { emailProviderFor, smsProviderFor } = createProviderRegistry({ db, config });
-  const counters = createSendCounters(db);
 
   const accounts = createAccountCommands({ eventStore, db, waitFor, jwt });
   const apiKeys = createApiKeyCommands({ eventStore, db, waitFor });

@@ -9,10 +9,11 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export type Db = Knex;
 
-export function createDb(connectionString: string, options: { pool?: number } = {}): Db {
+export function createDb(connectionString: string, options: { pool?: number; synchronousCommit?: boolean } = {}): Db {
   return knexFactory({
     client: 'pg',
-    connection: connectionString,
+    // Asynchronous commit is per connection (a session setting), so a pool that wants it gets its own.
+    connection: options.synchronousCommit === false ? { connectionString, options: '-c synchronous_commit=off' } : connectionString,
     pool: { min: 0, max: options.pool ?? 10 },
     migrations: { migrationSource, tableName: 'knex_migrations' },
   });

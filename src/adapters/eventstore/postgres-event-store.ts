@@ -29,6 +29,8 @@ export interface PostgresEventStoreOptions {
   poolSize?: number;
   /** how often a subscription polls when no NOTIFY arrived (a NOTIFY can precede visibility) */
   pollIntervalMs?: number;
+  /** the shortest time between two reads of one subscription (default 20 ms): commits in between share a read */
+  minReadIntervalMs?: number;
 }
 
 const COLUMNS =
@@ -70,6 +72,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const pollIntervalMs = options.pollIntervalMs ?? 250;
+  const minReadIntervalMs = options.minReadIntervalMs ?? 20;
   const subscriptions = new Set<Subscription>();
 
   // NOTIFY after commit, not inside the append (migration 013): a NOTIFY in the appending transaction
@@ -267,26 +270,37 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   function subscribe(opts: SubscribeOptions): Subscription {
     let closed = false;
     let position: Position = opts.after ?? START;
-    let wake: (() => void) | undefined;
-    const waker = () => wake?.();
-    wakers.add(waker);
     const limit = opts.limit ?? 500;
+    // A commit that lands while a read is running is kept, not lost, so the next read follows at once
+    // instead of after the poll interval.
+    let pending = false;
+    let wake: (() => void) | undefined;
+    let stop: (() => void) | undefined;
+    const waker = () => {
+      pending = true;
+      wake?.();
+    };
+    wakers.add(waker);
 
-    const sleep = () =>
+    /** Sleeps `ms`; a commit cuts it short when `wakeable`, close() always does. */
+    const sleep = (ms: number, wakeable: boolean) =>
       new Promise<void>((resolve) => {
-        const timer = setTimeout(done, pollIntervalMs);
+        const timer = setTimeout(done, ms);
         function done() {
           clearTimeout(timer);
-          wake = undefined;
+          wake = stop = undefined;
           resolve();
         }
-        wake = done;
+        stop = done;
+        if (wakeable) wake = done;
       });
 
     const loop = (async () => {
+      let lastRead = 0;
       while (!closed) {
         await ensureListener();
         try {
+          lastRead = Date.now();
           const { events: batch, head } = await readAllWithHead({ after: position, limit, streamPrefixes: opts.streamPrefixes });
           if (batch.length > 0) {
             await opts.onEvents(batch);
@@ -300,14 +314,19 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
           opts.onError?.(err);
           break;
         }
-        if (!closed) await sleep();
+        if (!closed && !pending) await sleep(pollIntervalMs, true);
+        pending = false;
+        // Under load every append wakes every subscriber: commits within minReadIntervalMs of the last
+        // read are taken by one read, not one read each (that was most of the database round trips).
+        const gap = lastRead + minReadIntervalMs - Date.now();
+        if (!closed && gap > 0) await sleep(gap, false);
       }
     })();
 
     const subscription: Subscription = {
       async close() {
         closed = true;
-        wake?.();
+        stop?.();
         await loop;
         wakers.delete(waker);
         subscriptions.delete(subscription);
