@@ -24,7 +24,11 @@ export interface ExecuteResult<S, E> {
   events: E[];
   /** state after the new events */
   state: S;
-  /** position of the last appended event; undefined when the decision produced nothing */
+  /**
+   * Where a reader must have caught up to see the outcome: the last appended event, or, when the
+   * decision produced nothing (already suppressed, already revoked), the stream's last event, which
+   * may not be projected yet; undefined only for a stream that does not exist.
+   */
   position?: Position;
   revision: number;
 }
@@ -45,7 +49,9 @@ export async function execute<S, C, E extends DomainEvent>(
     const state = fold(decider, history);
     const events = decider.decide(command, state);
     const revision = history.length - 1;
-    if (events.length === 0) return { events, state, revision };
+    // A repeated command (a second bounce, a double click) must not answer before the first one's
+    // effect is readable: it waits for the same position the first caller waits for.
+    if (events.length === 0) return { events, state, revision, position: history[history.length - 1]?.position };
     let result: AppendResult;
     try {
       result = await eventStore.append(
