@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../adapters/db/knex.js';
-import type { Position, RecordedEvent } from '../ports/event-store.js';
+import { comparePositions, type Position, type RecordedEvent } from '../ports/event-store.js';
 import { generationTables, type Projection } from './projection.js';
 
 /** Bookkeeping shared by the live runner and the rebuild: generations, checkpoints, views. */
@@ -73,15 +73,20 @@ export async function applyBatch(
     const reg = await trx('projection_registry').where({ name: projection.name }).forShare().first('active_generation');
     if (!reg || reg.active_generation !== generation) return false;
   }
-  await trx('projection_checkpoints').where({ name: projection.name, generation }).forUpdate().first();
-  await projection.handle(events, trx, generationTables(generation));
-  const last = events[events.length - 1].position;
+  // The checkpoint under its row lock is the truth, not the position the caller read from: after an
+  // ownership takeover (a lock connection that died quietly) a batch can arrive that another runner
+  // has applied meanwhile, and counters such as opens must not count it twice.
+  const checkpoint = toCheckpoint(await trx('projection_checkpoints').where({ name: projection.name, generation }).forUpdate().first());
+  const fresh = events.filter((e) => comparePositions(e.position, checkpoint.position) > 0);
+  if (fresh.length === 0) return true;
+  await projection.handle(fresh, trx, generationTables(generation));
+  const last = fresh[fresh.length - 1].position;
   await trx('projection_checkpoints')
     .where({ name: projection.name, generation })
     .update({
       commit_pos: last.commit.toString(),
       prepare_pos: last.prepare.toString(),
-      events: trx.raw('events + ?', [events.length]),
+      events: trx.raw('events + ?', [fresh.length]),
       updated_at: new Date(),
     });
   return true;
