@@ -220,9 +220,25 @@ describe('POST /api/send/sms through SNS (real SDK against a local SNS)', functi
     expect(fake.published.some((p) => p.message === 'doomed')).to.equal(false);
   });
 
+  it('one SDK attempt per Publish: a 500 is one request to SNS, and the send job’s own retry finishes it', async function () {
+    this.timeout(40_000);
+    // An SDK retry after a Publish that SNS accepted but answered late would be a second SMS.
+    fake.failPublish({ status: 500, code: 'InternalError', message: 'try again' });
+    const before = fake.calls.Publish ?? 0;
+    const res = await send({ to: TO, body: 'once per attempt' });
+    const id = res.body.messageLogId;
+    await eventually(
+      () => app.request('GET', `/api/messages/${id}/history`, { token: app.adminToken }),
+      (r) => r.body.some((e: { type: string }) => e.type === 'ProviderAttemptFailed'),
+    );
+    expect((fake.calls.Publish ?? 0) - before).to.equal(1);
+    await messageWithStatus(app, key, id, 'sent');
+    expect((fake.calls.Publish ?? 0) - before).to.equal(2);
+  });
+
   it('a throttled Publish is retried until SNS takes it; the message ends sent', async function () {
     this.timeout(40_000);
-    // three throttles use up the SDK's own attempts, so the send job's own retry has to finish it
+    // the SDK makes one attempt per call, so each throttle is a failed attempt of the send job's own
     const throttled = { status: 429, code: 'Throttled', message: 'Rate exceeded' };
     fake.failPublish(throttled, throttled, throttled);
     const res = await send({ to: TO, body: 'persistent' });

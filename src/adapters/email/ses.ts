@@ -13,6 +13,8 @@ export interface SesOptions {
   endpoint?: string;
   credentials?: { accessKeyId: string; secretAccessKey: string };
   configurationSetName?: string;
+  /** per-request timeout (default 30 s): a hung call must end well inside the send lease (5 min) */
+  requestTimeoutMs?: number;
 }
 
 const RETRYABLE = new Set(['TooManyRequestsException', 'ThrottlingException', 'Throttling', 'ServiceUnavailable', 'InternalFailure', 'RequestTimeout']);
@@ -61,6 +63,8 @@ export function createSesEmailProvider(options: SesOptions): EmailProvider {
   const client = new SESv2Client({
     region: options.region,
     maxAttempts: 1,
+    // A hung call must end well inside the send lease (5 min): past it another worker may send again.
+    requestHandler: { requestTimeout: options.requestTimeoutMs ?? 30_000, connectionTimeout: 5_000, throwOnRequestTimeout: true },
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
   });

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { expect } from 'chai';
 import { createId } from '@paralleldrive/cuid2';
 import { createSesEmailProvider } from '../../../src/adapters/email/ses.js';
@@ -90,6 +91,23 @@ describe('SES v2 adapter specifics', function () {
     expect(err).to.be.instanceOf(ProviderError);
     expect(err.retryable).to.equal(true);
     fake = await startFakeSes(); // for afterEach
+  });
+
+  it('a call that hangs ends at the request timeout as a retryable error, well inside the send lease', async () => {
+    // accepts the connection and never answers
+    const sockets = new Set<net.Socket>();
+    const blackHole = net.createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
+    try {
+      const endpoint = `http://127.0.0.1:${(blackHole.address() as net.AddressInfo).port}`;
+      const started = Date.now();
+      const err = await createSesEmailProvider({ region: 'eu-west-1', endpoint, credentials, requestTimeoutMs: 300 }).send(email()).catch((e) => e);
+      expect(err).to.be.instanceOf(ProviderError).with.property('retryable', true);
+      expect(Date.now() - started).to.be.below(5_000);
+    } finally {
+      sockets.forEach((s) => s.destroy());
+      await new Promise((resolve) => blackHole.close(resolve));
+    }
   });
 
   it('a new domain gets the custom MAIL FROM mail.<domain>, and DNS records for the region', async () => {
