@@ -68,7 +68,15 @@ function likePatterns(prefixes: string[]): string[] {
 }
 
 export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore {
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 8 });
+  // Everything this pool runs is a key lookup or a read in commit order (the events_commit_order
+  // index, filtered by stream prefix, LIMIT n). The planner cannot estimate `stream_id LIKE ANY(...)`
+  // and, on a large log, chose a seq scan and sort of every event after the position: 5 s per
+  // 2,000-event read at 3.5M events, against 20 ms walking the index in order.
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize ?? 8,
+    options: '-c enable_seqscan=off -c enable_bitmapscan=off',
+  });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const pollIntervalMs = options.pollIntervalMs ?? 250;
