@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { deleteKeys, redisReachable } from '../support/redis.js';
+import { onJsonLines } from '../support/json-lines.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
 import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
@@ -36,18 +37,10 @@ async function spawnSendWorker(env: Record<string, string>, options: { spec: Que
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   const ready = new Promise<void>((resolve, reject) => {
-    let buffer = '';
-    child.stdout!.on('data', (chunk) => {
-      buffer += chunk;
-      let newline: number;
-      while ((newline = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        output += `${line}\n`;
-        const message = JSON.parse(line);
-        if (message.event === 'ready') resolve();
-        else jobs.push(message);
-      }
+    onJsonLines(child.stdout!, (message, line) => {
+      output += `${line}\n`;
+      if (message.event === 'ready') resolve();
+      else jobs.push(message);
     });
     child.stderr!.on('data', (chunk) => (output += chunk));
     void exited.then(({ code, signal }) => reject(new Error(`send worker exited (${code ?? signal}) before it was ready\n${output}`)));

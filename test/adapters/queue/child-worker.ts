@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { QueueSpec } from './queue-spec.js';
+import { onJsonLines } from '../../support/json-lines.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/hang-in-handler.ts', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -30,18 +31,10 @@ export function startChildWorker(spec: QueueSpec, name: string, timeoutMs = 15_0
 
   const started = new Promise<StartedJob>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`child worker took no job within ${timeoutMs} ms\n${stderr}`)), timeoutMs);
-    let buffer = '';
-    child.stdout!.on('data', (chunk) => {
-      buffer += chunk;
-      let newline: number;
-      while ((newline = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        const message = JSON.parse(line) as { event: string } & StartedJob;
-        if (message.event === 'started') {
-          clearTimeout(timer);
-          resolve({ id: message.id, attempt: message.attempt, data: message.data });
-        }
+    onJsonLines(child.stdout!, (message: { event: string } & StartedJob) => {
+      if (message.event === 'started') {
+        clearTimeout(timer);
+        resolve({ id: message.id, attempt: message.attempt, data: message.data });
       }
     });
     child.once('exit', (code, signal) => {
