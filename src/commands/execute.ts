@@ -6,6 +6,7 @@ import {
   type EventMetadata,
   type EventStore,
   type Position,
+  type RecordedEvent,
 } from '../ports/event-store.js';
 
 export interface ExecuteOptions {
@@ -18,6 +19,11 @@ export interface ExecuteOptions {
   commandId?: string;
   metadata?: EventMetadata;
   maxRetries?: number;
+  /**
+   * The stream as the caller has already read it (all of it): the first attempt decides on it instead
+   * of reading again; a concurrent write still makes the next attempt reload. `[]` for a new stream.
+   */
+  history?: RecordedEvent[];
 }
 
 export interface ExecuteResult<S, E> {
@@ -45,7 +51,7 @@ export async function execute<S, C, E extends DomainEvent>(
   const { eventStore, streamId } = options;
   const commandId = options.commandId ?? crypto.randomUUID();
   for (let attempt = 0; ; attempt++) {
-    const history = await eventStore.readStream(streamId);
+    const history = attempt === 0 && options.history ? options.history : await eventStore.readStream(streamId);
     const state = fold(decider, history);
     const events = decider.decide(command, state);
     const revision = history.length - 1;

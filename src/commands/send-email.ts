@@ -2,7 +2,6 @@ import { createId } from '@paralleldrive/cuid2';
 import type { Db } from '../adapters/db/knex.js';
 import type { SendCounters } from '../adapters/db/send-counters.js';
 import { emailDomain, formatFromHeader, normaliseEmail } from '../domain/email/address.js';
-import { deterministicEventId } from '../domain/event-id.js';
 import { renderTemplate } from '../domain/email/render.js';
 import { rewriteForTracking } from '../domain/email/tracking.js';
 import { createUnsubscribeToken } from '../domain/email/unsubscribe-token.js';
@@ -11,6 +10,7 @@ import { messageStream, type EmailQueued } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
 import type { Principal } from '../http/principal.js';
 import type { EventStore } from '../ports/event-store.js';
+import { execute } from './execute.js';
 import type { IdentityCommands } from './identities.js';
 
 export interface SendEmailInput {
@@ -118,17 +118,15 @@ export function createSendEmail(deps: SendEmailDeps) {
       queuedAt: new Date().toISOString(),
     };
     try {
-      // A brand-new stream: decide on the initial state and append expecting no stream, as `execute`
-      // would after reading an empty stream (one round trip fewer on the hot path).
-      const streamId = messageStream(messageId);
-      const commandId = `queue-${messageId}`;
+      // A brand-new stream: nothing to read first (one round trip fewer on the hot path).
       const actor = principal.kind === 'apiKey' ? `apikey:${principal.apiKeyId}` : `user:${principal.userId}`;
-      const events = messageDecider.decide({ kind: 'queueEmail', data }, messageDecider.initialState);
-      await deps.eventStore.append(
-        streamId,
-        events.map((e, i) => ({ id: deterministicEventId(streamId, commandId, String(i)), type: e.type, data: e.data, metadata: { actor, commandId } })),
-        { expectedRevision: 'no_stream' },
-      );
+      await execute(messageDecider, { kind: 'queueEmail', data }, {
+        eventStore: deps.eventStore,
+        streamId: messageStream(messageId),
+        commandId: `queue-${messageId}`,
+        metadata: { actor },
+        history: [],
+      });
     } catch (err) {
       await reservation.release();
       throw err;

@@ -61,6 +61,7 @@ export function createSendSms(deps: { eventStore: EventStore; db: Db; counters: 
         streamId: messageStream(messageId),
         commandId: `queue-${messageId}`,
         metadata: { actor: principal.kind === 'apiKey' ? `apikey:${principal.apiKeyId}` : `user:${principal.userId}` },
+        history: [], // a brand-new stream: nothing to read first
       });
     } catch (err) {
       await reservation.release();

@@ -5,10 +5,9 @@ import type { WebhookSender } from '../adapters/webhooks/http-sender.js';
 import { execute } from '../commands/execute.js';
 import { fold } from '../domain/decider.js';
 import { classifyAttempt, nextAttemptDelay, parseRetryAfter } from '../domain/webhooks/classify-response.js';
-import { deterministicEventId } from '../domain/event-id.js';
 import { deliveryDecider, deliveryStream, type DeliveryCommand, type DeliveryScheduled, type DeliveryState } from '../domain/webhooks/delivery.js';
 import { signWebhookPayload } from '../domain/webhooks/signature.js';
-import { WrongExpectedRevisionError, type EventStore } from '../ports/event-store.js';
+import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import {
   claimSideEffect,
@@ -135,27 +134,11 @@ export function createDeliverWebhookHandler(deps: {
     }
 
     /**
-     * Appends the decision on the delivery stream. With the history already read, it is one append at
-     * that revision; if the stream moved meanwhile (a retry requested, a re-run job), `execute` reads
-     * and decides again. Event ids derive from `commandId`, so a re-run appends nothing twice.
+     * Appends the decision on the delivery stream, deciding on the history already read when there is
+     * one; event ids derive from `commandId`, so a re-run appends nothing twice.
      */
     async function record(cmd: DeliveryCommand, commandId: string, known?: typeof history): Promise<void> {
-      const options = { eventStore: deps.eventStore, streamId, commandId, metadata: { actor: 'system:webhooks' } };
-      if (known) {
-        const events = deliveryDecider.decide(cmd, fold(deliveryDecider, known));
-        if (events.length === 0) return;
-        try {
-          await deps.eventStore.append(
-            streamId,
-            events.map((e, i) => ({ id: deterministicEventId(streamId, commandId, String(i)), type: e.type, data: e.data, metadata: { ...options.metadata, commandId } })),
-            { expectedRevision: known.length === 0 ? 'no_stream' : known.length - 1 },
-          );
-          return;
-        } catch (err) {
-          if (!(err instanceof WrongExpectedRevisionError)) throw err;
-        }
-      }
-      await execute(deliveryDecider, cmd, options);
+      await execute(deliveryDecider, cmd, { eventStore: deps.eventStore, streamId, commandId, metadata: { actor: 'system:webhooks' }, history: known });
     }
   }
 }

@@ -6,8 +6,7 @@ import { messageStream, type EmailQueued, type SmsQueued } from '../domain/messa
 import { messageDecider, needsProviderCall } from '../domain/messages/message.js';
 import { fold } from '../domain/decider.js';
 import { ProviderError, type EmailProvider } from '../ports/email-provider.js';
-import { WrongExpectedRevisionError, type EventStore } from '../ports/event-store.js';
-import { deterministicEventId } from '../domain/event-id.js';
+import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
 import { claimSideEffect, markSideEffectDone, releaseSideEffect, rescheduleSideEffect, type SideEffectJob } from '../process-managers/side-effects.js';
@@ -64,22 +63,10 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     const now = () => new Date().toISOString();
     const commandId = `provider-attempt-${attempt}`;
     const metadata = { actor: 'system:send-worker', causationId: sideEffectId };
-    // The stream was read just before the provider call: append at that revision without reading it
-    // again (one round trip per send); if anything was appended meanwhile, decide again on a fresh read.
-    const record = async (command: Parameters<typeof messageDecider.decide>[0]) => {
-      const events = messageDecider.decide(command, state);
-      if (events.length === 0) return;
-      try {
-        await deps.eventStore.append(
-          streamId,
-          events.map((e, i) => ({ id: deterministicEventId(streamId, commandId, String(i)), type: e.type, data: e.data, metadata: { ...metadata, commandId } })),
-          { expectedRevision: history[history.length - 1].revision },
-        );
-      } catch (err) {
-        if (!(err instanceof WrongExpectedRevisionError)) throw err;
-        await execute(messageDecider, command, { eventStore: deps.eventStore, streamId, commandId, metadata });
-      }
-    };
+    // The stream was read just before the provider call: decide on that history (one round trip per
+    // send); if anything was appended meanwhile, execute reads and decides again.
+    const record = (command: Parameters<typeof messageDecider.decide>[0]) =>
+      execute(messageDecider, command, { eventStore: deps.eventStore, streamId, commandId, metadata, history });
 
     const queued = state.queued!;
     let result: { providerMessageId: string };
