@@ -74,7 +74,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
   const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider' });
   const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
   const deliveries = createWebhookDeliveryCommands({ eventStore, db, queue: infra.queue, sender, waitFor });
-  const optOuts = createSmsOptOutSync({ db, eventStore, provider: smsProviderFor(config.SMS_PROVIDER), suppressions });
+  const optOuts = createSmsOptOutSync({ db, provider: smsProviderFor(config.SMS_PROVIDER), suppressions });
   const sns = createSnsMessageVerifier({ certUrlPattern: config.SNS_CERT_URL_PATTERN });
 
   const routes = [

@@ -64,7 +64,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
   const sweeper = startSideEffectSweeper({ db, queue, onError: (err) => logger.warn({ err }, 'side-effect sweep failed') });
 
   const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider' });
-  const optOuts = createSmsOptOutSync({ db, eventStore, provider: providers.smsProviderFor(config.SMS_PROVIDER), suppressions });
+  const optOuts = createSmsOptOutSync({ db, provider: providers.smsProviderFor(config.SMS_PROVIDER), suppressions });
   const stops = [
     every(5_000, () => ingest.retryUnmatched(), logger, 'unmatched provider events'),
     every(config.SMS_OPTOUT_SYNC_INTERVAL_MS, () => optOuts.sync(), logger, 'sms opt-out sync'),

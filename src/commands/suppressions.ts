@@ -64,28 +64,36 @@ export function suppressionView(row: Record<string, any>) {
  * next send to that address is refused (ARCHITECTURE.md: suppression invariant).
  */
 export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection }) {
+  /** Appends the suppression without waiting for the list to show it; the stream's state is the guard. */
+  async function record(input: SuppressInput) {
+    const { value, kind } = normaliseSuppressionValue(input);
+    const data: AddressSuppressed['data'] = {
+      accountId: input.accountId,
+      value,
+      kind,
+      reason: input.reason,
+      source: input.source,
+      messageId: input.messageId ?? null,
+      campaignId: input.campaignId ?? null,
+      detail: input.detail ?? null,
+      occurredAt: input.occurredAt ?? new Date().toISOString(),
+    };
+    const result = await execute(suppressionDecider, { kind: 'suppress', data }, {
+      eventStore: deps.eventStore,
+      streamId: suppressionStream(input.accountId, value),
+      commandId: input.commandId,
+      metadata: { actor: input.actor },
+    });
+    return { suppressed: result.events.length > 0, value, kind, position: result.position };
+  }
+
   return {
+    record,
+
     async suppress(input: SuppressInput) {
-      const { value, kind } = normaliseSuppressionValue(input);
-      const data: AddressSuppressed['data'] = {
-        accountId: input.accountId,
-        value,
-        kind,
-        reason: input.reason,
-        source: input.source,
-        messageId: input.messageId ?? null,
-        campaignId: input.campaignId ?? null,
-        detail: input.detail ?? null,
-        occurredAt: input.occurredAt ?? new Date().toISOString(),
-      };
-      const result = await execute(suppressionDecider, { kind: 'suppress', data }, {
-        eventStore: deps.eventStore,
-        streamId: suppressionStream(input.accountId, value),
-        commandId: input.commandId,
-        metadata: { actor: input.actor },
-      });
-      await deps.waitFor('suppressions', result.position);
-      return { suppressed: result.events.length > 0, value, kind };
+      const { position, ...result } = await record(input);
+      await deps.waitFor('suppressions', position);
+      return result;
     },
 
     async lift(accountId: string, actor: string, rawValue: string) {

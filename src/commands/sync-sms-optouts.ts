@@ -1,10 +1,8 @@
 import type { Db } from '../adapters/db/knex.js';
 import { parsePhoneNumber } from '../domain/sms/phone.js';
-import { suppressionDecider, suppressionStream, type AddressSuppressed } from '../domain/suppression/suppression.js';
-import { comparePositions, type EventStore, type Position } from '../ports/event-store.js';
+import { comparePositions, type Position } from '../ports/event-store.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
 import { createProjectionWaiter } from '../projections/waiter.js';
-import { execute } from './execute.js';
 import type { SuppressionCommands } from './suppressions.js';
 
 const LOCK_KEY = 'sms-optout-sync';
@@ -54,41 +52,17 @@ export function createSmsOptOutSync(deps: {
   db: Db;
   provider: SmsProvider;
   suppressions: SuppressionCommands;
-  /**
-   * With the event store, suppressions are appended without waiting for the read model one by one
-   * (a wait costs up to a second each), and the sync waits once at the end. Without it, each goes
-   * through `suppressions.suppress`, which waits every time.
-   */
-  eventStore?: EventStore;
   onSkipped?: (raw: string) => void;
 }) {
   const waiter = createProjectionWaiter({ db: deps.db });
 
-  /** Appends one phone suppression; the stream's state is the guard (already active → nothing). */
-  async function suppress(accountId: string, phone: string): Promise<{ suppressed: boolean; position?: Position }> {
-    if (!deps.eventStore) {
-      const result = await deps.suppressions.suppress({ accountId, phone, reason: 'sms_optout', source: 'sms_optout', actor: ACTOR });
-      return { suppressed: result.suppressed };
-    }
-    const data: AddressSuppressed['data'] = {
-      accountId,
-      value: phone,
-      kind: 'phone',
-      reason: 'sms_optout',
-      source: 'sms_optout',
-      messageId: null,
-      campaignId: null,
-      detail: null,
-      occurredAt: new Date().toISOString(),
-    };
-    // No fixed commandId: a fixed id would silently swallow a re-suppression after a lift.
-    const result = await execute(suppressionDecider, { kind: 'suppress', data }, {
-      eventStore: deps.eventStore,
-      streamId: suppressionStream(accountId, phone),
-      metadata: { actor: ACTOR },
-    });
-    return { suppressed: result.events.length > 0, position: result.position };
-  }
+  /**
+   * Appends one phone suppression without waiting for the list (a wait costs up to a second each);
+   * the sync waits once, at its end. No fixed commandId: it would silently swallow a re-suppression
+   * after a lift.
+   */
+  const suppress = (accountId: string, phone: string) =>
+    deps.suppressions.record({ accountId, phone, reason: 'sms_optout', source: 'sms_optout', actor: ACTOR });
 
   async function listAll(): Promise<string[]> {
     const numbers = new Set<string>();
