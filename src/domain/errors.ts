@@ -1,3 +1,5 @@
+import type { ZodError } from 'zod';
+
 /**
  * The one error type of the service. Its message is the exact text SPEC.md §7 dictates; src/http maps
  * it to `{message, error, statusCode}` in one place.
@@ -36,3 +38,10 @@ export const forbidden = (message: string) => new AppError(403, message);
 export const notFound = (message = 'Not Found') => new AppError(404, message);
 export const conflict = (message: string) => new AppError(409, message);
 export const tooManyRequests = (message: string) => new AppError(429, message);
+
+/** A zod issue as one readable sentence naming the field: `to: Invalid email address`. */
+export function describeZodError(err: ZodError): string {
+  const issue = err.issues[0];
+  const path = issue.path.map(String).join('.');
+  return path ? `${path}: ${issue.message}` : issue.message;
+}

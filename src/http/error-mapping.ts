@@ -1,5 +1,5 @@
 import { ZodError } from 'zod';
-import { AppError, STATUS_NAMES } from '../domain/errors.js';
+import { AppError, STATUS_NAMES, describeZodError } from '../domain/errors.js';
 import { ProviderError } from '../ports/email-provider.js';
 
 export interface ErrorBody {
@@ -13,12 +13,6 @@ export function errorBody(status: number, message: string, extra?: Record<string
   return { ...extra, message, error: STATUS_NAMES[status] ?? 'Error', statusCode: status };
 }
 
-/** A zod issue as one readable sentence naming the field: `to: Invalid email address`. */
-export function describeZodError(err: ZodError): string {
-  const issue = err.issues[0];
-  const path = issue.path.map(String).join('.');
-  return path ? `${path}: ${issue.message}` : issue.message;
-}
 
 /**
  * The single place where anything thrown becomes the spec's error shape (SPEC.md §7). Unknown errors

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { normaliseEmail } from '../email/address.js';
+import { describeZodError } from '../errors.js';
 import { CONTACT_STATUSES } from './contact.js';
 
 /** Length limits (SPEC.md leaves them open): generous for real data, small enough to index and page. */
@@ -36,12 +37,6 @@ export interface ImportRowError {
   message: string;
 }
 
-/** A zod issue as one readable sentence naming the field: `email: Invalid email address`. */
-const describe = (err: z.ZodError) => {
-  const issue = err.issues[0];
-  const path = issue.path.map(String).join('.');
-  return path ? `${path}: ${issue.message}` : issue.message;
-};
 
 /**
  * Splits an import into valid rows and errors by index. A bad row never fails the request: the
@@ -57,7 +52,7 @@ export function checkImportRows(rows: unknown[]): { valid: { index: number; emai
     const parsed = contactInput.safeParse(row);
     if (!parsed.success) {
       const email = (row as { email?: unknown } | null)?.email;
-      errors.push({ index, ...(typeof email === 'string' ? { email } : {}), message: describe(parsed.error) });
+      errors.push({ index, ...(typeof email === 'string' ? { email } : {}), message: describeZodError(parsed.error) });
       return;
     }
     const email = normaliseEmail(parsed.data.email);
