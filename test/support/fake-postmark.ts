@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from './read-body.js';
 
 /**
  * A local Postmark API speaking its wire protocol: `POST /email` with `X-Postmark-Server-Token`,
@@ -27,15 +28,6 @@ export interface FakePostmark {
   /** milliseconds each send waits before answering */
   sendDelayMs: number;
   close(): Promise<void>;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 export async function startFakePostmark(token = 'server-token-for-tests'): Promise<FakePostmark> {

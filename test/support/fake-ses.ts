@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from './read-body.js';
 
 /**
  * A local SES v2 endpoint speaking the REST-JSON wire protocol the AWS SDK uses: SigV4-signed JSON
@@ -52,15 +53,6 @@ export interface FakeSes {
   /** sets what GetEmailIdentity reports for an identity (as DNS checks would) */
   setIdentity(identity: string, state: Partial<Pick<IdentityState, 'dkim' | 'mailFrom' | 'verifiedForSending'>>): void;
   close(): Promise<void>;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 export async function startFakeSes(): Promise<FakeSes> {

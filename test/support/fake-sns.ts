@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from './read-body.js';
 
 /**
  * A local server that speaks the SNS query protocol the way `@aws-sdk/client-sns` uses it: a
@@ -76,12 +77,6 @@ function messageAttributes(form: URLSearchParams) {
     };
   }
   return out;
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 export async function startFakeSns(options: { optedOut?: string[]; pageSize?: number; latencyMs?: number } = {}): Promise<FakeSns> {
