@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { CONTACT_STREAM_PREFIX, type ContactUpserted } from '../domain/contacts/contact.js';
 import { SUPPRESSION_STREAM_PREFIX, type SuppressionReason } from '../domain/suppression/suppression.js';
+import { insertRows } from './bulk-insert.js';
 import type { Projection } from './projection.js';
 
 const STATUS_OF: Record<SuppressionReason, string> = {
@@ -51,10 +52,7 @@ async function writeUpserts(run: Upsert[], trx: Knex.Transaction, t: (base: stri
       updated_at: d.at,
     };
   });
-  await trx(t('contacts'))
-    .insert(rows)
-    .onConflict('id')
-    .merge(Object.keys(rows[0]).filter((k) => k !== 'id' && k !== 'created_at'));
+  await insertRows(trx, t('contacts'), rows, { target: ['id'], update: Object.keys(rows[0]).filter((k) => k !== 'id' && k !== 'created_at') });
 }
 
 /**

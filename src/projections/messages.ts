@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { MESSAGE_STREAM_PREFIX } from '../domain/messages/events.js';
 import { statusAfter, type MessageStatus } from '../domain/messages/message.js';
+import { insertRows } from './bulk-insert.js';
 import type { Projection } from './projection.js';
 
 /** Timeline kinds of SPEC.md §2, by event type. */
@@ -169,15 +170,13 @@ export const messagesProjection: Projection = {
           revision: e.revision,
           type: kind,
           occurred_at: e.data.occurredAt ?? e.data.acceptedAt ?? e.recordedAt,
-          data: JSON.stringify(e.data),
+          data: e.data,
           suspected_bot: Boolean(e.data.suspectedBot),
         });
       }
     }
 
-    for (const rows of chunks([...created.values()])) {
-      await trx(t('messages')).insert(rows).onConflict('id').ignore();
-    }
+    await insertRows(trx, t('messages'), [...created.values()], { target: ['id'] });
     for (const rows of chunks([...touched.values()])) {
       await trx.raw(
         `UPDATE ?? AS m SET status = v.status, provider_message_id = v.pmid, error = v.error,
@@ -197,8 +196,6 @@ export const messagesProjection: Projection = {
         ] as unknown as Knex.RawBinding[],
       );
     }
-    for (const rows of chunks(timeline)) {
-      await trx(t('message_events')).insert(rows).onConflict(['message_id', 'revision']).ignore();
-    }
+    await insertRows(trx, t('message_events'), timeline, { target: ['message_id', 'revision'] });
   },
 };

@@ -170,18 +170,27 @@ describe('messages projection rebuild (npm run projections:rebuild -- messages)'
     messages: await app.infra.db('messages').orderBy('id'),
     events: await app.infra.db('message_events').orderBy(['message_id', 'revision']),
   });
+  /** index definitions of one generation's tables, with the generation suffix taken out */
+  const indexesOf = async (g: number) => {
+    const { rows } = await app.infra.db.raw('SELECT indexdef FROM pg_indexes WHERE tablename IN (?, ?) ORDER BY indexname', [`messages_g${g}`, `message_events_g${g}`]);
+    return rows.map((r: { indexdef: string }) => r.indexdef.replaceAll(`_g${g}`, '_g'));
+  };
   const generation = async () => (await app.infra.db('projection_registry').where({ name: 'messages' }).first()).active_generation;
 
   it('the script builds a new generation from the event log with the same rows as the live one, and switches to it', async () => {
     const live = await snapshot();
     expect(live.messages).to.have.length(120);
     const before = await generation();
+    const liveIndexes = await indexesOf(before);
+    expect(liveIndexes).to.have.length(7);
     const run = await runScript(app, 'rebuild', ['messages']);
     expect(run.code, run.stderr + run.stdout).to.equal(0);
     expect(run.stdout).to.match(new RegExp(`Rebuilt messages as generation ${before + 1}: \\d+ events in [\\d.]+ s \\(\\d+ events/s\\); now live\\.`));
     expect(run.stdout).to.match(/messages: \d+\/\d+ events/); // progress, one line at a time without a terminal
     expect(await generation()).to.equal(before + 1);
     expect(await snapshot()).to.deep.equal(live);
+    // the rebuild loads without the secondary indexes and builds them before the switch: all are back
+    expect(await indexesOf(before + 1)).to.deep.equal(liveIndexes);
     const old = await app.infra.db.raw('SELECT to_regclass(?) AS t', [`messages_g${before}`]);
     expect(old.rows[0].t).to.equal(null);
     // the live runner follows the new generation

@@ -1,0 +1,34 @@
+import type { Knex } from 'knex';
+
+/**
+ * Inserts many rows with one bind parameter: the rows as a JSON array, expanded by PostgreSQL
+ * against the table's own row type. A multi-row VALUES insert binds every cell (19,000 parameters for
+ * 1,000 message rows), and building and serialising those cost more than the insert itself in a
+ * rebuild. Row keys are column names; absent keys are NULL (not the column default).
+ *
+ * `conflict` is the conflict target; `update` the columns an existing row takes from the new one
+ * (none: the existing row is kept).
+ */
+export async function insertRows(
+  trx: Knex.Transaction,
+  table: string,
+  rows: Record<string, unknown>[],
+  conflict: { target: string[]; update?: string[] },
+): Promise<void> {
+  if (rows.length === 0) return;
+  const action = conflict.update?.length ? `DO UPDATE SET ${conflict.update.map(() => '?? = EXCLUDED.??').join(', ')}` : 'DO NOTHING';
+  await trx.raw(
+    `INSERT INTO ?? (${Object.keys(rows[0]).map(() => '??').join(', ')})
+     SELECT ${Object.keys(rows[0]).map(() => 'r.??').join(', ')} FROM json_populate_recordset(NULL::??, ?::json) AS r
+     ON CONFLICT (${conflict.target.map(() => '??').join(', ')}) ${action}`,
+    [
+      table,
+      ...Object.keys(rows[0]),
+      ...Object.keys(rows[0]),
+      table,
+      JSON.stringify(rows),
+      ...conflict.target,
+      ...(conflict.update ?? []).flatMap((c) => [c, c]),
+    ],
+  );
+}
