@@ -117,6 +117,89 @@ export function eventStoreContract(name: string, factory: () => Promise<{ store:
       expect(seen.map((e) => e.type)).to.deep.equal(['E1', 'E2', 'E3', 'E4']);
     });
 
+    describe('appendMany (stores that commit across streams)', () => {
+      beforeEach(function () {
+        if (!store.appendMany) this.skip();
+      });
+      const comparable = (r: { nextRevision: number; position: { commit: bigint; prepare: bigint } }) => ({ ...r, position: `${r.position.commit}:${r.position.prepare}` });
+
+      it('appends to each stream with its own expected revision, results in input order, positions in input order', async () => {
+        await store.append(`${s}-b`, [ev('B0')]);
+        await store.append(`${s}-c`, [ev('C0'), ev('C1')]);
+        const results = await store.appendMany!([
+          { streamId: `${s}-a`, expectedRevision: 'no_stream', events: [ev('A0'), ev('A1')] },
+          { streamId: `${s}-b`, expectedRevision: 0, events: [ev('B1')] },
+          { streamId: `${s}-c`, expectedRevision: 'stream_exists', events: [ev('C2')] },
+          { streamId: `${s}-d`, expectedRevision: 'any', events: [ev('D0')] },
+          { streamId: `${s}-c`, expectedRevision: 'any', events: [ev('C3')] },
+        ]);
+        expect(results.map((r) => r.nextRevision)).to.deep.equal([1, 1, 2, 0, 3]);
+        const all = (await store.readAll({ streamPrefixes: [s], limit: 100 })).filter((e) => e.streamId.startsWith(s));
+        expect(all.map((e) => `${e.type}@${e.revision}`)).to.deep.equal(['B0@0', 'C0@0', 'C1@1', 'A0@0', 'A1@1', 'B1@1', 'C2@2', 'D0@0', 'C3@3']);
+        // each result is the position of that stream's last event in this call
+        const last = (type: string) => all.find((e) => e.type === type)!.position;
+        expect(results.map((r) => r.position)).to.deep.equal([last('A1'), last('B1'), last('C2'), last('D0'), last('C3')]);
+      });
+
+      it('appends nothing at all when one stream is not at its expected revision, and names that stream', async () => {
+        await store.append(`${s}-b`, [ev('B0'), ev('B1')]);
+        const err = await store
+          .appendMany!([
+            { streamId: `${s}-a`, expectedRevision: 'no_stream', events: [ev('A0')] },
+            { streamId: `${s}-b`, expectedRevision: 0, events: [ev('B2')] },
+            { streamId: `${s}-c`, expectedRevision: 'stream_exists', events: [ev('C0')] },
+          ])
+          .catch((e) => e);
+        expect(err).to.be.instanceOf(WrongExpectedRevisionError);
+        expect(err.streamId).to.equal(`${s}-b`);
+        expect(err.actual).to.equal(1);
+        expect(await store.readStream(`${s}-a`)).to.deep.equal([]);
+        expect(await store.readStream(`${s}-b`)).to.have.length(2);
+        const missing = await store.appendMany!([{ streamId: `${s}-c`, expectedRevision: 'stream_exists', events: [ev()] }]).catch((e) => e);
+        expect(missing).to.be.instanceOf(WrongExpectedRevisionError);
+        expect(missing.actual).to.equal('no_stream');
+        const taken = await store.appendMany!([{ streamId: `${s}-b`, expectedRevision: 'no_stream', events: [ev()] }]).catch((e) => e);
+        expect(taken.actual).to.equal(1);
+      });
+
+      it('is idempotent: the same call again appends nothing and gives the same results, even after the streams moved on', async () => {
+        const appends = [
+          { streamId: `${s}-a`, expectedRevision: 'no_stream' as const, events: [ev('A0'), ev('A1')] },
+          { streamId: `${s}-b`, expectedRevision: 'no_stream' as const, events: [ev('B0')] },
+        ];
+        const first = await store.appendMany!(appends);
+        expect((await store.appendMany!(appends)).map(comparable)).to.deep.equal(first.map(comparable));
+        await store.append(`${s}-a`, [ev('A2')]);
+        expect((await store.appendMany!(appends)).map(comparable)).to.deep.equal(first.map(comparable));
+        expect(await store.readStream(`${s}-a`)).to.have.length(3);
+        expect(await store.readStream(`${s}-b`)).to.have.length(1);
+      });
+
+      it('refuses event ids already appended to another stream, appending nothing', async () => {
+        const used = ev('Used');
+        await store.append(`${s}-x`, [used]);
+        const err = await store
+          .appendMany!([
+            { streamId: `${s}-a`, expectedRevision: 'no_stream', events: [ev('A0')] },
+            { streamId: `${s}-b`, expectedRevision: 'no_stream', events: [used] },
+          ])
+          .catch((e) => e);
+        expect(err).to.be.instanceOf(Error);
+        expect(await store.readStream(`${s}-a`)).to.deep.equal([]);
+        expect(await store.readStream(`${s}-b`)).to.deep.equal([]);
+      });
+
+      it('round-trips data, metadata and schema version, and takes an empty list', async () => {
+        const data = { nested: { list: [1, 'two', null], flag: true }, text: 'héllo ✓' };
+        await store.appendMany!([{ streamId: s, events: [{ id: randomUUID(), type: 'Rich', data, metadata: { actor: 'user:1' }, schemaVersion: 3 }] }]);
+        const [e] = await store.readStream(s);
+        expect(e.data).to.deep.equal(data);
+        expect(e.metadata).to.deep.include({ actor: 'user:1' });
+        expect(e.schemaVersion).to.equal(3);
+        expect(await store.appendMany!([])).to.deep.equal([]);
+      });
+    });
+
     it('subscribes after a position', async () => {
       await store.append(s, [ev('X1'), ev('X2'), ev('X3')]);
       const all = await store.readStream(s);
