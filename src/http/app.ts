@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { notFound } from '../domain/errors.js';
+import { containsNul, rejectNul } from './reject-nul.js';
 import { mapError } from './error-mapping.js';
 import { buildOpenApi } from './openapi.js';
 import type { Principal, RouteAuth } from './principal.js';
@@ -57,6 +58,8 @@ export function createApp(deps: AppDeps): express.Express {
     const parse = route.bodyType === 'text' ? textBody : jsonBody;
     app[route.method](route.path, parse, async (req: Request, res: Response) => {
       const principal = await deps.authenticate(req, route.auth);
+      if (containsNul(req.params)) throw notFound('Not Found');
+      rejectNul({ 'request body': req.body, 'query string': req.query });
       const body = route.body ? route.body.parse(req.body ?? {}) : req.body;
       const query = route.query ? route.query.parse(req.query) : req.query;
       const params = route.params ? route.params.parse(req.params) : req.params;

@@ -147,6 +147,30 @@ describe('HTTP skeleton: errors, limits, /healthz, /openapi.json, request ids (C
       expectErrorShape(await req('POST', '/api/auth/login', { headers: json, body: '"hello"' }), 400, 'Bad Request');
     });
 
+    it('a NUL character (U+0000) in a body or query string → 400 naming where, in a path → 404; never a 500 from the database', async () => {
+      const contacts = (await app.createApiKey(['contacts:read', 'contacts:write'])).key;
+      const reads = (await app.createApiKey(['read_events'])).key;
+      const cases: [string, string, Record<string, string>, string | undefined, RegExp][] = [
+        ['POST', '/api/contacts', { 'x-api-key': contacts }, JSON.stringify({ email: 'a@example.org', firstName: 'A\u0000B' }), /^request body contains a NUL/],
+        ['POST', '/api/contacts/import', { 'x-api-key': contacts }, JSON.stringify({ contacts: [{ email: 'a@example.org', tags: ['x\u0000'] }] }), /^request body /],
+        ['POST', '/api/send/transactional', { 'x-api-key': sendKey }, JSON.stringify({ to: 'a@example.org', fromEmail: 'b@example.org', subject: '\u0000', html: 'h', text: 't' }), /^request body /],
+        ['GET', '/api/contacts?search=%00', { 'x-api-key': contacts }, undefined, /^query string contains a NUL/],
+        ['GET', '/api/messages?search=a%00b', { 'x-api-key': reads }, undefined, /^query string /],
+      ];
+      for (const [method, path, headers, body, message] of cases) {
+        const res = await req(method, path, { headers: { ...json, ...headers }, body });
+        expectErrorShape(res, 400, 'Bad Request');
+        expect(res.body.message, `${method} ${path}`).to.match(message);
+      }
+      // no resource has a NUL in its id: 404, as for any unknown id
+      const path = await req('GET', '/api/templates/abc%00', { headers: { authorization: `Bearer ${app.adminToken}` } });
+      expectErrorShape(path, 404, 'Not Found');
+      // the escaped text "\\u0000" (a backslash, then u0000) is ordinary text and is stored as sent
+      const ok = await req('POST', '/api/contacts', { headers: { ...json, 'x-api-key': contacts }, body: JSON.stringify({ email: 'nul@example.org', firstName: '\\u0000' }) });
+      expect(ok.status, ok.text).to.equal(201);
+      expect(ok.body.firstName).to.equal('\\u0000');
+    });
+
     it('an unknown field on a strict schema → 400 (send, with a valid key)', async () => {
       const res = await req('POST', '/api/send/transactional', {
         headers: { ...json, 'x-api-key': sendKey },
