@@ -11,9 +11,8 @@ import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import {
   claimSideEffect,
-  enqueueSuccessor,
-  hasPendingPredecessor,
   markSideEffectDone,
+  PENDING_PREDECESSOR_SQL,
   releaseSideEffect,
   rescheduleSideEffect,
   type SideEffectJob,
@@ -83,13 +82,17 @@ export function createDeliverWebhookHandler(deps: {
     const unrecorded = !recorded.scheduled && schedule ? schedule : undefined;
     const state: DeliveryState = unrecorded ? { ...recorded, scheduled: unrecorded, status: 'retrying' } : recorded;
     if (!state.scheduled || state.status !== 'retrying' || state.series !== data.series) {
-      await markSideEffectDone(deps.db, sideEffectId);
+      await markSideEffectDone(deps.db, deps.queue, sideEffectId);
       return;
     }
-    const [blocked, subscription] = await Promise.all([
-      hasPendingPredecessor(deps.db, sideEffectId),
-      deps.db('webhooks').where({ id: state.scheduled.subscriptionId }).first('url', 'secret'),
-    ]);
+    // One round trip: whether an earlier delivery to this endpoint and contact is unfinished, and where to send.
+    const {
+      rows: [{ blocked, url, secret }],
+    } = await deps.db.raw(`SELECT ${PENDING_PREDECESSOR_SQL} AS blocked, w.url, w.secret FROM (SELECT 1) AS one LEFT JOIN webhooks w ON w.id = :subscriptionId`, {
+      effectId: sideEffectId,
+      subscriptionId: state.scheduled.subscriptionId,
+    });
+    const subscription: { url: string; secret: string } | undefined = url === null ? undefined : { url, secret };
     if (blocked) {
       // listed as retrying while it waits for the earlier delivery to the same endpoint and contact
       if (unrecorded) await record({ kind: 'schedule', data: unrecorded }, 'schedule');
@@ -129,8 +132,7 @@ export function createDeliverWebhookHandler(deps: {
     if (nextAttemptAt) {
       await rescheduleSideEffect(deps.db, deps.queue, sideEffectId, nextAttemptAt);
     } else {
-      await markSideEffectDone(deps.db, sideEffectId);
-      await enqueueSuccessor(deps.db, deps.queue, sideEffectId);
+      await markSideEffectDone(deps.db, deps.queue, sideEffectId);
     }
 
     /**

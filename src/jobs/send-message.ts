@@ -56,7 +56,7 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     const history = await deps.eventStore.readStream(streamId);
     const state = fold(messageDecider, history);
     if (!needsProviderCall(state)) {
-      await markSideEffectDone(deps.db, sideEffectId);
+      await markSideEffectDone(deps.db, deps.queue, sideEffectId);
       return;
     }
     const attempt = state.attempts + 1;
@@ -78,7 +78,7 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       const delay = retryable ? delays[attempt - 1] : undefined;
       if (delay === undefined) {
         await record({ kind: 'providerError', attempt, error: detail, retryAt: null, now: now() });
-        await markSideEffectDone(deps.db, sideEffectId);
+        await markSideEffectDone(deps.db, deps.queue, sideEffectId);
         deps.logger?.warn({ messageId, attempt, err: detail }, 'message failed');
       } else {
         const retryAt = new Date(Date.now() + delay);
@@ -88,7 +88,7 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       return;
     }
     await record({ kind: 'providerAccepted', providerMessageId: result.providerMessageId, provider: queued.provider, attempt, now: now() });
-    await markSideEffectDone(deps.db, sideEffectId);
+    await markSideEffectDone(deps.db, deps.queue, sideEffectId);
   }
 
   function sendEmail(m: EmailQueued['data']) {

@@ -67,8 +67,25 @@ export async function releaseSideEffect(db: Db, id: string): Promise<void> {
   await db('side_effects').where({ id, status: 'running' }).update({ status: 'pending', claimed_until: null });
 }
 
-export async function markSideEffectDone(db: Db, id: string): Promise<void> {
-  await db('side_effects').where({ id }).update({ status: 'done', claimed_until: null, done_at: new Date() });
+/**
+ * Marks an effect done and, in the same statement, makes the next pending effect under its ordering
+ * key due now and queues it, instead of leaving it to its own retry timer (a webhook delivery waiting
+ * on its predecessor looks again only every PREDECESSOR_WAIT_MS).
+ */
+export async function markSideEffectDone(db: Db, queue: JobQueue, id: string): Promise<void> {
+  const now = new Date();
+  const { rows } = await db.raw(
+    `WITH done AS (
+       UPDATE side_effects SET status = 'done', claimed_until = NULL, done_at = :now WHERE id = :id RETURNING ordering_key, seq
+     ),
+     next AS (
+       SELECT n.id FROM side_effects n JOIN done ON n.ordering_key = done.ordering_key AND n.seq > done.seq
+       WHERE n.status = 'pending' ORDER BY n.seq LIMIT 1
+     )
+     UPDATE side_effects s SET run_after = :now FROM next WHERE s.id = next.id RETURNING s.id, s.kind, s.payload`,
+    { id, now },
+  );
+  if (rows.length) await enqueueSideEffects(queue, [{ id: rows[0].id, kind: rows[0].kind, payload: rows[0].payload, runAfter: now }]);
 }
 
 /** Our own retry schedule: the effect stays pending, due later, and a job for that time is queued. */
@@ -109,30 +126,10 @@ export function startSideEffectSweeper(deps: { db: Db; queue: JobQueue; interval
   return { stop: () => clearInterval(timer) };
 }
 
-/** Whether an effect decided earlier under the same ordering key is still pending. */
-export async function hasPendingPredecessor(db: Db, id: string): Promise<boolean> {
-  const row = await db('side_effects as s')
-    .join('side_effects as p', function () {
-      this.on('p.ordering_key', '=', 's.ordering_key').andOn('p.seq', '<', 's.seq');
-    })
-    .where('s.id', id)
-    .whereIn('p.status', ['pending', 'running'])
-    .first('p.id');
-  return Boolean(row);
-}
-
-/** Once an ordered effect is done, its successor need not wait for its own retry timer. */
-export async function enqueueSuccessor(db: Db, queue: JobQueue, id: string): Promise<void> {
-  const next = await db('side_effects as s')
-    .join('side_effects as n', function () {
-      this.on('n.ordering_key', '=', 's.ordering_key').andOn('n.seq', '>', 's.seq');
-    })
-    .where('s.id', id)
-    .andWhere('n.status', 'pending')
-    .orderBy('n.seq')
-    .first('n.id', 'n.kind', 'n.payload', 'n.run_after');
-  if (!next) return;
-  const runAfter = new Date();
-  await db('side_effects').where({ id: next.id }).update({ run_after: runAfter });
-  await enqueueSideEffects(queue, [{ id: next.id, kind: next.kind, payload: next.payload, runAfter }]);
-}
+/**
+ * SQL for "an effect decided earlier under the same ordering key is still pending", for the effect
+ * whose id is bound to `:effectId`: a condition to select alongside what the effect needs anyway.
+ */
+export const PENDING_PREDECESSOR_SQL = `EXISTS (
+  SELECT 1 FROM side_effects s JOIN side_effects p ON p.ordering_key = s.ordering_key AND p.seq < s.seq
+  WHERE s.id = :effectId AND p.status IN ('pending', 'running'))`;

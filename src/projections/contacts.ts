@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { CONTACT_STREAM_PREFIX, type ContactUpserted } from '../domain/contacts/contact.js';
 import { SUPPRESSION_STREAM_PREFIX, type SuppressionReason } from '../domain/suppression/suppression.js';
-import { insertRows } from './bulk-insert.js';
+import { insertRows } from './bulk-writes.js';
 import type { Projection } from './projection.js';
 
 const STATUS_OF: Record<SuppressionReason, string> = {

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { MESSAGE_STREAM_PREFIX } from '../domain/messages/events.js';
 import { statusAfter, type MessageStatus } from '../domain/messages/message.js';
-import { insertRows } from './bulk-insert.js';
+import { insertRows, updateRows } from './bulk-writes.js';
 import type { Projection } from './projection.js';
 
 /** Timeline kinds of SPEC.md §2, by event type. */
@@ -28,10 +28,10 @@ interface MessageState {
 
 type NewRow = MessageState & Record<string, unknown>;
 
-/** Rows per INSERT/UPDATE statement: well under PostgreSQL's 65,535 bind parameters. */
-const CHUNK = 1000;
+/** Ids per lookup of existing rows. */
+const LOOKUP_CHUNK = 10_000;
 
-function chunks<T>(items: T[], size = CHUNK): T[][] {
+function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
@@ -145,7 +145,7 @@ export const messagesProjection: Projection = {
     const queuedHere = new Set(events.filter((e) => e.type === 'EmailQueued' || e.type === 'SmsQueued').map((e) => e.streamId));
     const existingIds = [...new Set(events.filter((e) => !queuedHere.has(e.streamId)).map((e) => e.streamId.slice(MESSAGE_STREAM_PREFIX.length)))];
     const existing = new Map<string, MessageState>();
-    for (const ids of chunks(existingIds, 10_000)) {
+    for (const ids of chunks(existingIds, LOOKUP_CHUNK)) {
       const rows = await trx(t('messages'))
         .whereIn('id', ids)
         .select('id', 'status', 'provider_message_id', 'error', 'opens', 'clicks', 'updated_at');
@@ -177,25 +177,7 @@ export const messagesProjection: Projection = {
     }
 
     await insertRows(trx, t('messages'), [...created.values()], { target: ['id'] });
-    for (const rows of chunks([...touched.values()])) {
-      await trx.raw(
-        `UPDATE ?? AS m SET status = v.status, provider_message_id = v.pmid, error = v.error,
-           opens = v.opens, clicks = v.clicks, updated_at = v.updated_at
-         FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::int[], ?::timestamptz[])
-           AS v (id, status, pmid, error, opens, clicks, updated_at)
-         WHERE m.id = v.id`,
-        [
-          t('messages'),
-          rows.map((r) => r.id),
-          rows.map((r) => r.status),
-          rows.map((r) => r.provider_message_id),
-          rows.map((r) => r.error),
-          rows.map((r) => r.opens),
-          rows.map((r) => r.clicks),
-          rows.map((r) => new Date(r.updated_at).toISOString()),
-        ] as unknown as Knex.RawBinding[],
-      );
-    }
+    await updateRows(trx, t('messages'), [...touched.values()]);
     await insertRows(trx, t('message_events'), timeline, { target: ['message_id', 'revision'] });
   },
 };

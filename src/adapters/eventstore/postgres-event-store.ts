@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { randomUUID } from 'node:crypto';
+import { categoryOf, decodeNotice, encodeNotice, mayMatch } from './commit-notice.js';
 import {
   START,
   WrongExpectedRevisionError,
@@ -84,29 +86,32 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   const subscriptions = new Set<Subscription>();
 
   // NOTIFY after commit, not inside the append (migration 013): a NOTIFY in the appending transaction
-  // holds a database-wide lock through its WAL flush and so serialises all appends. Coalesced: at
-  // most one in flight and one queued, and one queued is always sent after an append that committed
-  // while another was in flight, so readers are woken after every commit.
+  // holds a database-wide lock through its WAL flush and so serialises all appends. Subscribers of
+  // this store are woken at once; other processes' by the notice, which names the stream categories
+  // (see commit-notice.ts) so that nobody reads for commits to streams they do not follow. Coalesced:
+  // at most one in flight, and what commits meanwhile goes out together in the next.
   let notifying: Promise<void> | null = null;
-  let notifyAgain = false;
-  function notifyCommitted(): void {
-    wakers.forEach((wake) => wake());
-    if (notifying) {
-      notifyAgain = true;
-      return;
-    }
+  let unsent = new Set<string>();
+  const instance = randomUUID();
+  function notifyCommitted(streamIds: string[]): void {
+    const categories = [...new Set(streamIds.map(categoryOf))];
+    wakers.forEach((wake) => wake(categories));
+    categories.forEach((c) => unsent.add(c));
+    sendNotice();
+  }
+  function sendNotice(): void {
+    if (notifying || unsent.size === 0) return;
+    const payload = encodeNotice(instance, unsent);
+    unsent = new Set();
     notifying = pool
-      .query("SELECT pg_notify('events', '')")
+      .query("SELECT pg_notify('events', $1)", [payload])
       .then(
         () => undefined,
         () => undefined, // readers poll as well: a lost notification only delays them
       )
       .finally(() => {
         notifying = null;
-        if (notifyAgain) {
-          notifyAgain = false;
-          notifyCommitted();
-        }
+        sendNotice(); // commits made while this one was being sent go out together in the next
       });
   }
 
@@ -134,7 +139,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         if (row.conflict !== null) {
           throw new WrongExpectedRevisionError(streamId, expectedRevision, row.conflict === 'no_stream' ? 'no_stream' : Number(row.conflict));
         }
-        notifyCommitted();
+        notifyCommitted([streamId]);
         return {
           nextRevision: Number(row.last_revision),
           position: { commit: BigInt(row.last_tx_id), prepare: BigInt(row.last_position) },
@@ -244,7 +249,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         throw new WrongExpectedRevisionError(a.streamId, a.expectedRevision ?? 'any', current.rows.length ? Number(current.rows[0].revision) : 'no_stream');
       }
       await client.query('COMMIT');
-      notifyCommitted();
+      notifyCommitted(appends.map((a) => a.streamId));
       return rows.map((r) => ({ nextRevision: Number(r.last_revision), position: { commit: BigInt(r.last_tx_id), prepare: BigInt(r.last_position) } }));
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
@@ -312,7 +317,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   }
 
   // One LISTEN connection per store, shared by all its subscriptions.
-  const wakers = new Set<() => void>();
+  const wakers = new Set<(categories?: string[]) => void>();
   let listener: Promise<pg.Client | undefined> | undefined;
   function ensureListener() {
     listener ??= (async () => {
@@ -320,7 +325,11 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       client.on('error', () => {
         listener = undefined;
       });
-      client.on('notification', () => wakers.forEach((wake) => wake()));
+      client.on('notification', (msg) => {
+        const notice = decodeNotice(msg.payload ?? '');
+        // our own commits woke our subscribers when they were made
+        if (notice.instance !== instance) wakers.forEach((wake) => wake(notice.categories));
+      });
       try {
         await client.connect();
         await client.query('LISTEN events');
@@ -344,7 +353,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     let pending = false;
     let wake: (() => void) | undefined;
     let stop: (() => void) | undefined;
-    const waker = () => {
+    const waker = (categories?: string[]) => {
+      if (!mayMatch(opts.streamPrefixes, categories)) return;
       pending = true;
       wake?.();
     };
@@ -415,7 +425,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       const client = await listener;
       listener = undefined;
       await client?.end().catch(() => {});
-      notifyAgain = false;
+      unsent.clear();
       await notifying;
       await pool.end();
     },

@@ -1,5 +1,6 @@
 import type PgBoss from 'pg-boss';
 import type { JobHandler } from '../../ports/job-queue.js';
+import { createGroupCommit } from './group-commit.js';
 import { createWakeSignal } from './wake-signal.js';
 
 export interface PgBossDispatcher {
@@ -14,7 +15,8 @@ export interface PgBossDispatcher {
  * `work()` is not used: concurrency there means N workers each polling (N queries per interval),
  * its stop() gives up on running handlers after a timeout and marks them failed, and it records
  * completion without awaiting it, so nothing can wait for that record before the pool closes.
- * Here one query fetches up to the free slots, completion is awaited, and `stop()` waits for both.
+ * Here one query fetches up to the free slots, completion is awaited (recorded in batches), and
+ * `stop()` waits for both.
  */
 export function startPgBossDispatcher<T>(deps: {
   boss: PgBoss;
@@ -27,6 +29,8 @@ export function startPgBossDispatcher<T>(deps: {
   const { boss, name, handler, concurrency, pollingIntervalMs, onError } = deps;
   const running = new Set<Promise<void>>();
   const wake = createWakeSignal();
+  // Jobs finishing together are recorded complete in one statement, not one round trip each.
+  const completions = createGroupCommit<string>((ids) => boss.complete(name, ids));
   let stopping = false;
 
   async function execute(job: PgBoss.JobWithMetadata<T>): Promise<void> {
@@ -38,7 +42,7 @@ export function startPgBossDispatcher<T>(deps: {
     }
     try {
       if (!failure) {
-        await boss.complete(name, job.id);
+        await completions.add(job.id);
       } else {
         onError(failure.error);
         // pg-boss puts it back with the queue's fixed retry delay (the job's retry options).

@@ -1,6 +1,7 @@
 import PgBoss from 'pg-boss';
 import { deterministicEventId } from '../../domain/event-id.js';
 import type { EnqueueOptions, JobHandler, JobQueue, WorkOptions } from '../../ports/job-queue.js';
+import { createGroupCommit } from './group-commit.js';
 import { startPgBossDispatcher, type PgBossDispatcher } from './pg-boss-dispatcher.js';
 
 export interface PgBossQueueOptions {
@@ -69,6 +70,10 @@ export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
   let closed = false;
   const queues = new Map<string, Promise<void>>();
   const dispatchers = new Map<string, PgBossDispatcher[]>();
+  // A process manager enqueues a batch of side effects at once (a suppression fans out to every
+  // webhook subscription): one multi-row insert instead of one per job. pg-boss's insert keeps
+  // send()'s ON CONFLICT DO NOTHING on the job id.
+  const inserts = createGroupCommit<PgBoss.JobInsert>((jobs) => boss.insert(jobs));
 
   const start = () =>
     (started ??= boss.start().catch((err) => {
@@ -97,11 +102,14 @@ export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
     async enqueue<T>(name: string, data: T, opts: EnqueueOptions = {}) {
       await ensureQueue(name);
       const delayMs = Math.ceil(opts.delayMs ?? 0);
-      await boss.send(name, data as object, {
+      await inserts.add({
+        name,
+        data: data as object,
         ...jobOptions,
         ...(opts.jobId !== undefined ? { id: deterministicEventId('job-queue', opts.jobId) } : {}),
-        // Seconds from the database's now(), so the delay does not depend on this host's clock.
-        ...(delayMs > 0 ? { startAfter: delayMs / 1000 } : {}),
+        // An interval from the database's now() (a number is read as seconds), so the delay does not
+        // depend on this host's clock.
+        ...(delayMs > 0 ? { startAfter: String(delayMs / 1000) } : {}),
       });
       if (delayMs <= 0) for (const d of dispatchers.get(name) ?? []) d.notify();
     },
@@ -130,6 +138,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
       } catch {
         return;
       }
+      await inserts.drain();
       await boss.stop({ graceful: true, wait: true });
     },
   };

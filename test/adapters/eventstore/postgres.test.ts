@@ -30,6 +30,37 @@ describe('PostgreSQL event store', function () {
     await db.drop();
   });
 
+  it("wakes another process's subscribers at once through the commit notice (append and appendMany), and on a bare NOTIFY", async () => {
+    // polls far apart: only a notification can deliver within the test's time
+    const other = createPostgresEventStore({ connectionString: db.url, pollIntervalMs: 60_000 });
+    const seen: string[] = [];
+    const s = `wake${randomUUID().slice(0, 8)}`;
+    const sub = other.subscribe({ after: START, streamPrefixes: [`${s}-`], onEvents: async (events) => void seen.push(...events.map((e) => e.type)) });
+    const until = async (n: number) => {
+      const end = Date.now() + 5000;
+      while (seen.length < n) {
+        if (Date.now() > end) throw new Error(`saw ${seen.length} of ${n}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    try {
+      await until(0);
+      await new Promise((r) => setTimeout(r, 200)); // the subscription's first read and LISTEN are done
+      await store.append(`${s}-1`, [{ id: randomUUID(), type: 'A', data: {} }]);
+      await until(1);
+      await store.appendMany!([{ streamId: `${s}-2`, events: [{ id: randomUUID(), type: 'B', data: {} }] }]);
+      await until(2);
+      // an event written without a notice of ours (another writer, an older version), then a bare NOTIFY
+      await db.db.raw(`INSERT INTO events (stream_id, revision, event_id, type, data, metadata) VALUES (?, 0, gen_random_uuid(), 'C', '{}', '{}')`, [`${s}-3`]);
+      await db.db.raw(`NOTIFY events`);
+      await until(3);
+      expect(seen).to.deep.equal(['A', 'B', 'C']);
+    } finally {
+      await sub.close();
+      await other.close();
+    }
+  });
+
   it('refuses UPDATE, DELETE and TRUNCATE on events in the database itself', async () => {
     await store.append('guard-1', [{ id: randomUUID(), type: 'T', data: {} }]);
     for (const sql of ["UPDATE events SET type = 'X'", 'DELETE FROM events', 'TRUNCATE events']) {

@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
 export async function insertRows(
   trx: Knex.Transaction,
   table: string,
-  rows: Record<string, unknown>[],
+  rows: object[],
   conflict: { target: string[]; update?: string[] },
 ): Promise<void> {
   if (rows.length === 0) return;
@@ -30,5 +30,19 @@ export async function insertRows(
       ...conflict.target,
       ...(conflict.update ?? []).flatMap((c) => [c, c]),
     ],
+  );
+}
+
+/**
+ * Updates many rows by key with one bind parameter (the rows as JSON, read as the table's row type):
+ * each row sets the columns it has, the key column included only to find the row.
+ */
+export async function updateRows(trx: Knex.Transaction, table: string, rows: object[], key = 'id'): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]).filter((c) => c !== key);
+  await trx.raw(
+    `UPDATE ?? AS t SET ${columns.map(() => '?? = v.??').join(', ')}
+     FROM json_populate_recordset(NULL::??, ?::json) AS v WHERE t.?? = v.??`,
+    [table, ...columns.flatMap((c) => [c, c]), table, JSON.stringify(rows), key, key],
   );
 }
