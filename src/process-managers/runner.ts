@@ -71,10 +71,13 @@ export function createProcessManagerRunner(deps: {
             resolve();
           },
         });
-        stops.push(async () => {
+        const close = async () => {
           await sub.close();
           resolve();
-        });
+        };
+        stops.push(close);
+        // stop() may have run while this loop was reading its checkpoint: it did not see `close`
+        if (signal.stopped) void close();
       });
     } finally {
       await conn.query('SELECT pg_advisory_unlock_all()').catch(() => {});

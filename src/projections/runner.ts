@@ -87,6 +87,8 @@ export function createProjectionRunner(deps: {
         resolve();
       };
       closers.add(close);
+      // stop() may have run while this loop was between taking ownership and subscribing
+      if (stopped) void close();
     });
   }
 

@@ -129,6 +129,16 @@ describe('webhook fan-out process manager', function () {
       return rows.rows as { id: string; n: number }[];
     };
 
+    it('stops promptly when stopped while still starting up (between taking ownership and subscribing)', async () => {
+      for (const delayMs of [0, 1, 5, 20]) {
+        const r = runner();
+        r.start();
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        const stopped = await Promise.race([r.stop().then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 5000))]);
+        expect(stopped, `stop() ${delayMs} ms after start()`).to.equal(true);
+      }
+    });
+
     it('stopped mid-stream and restarted, and even replayed from zero: every delivery exactly once, one job each', async () => {
       await givenSubscriptions(subscribed('s1', ['contact.bounced']), subscribed('s2', ['contact.bounced']));
       await suppress(40);

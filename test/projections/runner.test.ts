@@ -64,6 +64,16 @@ describe('projection runner', function () {
     await t.drop();
   });
 
+  it('stops promptly when stopped while still starting up (between taking ownership and subscribing)', async () => {
+    for (const delayMs of [0, 1, 5, 20]) {
+      const runner = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection()] });
+      await runner.start();
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const stopped = await Promise.race([runner.stop().then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 5000))]);
+      expect(stopped, `stop() ${delayMs} ms after start()`).to.equal(true);
+    }
+  });
+
   it('applies every event once and moves the checkpoint with the rows', async () => {
     const runner = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection()], batchSize: 100 });
     await runner.start();
