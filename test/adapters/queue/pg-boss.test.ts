@@ -1,3 +1,5 @@
+import { expect } from 'chai';
+import { createPgBossQueue } from '../../../src/adapters/queue/pg-boss-queue.js';
 import { createTestDatabase } from '../../support/db.js';
 import { jobQueueContract } from './contract.js';
 
@@ -21,4 +23,26 @@ jobQueueContract('pg-boss (PostgreSQL)', async () => {
     lostRunRerunWithinMs: 2000 + 1000 + 1000 + 1000,
     dispose: () => database.drop(),
   };
+});
+
+describe('pg-boss queue: fetching from a backlog', function () {
+  this.timeout(60_000);
+
+  it('takes the next jobs by walking an index in fetch order, not by sorting every waiting job', async () => {
+    const database = await createTestDatabase({ migrate: false });
+    const queue = createPgBossQueue({ connectionString: database.url, schema: 'jobs_fetch' });
+    try {
+      await Promise.all(Array.from({ length: 3000 }, (_, i) => queue.enqueue('backlog', { n: i }, { jobId: `b${i}` })));
+      await database.db.raw('ANALYZE jobs_fetch.job');
+      // pg-boss 10's own fetch statement (plans.js fetchNextJob), as EXPLAIN sees it
+      const { rows } = await database.db.raw(`EXPLAIN SELECT id FROM jobs_fetch.job WHERE name = 'backlog' AND state < 'active' AND start_after < now()
+        ORDER BY priority desc, created_on, id LIMIT 4 FOR UPDATE SKIP LOCKED`);
+      const plan = rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+      expect(plan).to.match(/Index Scan/);
+      expect(plan).not.to.match(/Sort/);
+    } finally {
+      await queue.close();
+      await database.drop();
+    }
+  });
 });
