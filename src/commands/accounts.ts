@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createId } from '@paralleldrive/cuid2';
+import { createId } from '../cuid.js';
 import type { Db } from '../adapters/db/knex.js';
 import { accountDecider, accountStream, type AccountSettings, type SmsSettings } from '../domain/accounts/account.js';
 import { hashPassword, verifyPassword } from '../domain/accounts/password.js';

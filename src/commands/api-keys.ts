@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createId } from '@paralleldrive/cuid2';
+import { createId } from '../cuid.js';
 import type { Db } from '../adapters/db/knex.js';
 import { apiKeyDecider, apiKeyStream } from '../domain/accounts/api-key.js';
 import { badRequest } from '../domain/errors.js';

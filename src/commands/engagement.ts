@@ -1,4 +1,4 @@
-import { createId } from '@paralleldrive/cuid2';
+import { createId } from '../cuid.js';
 import { isSuspectedBot } from '../domain/email/bot-detection.js';
 import { fold } from '../domain/decider.js';
 import { messageStream, type EmailQueued } from '../domain/messages/events.js';

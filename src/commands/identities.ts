@@ -1,4 +1,4 @@
-import { createId } from '@paralleldrive/cuid2';
+import { createId } from '../cuid.js';
 import type { Db } from '../adapters/db/knex.js';
 import { identityDecider, identityStream, type IdentityKind } from '../domain/accounts/identity.js';
 import { conflict, notFound } from '../domain/errors.js';

@@ -1,4 +1,4 @@
-import { createId } from '@paralleldrive/cuid2';
+import { createId } from '../cuid.js';
 import type { Db } from '../adapters/db/knex.js';
 import type { SendCounters } from '../adapters/db/send-counters.js';
 import type { SmsSettings } from '../domain/accounts/account.js';

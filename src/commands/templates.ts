@@ -1,4 +1,4 @@
-import { createId } from '@paralleldrive/cuid2';
+import { createId } from '../cuid.js';
 import type { Db } from '../adapters/db/knex.js';
 import { templateDecider, templateStream, type TemplateFields } from '../domain/templates/template.js';
 import { notFound } from '../domain/errors.js';

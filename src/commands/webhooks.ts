@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createId } from '@paralleldrive/cuid2';
+import { createId } from '../cuid.js';
 import type { Db } from '../adapters/db/knex.js';
 import { webhookStream, webhookSubscriptionDecider, WEBHOOK_EVENTS, type WebhookFields } from '../domain/webhooks/subscription.js';
 import { notFound } from '../domain/errors.js';

@@ -1,4 +1,4 @@
-import { createId } from '@paralleldrive/cuid2';
+import { createId } from '../cuid.js';
 import type { Logger } from 'pino';
 import type { Db } from '../adapters/db/knex.js';
 import type { WebhookSender } from '../adapters/webhooks/http-sender.js';
