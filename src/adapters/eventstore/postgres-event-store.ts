@@ -33,6 +33,8 @@ export interface PostgresEventStoreOptions {
   pollIntervalMs?: number;
   /** the shortest time between two reads of one subscription (default 20 ms): commits in between share a read */
   minReadIntervalMs?: number;
+  /** the shortest time between two commit notices to other processes (default 10 ms): commits in between share one */
+  minNoticeIntervalMs?: number;
 }
 
 const COLUMNS =
@@ -89,7 +91,12 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   // holds a database-wide lock through its WAL flush and so serialises all appends. Subscribers of
   // this store are woken at once; other processes' by the notice, which names the stream categories
   // (see commit-notice.ts) so that nobody reads for commits to streams they do not follow. Coalesced:
-  // at most one in flight, and what commits meanwhile goes out together in the next.
+  // at most one in flight, at most one per minNoticeIntervalMs (a busy process otherwise sent one per
+  // append, a tenth of a webhook delivery's round trips), and what commits meanwhile goes out together
+  // in the next.
+  const minNoticeIntervalMs = options.minNoticeIntervalMs ?? 10;
+  let noticeTimer: NodeJS.Timeout | undefined;
+  let endNoticePause: (() => void) | undefined;
   let notifying: Promise<void> | null = null;
   let unsent = new Set<string>();
   const instance = randomUUID();
@@ -109,9 +116,16 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         () => undefined,
         () => undefined, // readers poll as well: a lost notification only delays them
       )
+      .then(
+        () =>
+          new Promise<void>((resolve) => {
+            endNoticePause = resolve;
+            noticeTimer = setTimeout(resolve, minNoticeIntervalMs);
+          }),
+      )
       .finally(() => {
         notifying = null;
-        sendNotice(); // commits made while this one was being sent go out together in the next
+        sendNotice(); // commits made meanwhile go out together in the next
       });
   }
 
@@ -426,6 +440,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       listener = undefined;
       await client?.end().catch(() => {});
       unsent.clear();
+      clearTimeout(noticeTimer);
+      endNoticePause?.();
       await notifying;
       await pool.end();
     },

@@ -61,6 +61,28 @@ describe('PostgreSQL event store', function () {
     }
   });
 
+  it('sends other processes one notice per interval however many appends commit in it, and the last one is never held back', async () => {
+    const listener = new pg.Client({ connectionString: db.url });
+    await listener.connect();
+    const notices: string[] = [];
+    listener.on('notification', (m) => notices.push(m.payload ?? ''));
+    await listener.query('LISTEN events');
+    const writer = createPostgresEventStore({ connectionString: db.url, minNoticeIntervalMs: 200 });
+    try {
+      const started = Date.now();
+      for (let i = 0; i < 30; i++) await writer.append(`burst-${i}`, [{ id: randomUUID(), type: 'T', data: {} }]);
+      const elapsed = Date.now() - started;
+      await writer.append(`other-1`, [{ id: randomUUID(), type: 'T', data: {} }]);
+      await new Promise((r) => setTimeout(r, 600));
+      // one notice per 200 ms of appending (plus the first and the last), not one per append
+      expect(notices.length).to.be.at.most(Math.ceil(elapsed / 200) + 2);
+      expect(notices.join(' ')).to.include('burst-').and.include('other-');
+    } finally {
+      await writer.close();
+      await listener.end();
+    }
+  });
+
   it('refuses UPDATE, DELETE and TRUNCATE on events in the database itself', async () => {
     await store.append('guard-1', [{ id: randomUUID(), type: 'T', data: {} }]);
     for (const sql of ["UPDATE events SET type = 'X'", 'DELETE FROM events', 'TRUNCATE events']) {
