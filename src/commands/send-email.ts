@@ -80,44 +80,45 @@ export function createSendEmail(deps: SendEmailDeps) {
     });
 
     const messageId = createId();
-    const baseUrl = deps.baseUrl();
-    const headers: EmailQueued['data']['headers'] = [];
-    const serviceUnsubscribe = `${baseUrl}/u/${createUnsubscribeToken(deps.linkSecret, messageId)}`;
-    if (input.unsubscribeUrl) {
-      headers.push({ name: 'List-Unsubscribe', value: `<${serviceUnsubscribe}>` });
-      headers.push({ name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' });
-    }
-    let html = rendered.html || null;
-    if (html && account.tracking === 'service') {
-      html = rewriteForTracking(html, {
-        baseUrl,
-        messageId,
-        secret: deps.linkSecret,
-        unsubscribeUrls: [serviceUnsubscribe, ...(input.unsubscribeUrl ? [input.unsubscribeUrl] : [])],
-      });
-    }
-
-    const data: EmailQueued['data'] = {
-      messageId,
-      accountId,
-      apiKeyId: principal.kind === 'apiKey' ? principal.apiKeyId : null,
-      campaignId: null,
-      templateId: input.templateId ?? null,
-      unsubscribeUrl: input.unsubscribeUrl ?? null,
-      tracking: account.tracking,
-      provider: account.email_provider,
-      from: formatFromHeader(input.fromName, input.fromEmail),
-      fromEmail: input.fromEmail,
-      fromName: input.fromName ?? null,
-      to: input.to,
-      replyTo: input.replyTo ?? null,
-      subject: rendered.subject,
-      html,
-      text: rendered.text || null,
-      headers,
-      queuedAt: new Date().toISOString(),
-    };
+    // Anything failing from here on (tracking rewrite, append) gives the cap slot back.
     try {
+      const baseUrl = deps.baseUrl();
+      const headers: EmailQueued['data']['headers'] = [];
+      const serviceUnsubscribe = `${baseUrl}/u/${createUnsubscribeToken(deps.linkSecret, messageId)}`;
+      if (input.unsubscribeUrl) {
+        headers.push({ name: 'List-Unsubscribe', value: `<${serviceUnsubscribe}>` });
+        headers.push({ name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' });
+      }
+      let html = rendered.html || null;
+      if (html && account.tracking === 'service') {
+        html = rewriteForTracking(html, {
+          baseUrl,
+          messageId,
+          secret: deps.linkSecret,
+          unsubscribeUrls: [serviceUnsubscribe, ...(input.unsubscribeUrl ? [input.unsubscribeUrl] : [])],
+        });
+      }
+
+      const data: EmailQueued['data'] = {
+        messageId,
+        accountId,
+        apiKeyId: principal.kind === 'apiKey' ? principal.apiKeyId : null,
+        campaignId: null,
+        templateId: input.templateId ?? null,
+        unsubscribeUrl: input.unsubscribeUrl ?? null,
+        tracking: account.tracking,
+        provider: account.email_provider,
+        from: formatFromHeader(input.fromName, input.fromEmail),
+        fromEmail: input.fromEmail,
+        fromName: input.fromName ?? null,
+        to: input.to,
+        replyTo: input.replyTo ?? null,
+        subject: rendered.subject,
+        html,
+        text: rendered.text || null,
+        headers,
+        queuedAt: new Date().toISOString(),
+      };
       // A brand-new stream: nothing to read first (one round trip fewer on the hot path).
       const actor = principal.kind === 'apiKey' ? `apikey:${principal.apiKeyId}` : `user:${principal.userId}`;
       await execute(messageDecider, { kind: 'queueEmail', data }, {
