@@ -13,7 +13,6 @@ export function errorBody(status: number, message: string, extra?: Record<string
   return { ...extra, message, error: STATUS_NAMES[status] ?? 'Error', statusCode: status };
 }
 
-
 /**
  * The single place where anything thrown becomes the spec's error shape (SPEC.md §7). Unknown errors
  * become a 500 without internals; `logged` tells the caller whether it should log the error.

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { MESSAGE_STREAM_PREFIX } from '../domain/messages/events.js';
 import { statusAfter, type MessageStatus } from '../domain/messages/message.js';
-import { insertRows, updateRows } from './bulk-writes.js';
+import { insertRows, rowsById, updateRows } from './bulk-writes.js';
 import type { Projection } from './projection.js';
 
 /** Timeline kinds of SPEC.md §2, by event type. */
@@ -27,15 +27,6 @@ interface MessageState {
 }
 
 type NewRow = MessageState & Record<string, unknown>;
-
-/** Ids per lookup of existing rows. */
-const LOOKUP_CHUNK = 10_000;
-
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 function queuedRow(id: string, e: RecordedEvent): NewRow {
   const d = e.data;
@@ -143,14 +134,12 @@ export const messagesProjection: Projection = {
 
     // Rows this batch changes but did not create: one read for all of them.
     const queuedHere = new Set(events.filter((e) => e.type === 'EmailQueued' || e.type === 'SmsQueued').map((e) => e.streamId));
-    const existingIds = [...new Set(events.filter((e) => !queuedHere.has(e.streamId)).map((e) => e.streamId.slice(MESSAGE_STREAM_PREFIX.length)))];
-    const existing = new Map<string, MessageState>();
-    for (const ids of chunks(existingIds, LOOKUP_CHUNK)) {
-      const rows = await trx(t('messages'))
-        .whereIn('id', ids)
-        .select('id', 'status', 'provider_message_id', 'error', 'opens', 'clicks', 'updated_at');
-      for (const r of rows) existing.set(r.id, r);
-    }
+    const existing = await rowsById<MessageState>(
+      trx,
+      t('messages'),
+      events.filter((e) => !queuedHere.has(e.streamId)).map((e) => e.streamId.slice(MESSAGE_STREAM_PREFIX.length)),
+      ['id', 'status', 'provider_message_id', 'error', 'opens', 'clicks', 'updated_at'],
+    );
 
     for (const e of events) {
       const id = e.streamId.slice(MESSAGE_STREAM_PREFIX.length);

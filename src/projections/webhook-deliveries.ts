@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { DELIVERY_STREAM_PREFIX } from '../domain/webhooks/delivery.js';
-import { insertRows, updateRows } from './bulk-writes.js';
+import { insertRows, rowsById, updateRows } from './bulk-writes.js';
 import type { Projection } from './projection.js';
 
 /** The delivery log the dashboard shows: status, attempts, last response, next attempt. */
@@ -33,12 +33,7 @@ export const webhookDeliveriesProjection: Projection = {
     const changed = new Map<string, DeliveryState>();
     const idOf = (e: RecordedEvent) => e.streamId.slice(DELIVERY_STREAM_PREFIX.length);
     const scheduledHere = new Set(events.filter((e) => e.type === 'WebhookDeliveryScheduled').map(idOf));
-    const lookup = [...new Set(events.map(idOf).filter((id) => !scheduledHere.has(id)))];
-    const existing = new Map<string, DeliveryState>();
-    if (lookup.length) {
-      const rows = await trx(t('webhook_deliveries')).whereIn('id', lookup).select(STATE_COLUMNS);
-      for (const r of rows) existing.set(r.id, r);
-    }
+    const existing = await rowsById<DeliveryState>(trx, t('webhook_deliveries'), events.map(idOf).filter((id) => !scheduledHere.has(id)), STATE_COLUMNS);
     for (const e of events) {
       const id = idOf(e);
       const d = e.data;

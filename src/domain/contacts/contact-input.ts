@@ -37,7 +37,6 @@ export interface ImportRowError {
   message: string;
 }
 
-
 /**
  * Splits an import into valid rows and errors by index. A bad row never fails the request: the
  * caller gets the list and the valid rows are still imported. The same address twice in one

@@ -3,15 +3,14 @@ import { MESSAGE_STATUSES, type MessageQueries } from '../../commands/messages-q
 import { defineRoute } from '../route.js';
 
 const instant = z.iso.datetime({ offset: true });
-const text = (max: number) => z.string().max(max);
 const filters = {
   status: z.enum(MESSAGE_STATUSES as [string, ...string[]]).optional(),
-  search: text(320).optional(),
+  search: z.string().max(320).optional(),
   from: instant.optional(),
   to: instant.optional(),
 };
 const listQuery = z.object({ ...filters, cursor: z.string().max(500).optional(), limit: z.coerce.number().int().min(1).max(100).default(25) });
-const aggregateQuery = z.object({ ...filters, subject: text(998).optional(), campaignId: text(100).optional() });
+const aggregateQuery = z.object({ ...filters, subject: z.string().max(998).optional(), campaignId: z.string().max(100).optional() });
 const idParams = z.object({ id: z.string().min(1).max(100) });
 
 export function createMessageRoutes(deps: { messages: MessageQueries }) {
