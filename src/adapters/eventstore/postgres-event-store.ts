@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
+import { createGroupCommit, ItemFailure } from '../../group-commit.js';
 import { categoryOf, decodeNotice, encodeNotice, mayMatch } from './commit-notice.js';
 import {
   START,
@@ -39,6 +40,13 @@ export interface PostgresEventStoreOptions {
 
 const COLUMNS =
   'global_position, tx_id::text AS tx_id, stream_id, revision, event_id, type, schema_version, data, metadata, recorded_at';
+
+interface AppendRow {
+  last_revision: string | null;
+  last_tx_id: string;
+  last_position: string;
+  conflict: string | null;
+}
 
 interface EventRow {
   global_position: string | number;
@@ -129,14 +137,10 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       });
   }
 
-  async function append(
-    streamId: string,
-    events: NewEvent[],
-    { expectedRevision = 'any' }: { expectedRevision?: ExpectedRevision } = {},
-  ): Promise<AppendResult> {
+  async function appendOne({ streamId, events, expectedRevision }: StreamAppend): Promise<AppendResult> {
     const args = [
       streamId,
-      String(expectedRevision),
+      String(expectedRevision ?? 'any'),
       events.map((e) => e.id),
       events.map((e) => e.type),
       events.map((e) => e.schemaVersion ?? 1),
@@ -149,15 +153,10 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
           'SELECT * FROM append_events($1, $2, $3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])',
           args,
         );
-        const row = rows[0];
-        if (row.conflict !== null) {
-          throw new WrongExpectedRevisionError(streamId, expectedRevision, row.conflict === 'no_stream' ? 'no_stream' : Number(row.conflict));
-        }
+        const result = appendResultOf(streamId, expectedRevision, rows[0]);
+        if (result instanceof ItemFailure) throw result.error;
         notifyCommitted([streamId]);
-        return {
-          nextRevision: Number(row.last_revision),
-          position: { commit: BigInt(row.last_tx_id), prepare: BigInt(row.last_position) },
-        };
+        return result;
       } catch (err) {
         const e = err as { code?: string; constraint?: string };
         // The same events raced in from a concurrent retry: the winner's result is ours too.
@@ -165,6 +164,57 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         throw err;
       }
     }
+  }
+
+  function appendResultOf(streamId: string, expected: ExpectedRevision | undefined, row: AppendRow): AppendResult | ItemFailure {
+    if (row.conflict !== null) {
+      return new ItemFailure(
+        new WrongExpectedRevisionError(streamId, expected ?? 'any', row.conflict === 'no_stream' ? 'no_stream' : Number(row.conflict)),
+      );
+    }
+    return { nextRevision: Number(row.last_revision), position: { commit: BigInt(row.last_tx_id), prepare: BigInt(row.last_position) } };
+  }
+
+  // Appends from concurrent callers (fifty API requests, sixteen send workers) share one statement,
+  // one transaction and one WAL flush, each stream still checked against its own expected revision
+  // and answered on its own: a conflict fails that append alone. Streams are taken in stream-id order,
+  // so two batches (here or in another process) never wait on each other's locks in a cycle. A batch
+  // whose statement fails (a retry racing its original, event ids of another stream) has written
+  // nothing, and its appends are made one by one, each with its own answer.
+  const concurrentAppends = createGroupCommit<StreamAppend, AppendResult>(
+    async (items) => {
+      if (items.length === 1) return [await appendOne(items[0])];
+      const order = items.map((_, i) => i).sort((a, b) => (items[a].streamId < items[b].streamId ? -1 : items[a].streamId > items[b].streamId ? 1 : a - b));
+      let rows: AppendRow[];
+      try {
+        rows = (await pool.query<AppendRow>(APPEND_MANY, [appendPayload(order.map((i) => items[i]))])).rows;
+      } catch {
+        return Promise.all(items.map((item) => appendOne(item).catch((err: unknown) => new ItemFailure(err))));
+      }
+      const results: (AppendResult | ItemFailure)[] = new Array(items.length);
+      order.forEach((i, k) => (results[i] = appendResultOf(items[i].streamId, items[i].expectedRevision, rows[k])));
+      notifyCommitted(items.filter((_, i) => !(results[i] instanceof ItemFailure)).map((a) => a.streamId));
+      return results;
+    },
+    { maxBatch: 200 },
+  );
+
+  function append(streamId: string, events: NewEvent[], { expectedRevision = 'any' }: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+    return concurrentAppends.add({ streamId, events, expectedRevision });
+  }
+
+  function appendPayload(items: StreamAppend[]): string {
+    return JSON.stringify(
+      items.map((a) => ({
+        s: a.streamId,
+        x: String(a.expectedRevision ?? 'any'),
+        ids: a.events.map((e) => e.id),
+        types: a.events.map((e) => e.type),
+        versions: a.events.map((e) => e.schemaVersion ?? 1),
+        data: a.events.map((e) => e.data ?? null),
+        meta: a.events.map((e) => e.metadata ?? {}),
+      })),
+    );
   }
 
   // append_events once per stream, inside one statement and one transaction: all streams or none.
@@ -233,22 +283,12 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
 
   async function appendMany(appends: StreamAppend[]): Promise<AppendResult[]> {
     if (appends.length === 0) return [];
-    const payload = JSON.stringify(
-      appends.map((a) => ({
-        s: a.streamId,
-        x: String(a.expectedRevision ?? 'any'),
-        ids: a.events.map((e) => e.id),
-        types: a.events.map((e) => e.type),
-        versions: a.events.map((e) => e.schemaVersion ?? 1),
-        data: a.events.map((e) => e.data ?? null),
-        meta: a.events.map((e) => e.metadata ?? {}),
-      })),
-    );
+    const payload = appendPayload(appends);
     const distinct = new Set(appends.map((a) => a.streamId)).size === appends.length;
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      let rows: { last_revision: string | null; last_tx_id: string; last_position: string; conflict: string | null }[] | undefined;
+      let rows: AppendRow[] | undefined;
       if (distinct) {
         const fast = await client.query(APPEND_MANY_NEW, [payload]);
         if (!fast.rows[0].replay) rows = fast.rows.map((r) => ({ ...r, conflict: r.last_revision === null ? 'unknown' : null }));
@@ -273,12 +313,34 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     }
   }
 
-  async function readStream(streamId: string, opts: { fromRevision?: number } = {}): Promise<RecordedEvent[]> {
-    const { rows } = await pool.query<EventRow>(
-      `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND revision >= $2 ORDER BY revision`,
-      [streamId, opts.fromRevision ?? 0],
-    );
-    return rows.map(toRecorded);
+  // Concurrent stream reads share one statement too (the send worker and the ingest read one stream
+  // per message). A read joins the batch after the one in flight, so it still sees every append that
+  // was answered before it was asked.
+  const concurrentReads = createGroupCommit<{ streamId: string; fromRevision: number }, RecordedEvent[]>(
+    async (items) => {
+      if (items.length === 1) {
+        const { rows } = await pool.query<EventRow>(
+          `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND revision >= $2 ORDER BY revision`,
+          [items[0].streamId, items[0].fromRevision],
+        );
+        return [rows.map(toRecorded)];
+      }
+      const { rows } = await pool.query<EventRow & { i: string }>(
+        `SELECT r.i, ${COLUMNS}
+         FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS r (s, f, i)
+         JOIN events ON events.stream_id = r.s AND events.revision >= r.f
+         ORDER BY r.i, events.revision`,
+        [items.map((r) => r.streamId), items.map((r) => r.fromRevision)],
+      );
+      const results: RecordedEvent[][] = items.map(() => []);
+      for (const row of rows) results[Number(row.i) - 1].push(toRecorded(row));
+      return results;
+    },
+    { maxBatch: 200 },
+  );
+
+  function readStream(streamId: string, opts: { fromRevision?: number } = {}): Promise<RecordedEvent[]> {
+    return concurrentReads.add({ streamId, fromRevision: opts.fromRevision ?? 0 });
   }
 
   async function readAll(opts: ReadAllOptions = {}): Promise<RecordedEvent[]> {

@@ -1,6 +1,7 @@
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { EnqueueOptions, JobHandler, JobQueue, WorkOptions } from '../../ports/job-queue.js';
+import { createGroupCommit, type GroupCommit } from '../../group-commit.js';
 
 export interface BullMqQueueOptions {
   redisUrl: string;
@@ -60,19 +61,36 @@ export function createBullMqQueue(options: BullMqQueueOptions): JobQueue {
     return queue;
   };
 
+  // Jobs enqueued together (a process manager's batch, concurrent handlers' next steps) go to Redis in
+  // one round trip per queue.
+  const adds = new Map<string, GroupCommit<{ data: unknown; opts: EnqueueOptions }, void>>();
+  const addsFor = (name: string) => {
+    let batch = adds.get(name);
+    if (!batch) {
+      batch = createGroupCommit(async (jobs) => {
+        await queueFor(name).addBulk(jobs.map(({ data, opts }) => ({ name, data, opts: jobOptions(opts) })));
+      });
+      adds.set(name, batch);
+    }
+    return batch;
+  };
+  const jobOptions = (opts: EnqueueOptions) => {
+    const delayMs = Math.ceil(opts.delayMs ?? 0);
+    return {
+      ...(opts.jobId !== undefined ? { jobId: encodeJobId(opts.jobId) } : {}),
+      ...(delayMs > 0 ? { delay: delayMs } : {}),
+      attempts: options.maxAttempts ?? 100_000,
+      backoff: { type: 'fixed' as const, delay: options.retryDelayMs ?? 1000 },
+      removeOnComplete: true,
+      removeOnFail: { age: 14 * 24 * 3600 },
+    };
+  };
+
   return {
     // Handlers still running during close() may enqueue (their own retry schedule), so enqueue is
     // not refused while closing.
-    async enqueue<T>(name: string, data: T, opts: EnqueueOptions = {}) {
-      const delayMs = Math.ceil(opts.delayMs ?? 0);
-      await queueFor(name).add(name, data, {
-        ...(opts.jobId !== undefined ? { jobId: encodeJobId(opts.jobId) } : {}),
-        ...(delayMs > 0 ? { delay: delayMs } : {}),
-        attempts: options.maxAttempts ?? 100_000,
-        backoff: { type: 'fixed', delay: options.retryDelayMs ?? 1000 },
-        removeOnComplete: true,
-        removeOnFail: { age: 14 * 24 * 3600 },
-      });
+    enqueue<T>(name: string, data: T, opts: EnqueueOptions = {}) {
+      return addsFor(name).add({ data, opts });
     },
 
     async work<T>(name: string, handler: JobHandler<T>, opts: WorkOptions = {}) {
@@ -104,6 +122,7 @@ export function createBullMqQueue(options: BullMqQueueOptions): JobQueue {
       closed = true;
       // Worker.close() stops fetching and waits for the running handlers.
       await Promise.all(workers.map((w) => w.close()));
+      await Promise.all([...adds.values()].map((a) => a.drain()));
       await Promise.all([...queues.values()].map((q) => q.close()));
       await connection.quit().catch(() => connection.disconnect());
     },

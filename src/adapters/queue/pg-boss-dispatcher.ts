@@ -1,6 +1,6 @@
 import type PgBoss from 'pg-boss';
 import type { JobHandler } from '../../ports/job-queue.js';
-import { createGroupCommit } from './group-commit.js';
+import { createGroupCommit } from '../../group-commit.js';
 import { createWakeSignal } from './wake-signal.js';
 
 export interface PgBossDispatcher {

@@ -1,7 +1,7 @@
 import PgBoss from 'pg-boss';
 import { deterministicEventId } from '../../domain/event-id.js';
 import type { EnqueueOptions, JobHandler, JobQueue, WorkOptions } from '../../ports/job-queue.js';
-import { createGroupCommit } from './group-commit.js';
+import { createGroupCommit } from '../../group-commit.js';
 import { startPgBossDispatcher, type PgBossDispatcher } from './pg-boss-dispatcher.js';
 
 export interface PgBossQueueOptions {

@@ -79,6 +79,48 @@ export function eventStoreContract(name: string, factory: () => Promise<{ store:
       expect(await store.readStream(`${s}-missing`)).to.deep.equal([]);
     });
 
+    it('answers concurrent appends each on its own: a conflict fails that append alone', async () => {
+      await store.append(`${s}-b`, [ev()]);
+      const settled = await Promise.allSettled([
+        store.append(`${s}-a`, [ev('A0')], { expectedRevision: 'no_stream' }),
+        store.append(`${s}-b`, [ev('B1')], { expectedRevision: 5 }),
+        store.append(`${s}-c`, [ev('C0'), ev('C1')], { expectedRevision: 'no_stream' }),
+        store.append(`${s}-b`, [ev('B1')], { expectedRevision: 0 }),
+        store.append(`${s}-b`, [ev('B1')], { expectedRevision: 0 }),
+      ]);
+      expect(settled.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'rejected']);
+      expect((settled[1] as PromiseRejectedResult).reason).to.be.instanceOf(WrongExpectedRevisionError);
+      expect((settled[4] as PromiseRejectedResult).reason.actual).to.equal(1);
+      expect((settled[2] as PromiseFulfilledResult<{ nextRevision: number }>).value.nextRevision).to.equal(1);
+      expect((await store.readStream(`${s}-a`)).map((e) => e.type)).to.deep.equal(['A0']);
+      expect((await store.readStream(`${s}-b`)).map((e) => e.revision)).to.deep.equal([0, 1]);
+      expect((await store.readStream(`${s}-c`)).map((e) => e.type)).to.deep.equal(['C0', 'C1']);
+    });
+
+    it('appends the same events raced by a retry once, and answers both callers alike', async () => {
+      const batch = [ev(), ev()];
+      const [first, second] = await Promise.all([
+        store.append(s, batch, { expectedRevision: 'no_stream' }),
+        store.append(s, batch, { expectedRevision: 'no_stream' }),
+        store.append(`${s}-other`, [ev()]),
+      ]);
+      expect(second).to.deep.equal(first);
+      expect(await store.readStream(s)).to.have.length(2);
+    });
+
+    it('answers concurrent reads of different streams and revisions each with its own events', async () => {
+      await store.append(`${s}-x`, [ev('X0'), ev('X1'), ev('X2')]);
+      await store.append(`${s}-y`, [ev('Y0')]);
+      const reads = await Promise.all([
+        store.readStream(`${s}-x`),
+        store.readStream(`${s}-y`),
+        store.readStream(`${s}-x`, { fromRevision: 2 }),
+        store.readStream(`${s}-missing`),
+        store.readStream(`${s}-x`, { fromRevision: 1 }),
+      ]);
+      expect(reads.map((events) => events.map((e) => e.type))).to.deep.equal([['X0', 'X1', 'X2'], ['Y0'], ['X2'], [], ['X1', 'X2']]);
+    });
+
     it('round-trips data, metadata and schema version', async () => {
       const data = { nested: { list: [1, 'two', null], flag: true }, text: 'héllo ✓' };
       await store.append(s, [{ id: randomUUID(), type: 'Rich', data, metadata: { actor: 'user:1', correlationId: 'c-1' }, schemaVersion: 3 }]);

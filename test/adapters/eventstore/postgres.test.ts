@@ -30,6 +30,19 @@ describe('PostgreSQL event store', function () {
     await db.drop();
   });
 
+  it('commits concurrent appends to different streams together (one transaction), a refused one aside', async () => {
+    const p = `group-${randomUUID()}`;
+    await store.append(`${p}-taken`, [{ id: randomUUID(), type: 'T', data: {} }]);
+    const settled = await Promise.allSettled(
+      ['a', 'b', 'taken', 'c'].map((s) => store.append(`${p}-${s}`, [{ id: randomUUID(), type: 'T', data: {} }], { expectedRevision: 'no_stream' })),
+    );
+    expect(settled.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    const commits = new Set(settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value.position.commit] : [])));
+    expect(commits.size).to.equal(1);
+    const all = await store.readAll({ streamPrefixes: [p] });
+    expect(all.map((e) => e.streamId).sort()).to.deep.equal([`${p}-a`, `${p}-b`, `${p}-c`, `${p}-taken`]);
+  });
+
   it("wakes another process's subscribers at once through the commit notice (append and appendMany), and on a bare NOTIFY", async () => {
     // polls far apart: only a notification can deliver within the test's time
     const other = createPostgresEventStore({ connectionString: db.url, pollIntervalMs: 60_000 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { createGroupCommit } from '../../../src/adapters/queue/group-commit.js';
+import { createGroupCommit, ItemFailure } from '../src/group-commit.js';
 
-describe('group commit (batched enqueue and completion writes)', () => {
+describe('group commit (many round trips as one)', () => {
   it('writes what is added in one turn as one batch, and what arrives during a write as the next', async () => {
     const batches: number[][] = [];
     let release!: () => void;
@@ -37,5 +37,20 @@ describe('group commit (batched enqueue and completion writes)', () => {
     await g.drain();
     expect(written).to.deep.equal(['c']);
     await later;
+  });
+
+  it('answers each add with its own result, rejects only the items the write marks as failed', async () => {
+    const g = createGroupCommit<number, number>(async (items) => items.map((n) => (n < 0 ? new ItemFailure(new Error(`negative ${n}`)) : n * 10)));
+    const settled = await Promise.allSettled([g.add(1), g.add(-2), g.add(3)]);
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).to.deep.equal([10, 'negative -2', 30]);
+  });
+
+  it('sends no more than maxBatch items in one write', async () => {
+    const batches: number[][] = [];
+    const g = createGroupCommit<number>(async (items) => {
+      batches.push(items);
+    }, { maxBatch: 2 });
+    await Promise.all([1, 2, 3, 4, 5].map((n) => g.add(n)));
+    expect(batches).to.deep.equal([[1, 2], [3, 4], [5]]);
   });
 });
