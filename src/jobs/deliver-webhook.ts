@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../adapters/db/knex.js';
 import type { WebhookSender } from '../adapters/webhooks/http-sender.js';
 import { execute } from '../commands/execute.js';
+import { createGroupCommit } from '../group-commit.js';
 import { fold } from '../domain/decider.js';
 import { classifyAttempt, nextAttemptDelay, parseRetryAfter } from '../domain/webhooks/classify-response.js';
 import { deliveryDecider, deliveryStream, type DeliveryCommand, type DeliveryScheduled, type DeliveryState } from '../domain/webhooks/delivery.js';
@@ -10,9 +11,8 @@ import { signWebhookPayload } from '../domain/webhooks/signature.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import {
-  claimSideEffect,
-  markSideEffectDone,
-  PENDING_PREDECESSOR_SQL,
+  createSideEffectLeases,
+  pendingPredecessorSql,
   releaseSideEffect,
   rescheduleSideEffect,
   type SideEffectJob,
@@ -62,8 +62,26 @@ export function createDeliverWebhookHandler(deps: {
   retryDelaysMs: number[];
   logger?: Logger;
 }) {
+  const leases = createSideEffectLeases(deps.db, deps.queue);
+  // One round trip for the attempts running side by side: for each, whether an earlier delivery to the
+  // same endpoint and contact is unfinished, and where to send.
+  const targets = createGroupCommit<{ effectId: string; subscriptionId: string }, { blocked: boolean; subscription?: { url: string; secret: string } }>(
+    async (items) => {
+      const { rows } = await deps.db.raw(
+        `SELECT ${pendingPredecessorSql('r.effect_id')} AS blocked, w.url, w.secret
+         FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS r (effect_id, subscription_id, i)
+         LEFT JOIN webhooks w ON w.id = r.subscription_id
+         ORDER BY r.i`,
+        [items.map((t) => t.effectId), items.map((t) => t.subscriptionId)],
+      );
+      return rows.map((r: { blocked: boolean; url: string | null; secret: string }) => ({
+        blocked: r.blocked,
+        subscription: r.url === null ? undefined : { url: r.url, secret: r.secret },
+      }));
+    },
+  );
   return async function handle(job: Job<DeliverWebhookJob>): Promise<void> {
-    if (!(await claimSideEffect(deps.db, job.data.sideEffectId, DELIVERY_LEASE_MS))) return;
+    if (!(await leases.claim(job.data.sideEffectId, DELIVERY_LEASE_MS))) return;
     try {
       await attemptDelivery(job.data);
     } catch (err) {
@@ -82,17 +100,10 @@ export function createDeliverWebhookHandler(deps: {
     const unrecorded = !recorded.scheduled && schedule ? schedule : undefined;
     const state: DeliveryState = unrecorded ? { ...recorded, scheduled: unrecorded, status: 'retrying' } : recorded;
     if (!state.scheduled || state.status !== 'retrying' || state.series !== data.series) {
-      await markSideEffectDone(deps.db, deps.queue, sideEffectId);
+      await leases.markDone(sideEffectId);
       return;
     }
-    // One round trip: whether an earlier delivery to this endpoint and contact is unfinished, and where to send.
-    const {
-      rows: [{ blocked, url, secret }],
-    } = await deps.db.raw(`SELECT ${PENDING_PREDECESSOR_SQL} AS blocked, w.url, w.secret FROM (SELECT 1) AS one LEFT JOIN webhooks w ON w.id = :subscriptionId`, {
-      effectId: sideEffectId,
-      subscriptionId: state.scheduled.subscriptionId,
-    });
-    const subscription: { url: string; secret: string } | undefined = url === null ? undefined : { url, secret };
+    const { blocked, subscription } = await targets.add({ effectId: sideEffectId, subscriptionId: state.scheduled.subscriptionId });
     if (blocked) {
       // listed as retrying while it waits for the earlier delivery to the same endpoint and contact
       if (unrecorded) await record({ kind: 'schedule', data: unrecorded }, 'schedule');
@@ -132,7 +143,7 @@ export function createDeliverWebhookHandler(deps: {
     if (nextAttemptAt) {
       await rescheduleSideEffect(deps.db, deps.queue, sideEffectId, nextAttemptAt);
     } else {
-      await markSideEffectDone(deps.db, deps.queue, sideEffectId);
+      await leases.markDone(sideEffectId);
     }
 
     /**

@@ -9,7 +9,7 @@ import { ProviderError, type EmailProvider } from '../ports/email-provider.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
-import { claimSideEffect, markSideEffectDone, releaseSideEffect, rescheduleSideEffect, type SideEffectJob } from '../process-managers/side-effects.js';
+import { createSideEffectLeases, releaseSideEffect, rescheduleSideEffect, type SideEffectJob } from '../process-managers/side-effects.js';
 
 /** Delays before provider attempts 2..6 for transient errors (throttling, outages). */
 export const PROVIDER_RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000];
@@ -38,10 +38,11 @@ const SEND_LEASE_MS = 5 * 60_000;
  */
 export function createSendMessageHandler(deps: SendMessageDeps) {
   const delays = deps.retryDelaysMs ?? PROVIDER_RETRY_DELAYS_MS;
+  const leases = createSideEffectLeases(deps.db, deps.queue);
 
   return async function handle(job: Job<SideEffectJob & { messageId: string }>): Promise<void> {
     const { messageId, sideEffectId } = job.data;
-    if (!(await claimSideEffect(deps.db, sideEffectId, SEND_LEASE_MS))) return;
+    if (!(await leases.claim(sideEffectId, SEND_LEASE_MS))) return;
     try {
       await attempt(messageId, sideEffectId);
     } catch (err) {
@@ -56,7 +57,7 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     const history = await deps.eventStore.readStream(streamId);
     const state = fold(messageDecider, history);
     if (!needsProviderCall(state)) {
-      await markSideEffectDone(deps.db, deps.queue, sideEffectId);
+      await leases.markDone(sideEffectId);
       return;
     }
     const attempt = state.attempts + 1;
@@ -78,7 +79,7 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       const delay = retryable ? delays[attempt - 1] : undefined;
       if (delay === undefined) {
         await record({ kind: 'providerError', attempt, error: detail, retryAt: null, now: now() });
-        await markSideEffectDone(deps.db, deps.queue, sideEffectId);
+        await leases.markDone(sideEffectId);
         deps.logger?.warn({ messageId, attempt, err: detail }, 'message failed');
       } else {
         const retryAt = new Date(Date.now() + delay);
@@ -88,7 +89,7 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       return;
     }
     await record({ kind: 'providerAccepted', providerMessageId: result.providerMessageId, provider: queued.provider, attempt, now: now() });
-    await markSideEffectDone(deps.db, deps.queue, sideEffectId);
+    await leases.markDone(sideEffectId);
   }
 
   function sendEmail(m: EmailQueued['data']) {

@@ -1,3 +1,4 @@
+import { createGroupCommit } from '../../group-commit.js';
 import type { Db } from '../db/knex.js';
 import type { EmailProvider, IdentityStatus } from '../../ports/email-provider.js';
 
@@ -19,24 +20,27 @@ export function createSandboxEmailProvider(deps: { db: Db }): EmailProvider {
           { type: 'TXT', name: `mail.${identity}`, value: 'v=spf1 include:sandbox.invalid ~all' },
         ],
   });
+  // Sends of concurrent workers are recorded in one statement (a real provider's batch API, in effect).
+  const inserts = createGroupCommit<Record<string, unknown>>(
+    async (rows) => {
+      await deps.db('sandbox_emails').insert(rows).onConflict('message_id').ignore();
+    },
+    { maxBatch: 100 },
+  );
   return {
     name: 'sandbox',
     async send(email) {
-      await deps
-        .db('sandbox_emails')
-        .insert({
-          message_id: email.messageId,
-          from_header: email.from,
-          to_address: email.to,
-          reply_to: email.replyTo ?? null,
-          subject: email.subject,
-          html: email.html ?? null,
-          text: email.text ?? null,
-          headers: JSON.stringify(email.headers),
-          provider_tracking: !email.disableProviderTracking,
-        })
-        .onConflict('message_id')
-        .ignore();
+      await inserts.add({
+        message_id: email.messageId,
+        from_header: email.from,
+        to_address: email.to,
+        reply_to: email.replyTo ?? null,
+        subject: email.subject,
+        html: email.html ?? null,
+        text: email.text ?? null,
+        headers: JSON.stringify(email.headers),
+        provider_tracking: !email.disableProviderTracking,
+      });
       return { providerMessageId: `sandbox-${email.messageId}` };
     },
     async createIdentity(identity) {

@@ -46,4 +46,16 @@ describe('sandbox email adapter specifics', function () {
     expect(rows).to.have.length(1);
     expect(rows[0].subject).to.equal('one');
   });
+
+  it('records concurrent sends (recorded together) each once, a duplicate among them too', async () => {
+    const provider = createSandboxEmailProvider({ db: testDb.db });
+    const ids = [createId(), createId(), createId()];
+    const send = (messageId: string, subject: string) =>
+      provider.send({ messageId, from: 'a@example.com', to: 'b@example.org', subject, text: 'x', headers: [], disableProviderTracking: true });
+    const answers = await Promise.all([send(ids[0], 'first'), send(ids[1], 'x'), send(ids[0], 'again'), send(ids[2], 'x')]);
+    expect(answers.map((a) => a.providerMessageId)).to.deep.equal([ids[0], ids[1], ids[0], ids[2]].map((id) => `sandbox-${id}`));
+    const rows = await testDb.db('sandbox_emails').whereIn('message_id', ids);
+    expect(rows).to.have.length(3);
+    expect(rows.find((r) => r.message_id === ids[0]).subject).to.equal('first');
+  });
 });

@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import type { JobQueue } from '../../src/ports/job-queue.js';
+import { createSideEffectLeases, recordSideEffects, type SideEffect } from '../../src/process-managers/side-effects.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+
+describe('side-effect leases (claims and completions of concurrent handlers)', () => {
+  let db: TestDatabase;
+  const enqueued: { name: string; data: any }[] = [];
+  const queue: JobQueue = {
+    async enqueue(name, data) {
+      enqueued.push({ name, data });
+    },
+    async work() {},
+    async close() {},
+  };
+  const effect = (id: string, extra: Partial<SideEffect> = {}): SideEffect => ({ id, kind: 'test.job', payload: { n: id }, runAfter: new Date(), ...extra });
+
+  before(async () => {
+    db = await createTestDatabase();
+  });
+  after(async () => db.drop());
+  beforeEach(async () => {
+    enqueued.length = 0;
+    await db.db('side_effects').delete();
+  });
+
+  it('claims each due, open effect for exactly one of its concurrent askers', async () => {
+    await db.db.transaction((trx) =>
+      recordSideEffects(trx, [effect('a'), effect('b'), effect('later', { runAfter: new Date(Date.now() + 60_000) }), effect('done')]),
+    );
+    await db.db('side_effects').where({ id: 'done' }).update({ status: 'done' });
+    const leases = createSideEffectLeases(db.db, queue);
+    const claimed = await Promise.all(['a', 'b', 'a', 'later', 'done', 'missing'].map((id) => leases.claim(id, 60_000)));
+    expect(claimed).to.deep.equal([true, true, false, false, false, false]);
+    expect(await Promise.all(['a', 'b'].map((id) => leases.claim(id, 60_000)))).to.deep.equal([false, false]);
+    const rows = await db.db('side_effects').whereIn('id', ['a', 'b']).select('status', 'claimed_until');
+    for (const r of rows) {
+      expect(r.status).to.equal('running');
+      expect(new Date(r.claimed_until).getTime()).to.be.greaterThan(Date.now() + 50_000);
+    }
+  });
+
+  it('takes over a claim whose lease ran out', async () => {
+    await db.db.transaction((trx) => recordSideEffects(trx, [effect('a')]));
+    const leases = createSideEffectLeases(db.db, queue);
+    expect(await leases.claim('a', 1)).to.equal(true);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await leases.claim('a', 60_000)).to.equal(true);
+  });
+
+  it('completes concurrently and makes only the next pending effect of each ordering key due, queued once', async () => {
+    const later = new Date(Date.now() + 3_600_000);
+    await db.db.transaction((trx) =>
+      recordSideEffects(trx, [
+        effect('a1', { orderingKey: 'A' }),
+        effect('b1', { orderingKey: 'B' }),
+        effect('a2', { orderingKey: 'A', runAfter: later }),
+        effect('b2', { orderingKey: 'B', runAfter: later }),
+        effect('a3', { orderingKey: 'A', runAfter: later }),
+        effect('solo'),
+      ]),
+    );
+    const leases = createSideEffectLeases(db.db, queue);
+    expect(await Promise.all(['a1', 'b1', 'solo'].map((id) => leases.claim(id, 60_000)))).to.deep.equal([true, true, true]);
+    await Promise.all(['a1', 'b1', 'solo'].map((id) => leases.markDone(id)));
+    const rows = await db.db('side_effects').orderBy('seq').select('id', 'status', 'run_after');
+    expect(rows.map((r) => [r.id, r.status])).to.deep.equal([
+      ['a1', 'done'],
+      ['b1', 'done'],
+      ['a2', 'pending'],
+      ['b2', 'pending'],
+      ['a3', 'pending'],
+      ['solo', 'done'],
+    ]);
+    const due = rows.filter((r) => new Date(r.run_after).getTime() < later.getTime()).map((r) => r.id);
+    expect(due).to.include.members(['a2', 'b2']).and.not.include('a3');
+    expect(enqueued.map((e) => e.data.sideEffectId).sort()).to.deep.equal(['a2', 'b2']);
+  });
+});
