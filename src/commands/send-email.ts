@@ -5,7 +5,8 @@ import { emailDomain, formatFromHeader, normaliseEmail } from '../domain/email/a
 import { renderTemplate } from '../domain/email/render.js';
 import { rewriteForTracking } from '../domain/email/tracking.js';
 import { createUnsubscribeToken } from '../domain/email/unsubscribe-token.js';
-import { badRequest } from '../domain/errors.js';
+import { badRequest, notFound } from '../domain/errors.js';
+import { createGroupCommit } from '../group-commit.js';
 import { messageStream, type EmailQueued } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
 import type { Principal } from '../http/principal.js';
@@ -26,6 +27,21 @@ export interface SendEmailInput {
   unsubscribeUrl?: string;
 }
 
+interface SendCheck {
+  accountId: string;
+  to: string;
+  domain: string;
+  sender: string;
+}
+
+interface SendCheckRow {
+  daily_send_cap: number;
+  email_provider: EmailQueued['data']['provider'];
+  tracking: EmailQueued['data']['tracking'];
+  suppressed: boolean;
+  verified_sender: boolean;
+}
+
 export interface SendEmailDeps {
   eventStore: EventStore;
   db: Db;
@@ -41,22 +57,30 @@ export interface SendEmailDeps {
  * by the send process manager, so the caller never waits for it.
  */
 export function createSendEmail(deps: SendEmailDeps) {
+  // The hot path: the account, the suppression check and the sender check in one round trip, and the
+  // checks of sends arriving together in one statement. A send never joins a check already running,
+  // so a suppression recorded before the send was asked is always seen.
+  const sendChecks = createGroupCommit<SendCheck, SendCheckRow | undefined>(async (items) => {
+    const { rows } = await deps.db.raw(
+      `SELECT r.i, a.daily_send_cap, a.email_provider, a.tracking,
+         EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = a.id AND s.value = r.to_address) AS suppressed,
+         EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id AND i.verified
+                   AND ((i.kind = 'domain' AND i.value = r.domain) OR (i.kind = 'email' AND i.value = r.sender))) AS verified_sender
+       FROM unnest(?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS r (account_id, to_address, domain, sender, i)
+       JOIN accounts a ON a.id = r.account_id`,
+      [items.map((c) => c.accountId), items.map((c) => c.to), items.map((c) => c.domain), items.map((c) => c.sender)],
+    );
+    const results: (SendCheckRow | undefined)[] = items.map(() => undefined);
+    for (const row of rows) results[Number(row.i) - 1] = row;
+    return results;
+  });
+
   return async function sendEmail(principal: Principal, input: SendEmailInput): Promise<{ queued: true; messageLogId: string }> {
     const accountId = principal.accountId;
     const to = normaliseEmail(input.to);
     const sender = normaliseEmail(input.fromEmail);
-    // The hot path: the account, the suppression check and the sender check in one round trip.
-    const {
-      rows: [account],
-    } = await deps.db.raw(
-      `SELECT a.daily_send_cap, a.email_provider, a.tracking,
-         EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = a.id AND s.value = ?) AS suppressed,
-         EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id AND i.verified
-                   AND ((i.kind = 'domain' AND i.value = ?) OR (i.kind = 'email' AND i.value = ?))) AS verified_sender
-       FROM accounts a WHERE a.id = ?`,
-      [to, emailDomain(sender), sender, accountId],
-    );
-
+    const account = await sendChecks.add({ accountId, to, domain: emailDomain(sender), sender });
+    if (!account) throw notFound('account not found');
     let fields = { subject: input.subject, html: input.html, text: input.text };
     if (input.templateId) {
       const template = await deps.db('templates').where({ id: input.templateId, account_id: accountId }).first('subject', 'html', 'text');

@@ -36,6 +36,18 @@ describe('API key authentication (SPEC.md §5)', function () {
     expectError(sms, 403, 'API key is missing required scope: sms:send');
   });
 
+  it('answers concurrent requests with different keys (looked up together) each by its own key', async () => {
+    const reader = await app.createApiKey(['read_events']);
+    const sender = await app.createApiKey(['send']);
+    const revoked = await app.createApiKey(['read_events']);
+    expect((await app.request('DELETE', `/api/api-keys/${revoked.id}`, { token: app.adminToken })).status).to.equal(200);
+    const keys = [reader.key, sender.key, 'cl_not-a-real-key', revoked.key, reader.key, undefined];
+    const answers = await Promise.all(keys.map((k) => listMessages(k)));
+    expect(answers.map((r) => r.status)).to.deep.equal([200, 403, 401, 401, 200, 401]);
+    expectError(answers[1], 403, 'API key is missing required scope: read_events');
+    expectError(answers[3], 401, 'invalid API key');
+  });
+
   it('401 API key expired, for a key that expires while in use', async () => {
     const expiresAt = new Date(Date.now() + 1500).toISOString();
     const { key } = await app.createApiKey(['read_events'], { expiresAt });

@@ -82,6 +82,27 @@ describe('POST /api/send/transactional (SPEC.md §4)', function () {
     expect((await send({ ...base(), fromEmail: 'other@single.example' })).status).to.equal(400);
   });
 
+  it('answers concurrent sends (checked together) each by its own recipient and sender', async () => {
+    const add = await app.request('POST', '/api/suppressions', { token: app.adminToken, body: { email: 'blocked@example.org' } });
+    expect(add.status).to.equal(201);
+    const answers = await Promise.all([
+      send(base()),
+      send({ ...base(), to: 'blocked@example.org' }),
+      send({ ...base(), fromEmail: 'nobody@unverified.example' }),
+      send({ ...base(), to: 'blocked@example.org', fromEmail: 'nobody@unverified.example' }),
+      send({ ...base(), to: 'other@example.org' }),
+    ]);
+    expect(answers.map((r) => [r.status, r.body.message])).to.deep.equal([
+      [201, undefined],
+      [400, 'blocked@example.org is suppressed'],
+      [400, 'nobody@unverified.example is not verified for sending'],
+      [400, 'blocked@example.org is suppressed'],
+      [201, undefined],
+    ]);
+    const rows = await Promise.all([answers[0], answers[4]].map((r) => sandboxEmail(r.body.messageLogId)));
+    expect(rows.map((r) => r.to_address)).to.deep.equal(['reader@example.org', 'other@example.org']);
+  });
+
   it('adds List-Unsubscribe headers only when unsubscribeUrl is passed', async () => {
     const without = await send(base());
     expect((await sandboxEmail(without.body.messageLogId)).headers).to.deep.equal([]);
