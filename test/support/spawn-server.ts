@@ -39,7 +39,7 @@ export async function spawnServer(role: 'api' | 'worker' | 'all', env: Record<st
   const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
   const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', PORT: String(port), ...env };
   for (const name of options.unset ?? []) delete childEnv[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', main, role], {
+  const child = spawn(process.execPath, [...(process.env.SPAWN_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', main, role], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
