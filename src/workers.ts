@@ -53,10 +53,12 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
 
   await queue.work(SEND_JOB, createSendMessageHandler({ db, eventStore, queue, ...providers, retryDelaysMs: config.PROVIDER_RETRY_DELAYS_MS, logger }) as never, { concurrency: 16 });
   const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
+  // 32 attempts at once across all endpoints: with attempts batched into shared statements, 16 left the
+  // worker waiting on round trips (bench: 230 → 337 deliveries/s from 16 to 32, 365 at 64).
   await queue.work(
     DELIVER_WEBHOOK_JOB,
     createDeliverWebhookHandler({ db, eventStore, queue, sender, retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS, logger }) as never,
-    { concurrency: 16 },
+    { concurrency: 32 },
   );
 
   const managers = createProcessManagerRunner({ db, eventStore, queue, managers: [sendMessagesManager, webhookFanoutManager], logger });
