@@ -21,6 +21,8 @@ export interface PgBossDispatcher {
 export function startPgBossDispatcher<T>(deps: {
   boss: PgBoss;
   name: string;
+  /** a fetch filled every free slot: more jobs are probably waiting */
+  onBacklog(): void;
   handler: JobHandler<T>;
   concurrency: number;
   pollingIntervalMs: number;
@@ -70,6 +72,7 @@ export function startPgBossDispatcher<T>(deps: {
           // pg-boss's fetch already swallows database errors (returns []), so an outage means polling.
           const jobs = await boss.fetch<T>(name, { batchSize: free, includeMetadata: true });
           for (const job of jobs) run(job);
+          if (jobs.length === free) deps.onBacklog();
         } catch (err) {
           onError(err);
         }

@@ -76,6 +76,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
   const inserts = createGroupCommit<PgBoss.JobInsert>((jobs) => boss.insert(jobs));
 
   const schema = options.schema ?? 'pgboss';
+  const analyzer = createBacklogAnalyzer(boss, schema, onError);
   const start = () =>
     (started ??= boss
       .start()
@@ -124,6 +125,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
       const dispatcher = startPgBossDispatcher({
         boss,
         name,
+        onBacklog: () => analyzer.backlogSeen(name),
         handler,
         concurrency: Math.max(1, opts.concurrency ?? 1),
         pollingIntervalMs,
@@ -143,10 +145,41 @@ export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
         return;
       }
       await inserts.drain();
+      await analyzer.idle();
       await boss.stop({ graceful: true, wait: true });
     },
   };
 }
+
+/**
+ * Keeps a queue's planner statistics in step with its backlog. pg-boss's statements pick their index
+ * by the estimated number of the queue's jobs; on a partition analysed while it was nearly empty (a
+ * young queue, or one idle until a burst) the estimate is a dozen, every index on `name` looks alike,
+ * and fetch and complete read the whole queue for each batch (a 3,000-job burst: 240 index entries
+ * read per job). Autovacuum analyses too late for a burst (a minute's nap, then 10 % of the table),
+ * so a dispatcher that finds a backlog has the queue's partition analysed, at most once per interval,
+ * in the background: ANALYZE samples a bounded number of rows and blocks no reader or writer.
+ */
+function createBacklogAnalyzer(boss: PgBoss, schema: string, onError: (err: unknown) => void, intervalMs = 10_000) {
+  const db = boss.getDb() as { executeSql(sql: string, values?: unknown[]): Promise<{ rows: Record<string, string>[] }> };
+  const last = new Map<string, number>();
+  let running: Promise<void> = Promise.resolve();
+  return {
+    backlogSeen(name: string): void {
+      const now = Date.now();
+      if (now - (last.get(name) ?? -Infinity) < intervalMs) return;
+      last.set(name, now);
+      running = running.then(async () => {
+        const { rows } = await db.executeSql(`SELECT partition_name FROM ${quoteIdentifier(schema)}.queue WHERE name = $1`, [name]);
+        if (rows[0]?.partition_name) await db.executeSql(`ANALYZE ${quoteIdentifier(schema)}.${quoteIdentifier(rows[0].partition_name)}`);
+      }).catch(onError);
+    },
+    /** waits for the analyses asked for so far */
+    idle: () => running,
+  };
+}
+
+const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
  * pg-boss fetches the next jobs `ORDER BY priority desc, created_on, id`, but its only index for
@@ -158,7 +191,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
  */
 async function addFetchOrderIndex(boss: PgBoss, schema: string): Promise<void> {
   const db = boss.getDb() as { executeSql(sql: string, values?: unknown[]): Promise<unknown> };
-  const quoted = `"${schema.replace(/"/g, '""')}"`;
+  const quoted = quoteIdentifier(schema);
   await db.executeSql(`
     DO $$ BEGIN
       PERFORM pg_advisory_xact_lock(hashtext('courier-ledger:pgboss-fetch-index'));
