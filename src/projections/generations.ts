@@ -68,15 +68,30 @@ export async function applyBatch(
   events: RecordedEvent[],
   options: { requireActive: boolean },
 ): Promise<boolean> {
-  if (options.requireActive) {
-    // FOR SHARE: a rebuild's switch (FOR UPDATE on this row) waits for this batch, and later batches wait for it.
-    const reg = await trx('projection_registry').where({ name: projection.name }).forShare().first('active_generation');
-    if (!reg || reg.active_generation !== generation) return false;
+  // One statement for the batch's bookkeeping: the registry row FOR SHARE when the generation must be
+  // the live one (a rebuild's switch takes it FOR UPDATE, so it waits for this batch and later batches
+  // wait for the switch; an inactive generation finds no row), and the checkpoint under its row lock.
+  // That checkpoint is the truth, not the position the caller read from: after an ownership takeover
+  // (a lock connection that died quietly) a batch can arrive that another runner has applied meanwhile,
+  // and counters such as opens must not count it twice.
+  // Handlers only look rows up by key, and a read model that grows fast has stale statistics: the
+  // planner seq-scanned 12,000 messages and hash-joined them to update 32 by id. Priced out, not
+  // forbidden, for this transaction only; JIT off with it, since a plan priced out that way still costs
+  // far above jit_above_cost and would compile itself for every statement.
+  const { rows } = await trx.raw(
+    options.requireActive
+      ? `SELECT c.*, set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true) FROM projection_registry r
+         JOIN projection_checkpoints c ON c.name = r.name AND c.generation = r.active_generation
+         WHERE r.name = ? AND r.active_generation = ? FOR SHARE OF r FOR UPDATE OF c`
+      : `SELECT c.*, set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true) FROM projection_checkpoints c
+         WHERE c.name = ? AND c.generation = ? FOR UPDATE`,
+    [projection.name, generation],
+  );
+  if (rows.length === 0) {
+    if (options.requireActive) return false;
+    throw new Error(`projection ${projection.name} has no checkpoint for generation ${generation}`);
   }
-  // The checkpoint under its row lock is the truth, not the position the caller read from: after an
-  // ownership takeover (a lock connection that died quietly) a batch can arrive that another runner
-  // has applied meanwhile, and counters such as opens must not count it twice.
-  const checkpoint = toCheckpoint(await trx('projection_checkpoints').where({ name: projection.name, generation }).forUpdate().first());
+  const checkpoint = toCheckpoint(rows[0]);
   const fresh = events.filter((e) => comparePositions(e.position, checkpoint.position) > 0);
   if (fresh.length === 0) return true;
   await projection.handle(fresh, trx, generationTables(generation));

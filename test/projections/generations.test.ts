@@ -25,4 +25,27 @@ describe('applyBatch (read model and checkpoint in one transaction)', () => {
     const checkpoint = await t.db('projection_checkpoints').where({ name: 'messages', generation: 1 }).first();
     expect(Number(checkpoint.events)).to.equal(2);
   });
+
+  it('finds the rows a batch changes by key, even in a read model that grew after its statistics were taken', async () => {
+    // One row when analysed, 20,000 when the batch comes: the planner then preferred to scan the whole
+    // table and hash-join it to the batch.
+    const [queued] = recorded('message-seed', [emailQueued('seed')]);
+    await t.db.transaction((trx) => applyBatch(trx, messagesProjection, 1, [{ ...queued, position: { commit: 10n, prepare: 1n } }], { requireActive: true }));
+    await t.db.raw('ANALYZE messages_g1');
+    await t.db.raw(`INSERT INTO messages_g1 SELECT (jsonb_populate_record(NULL::messages_g1, to_jsonb(m) || jsonb_build_object('id', 'bulk-' || g))).*
+      FROM messages_g1 m, generate_series(1, 20000) g WHERE m.id = 'seed'`);
+    const opens = Array.from({ length: 30 }, (_, i) => ({
+      ...recorded(`message-bulk-${i * 97 + 1}`, [opened()])[0],
+      position: { commit: 11n, prepare: BigInt(i + 1) },
+    }));
+    const scans = await t.db.transaction(async (trx) => {
+      await applyBatch(trx, messagesProjection, 1, opens, { requireActive: true });
+      // this transaction's own counts, not yet reported to the statistics collector
+      const { rows } = await trx.raw(`SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = 'messages_g1'`);
+      return Number(rows[0]?.seq_scan ?? 0);
+    });
+    expect(scans).to.equal(0);
+    const row = await t.db('messages').where({ id: 'bulk-98' }).first();
+    expect(row.opens).to.equal(1);
+  });
 });
