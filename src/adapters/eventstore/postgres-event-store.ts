@@ -83,11 +83,12 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   // Everything this pool runs is a key lookup or a read in commit order (the events_commit_order
   // index, filtered by stream prefix, LIMIT n). The planner cannot estimate `stream_id LIKE ANY(...)`
   // and, on a large log, chose a seq scan and sort of every event after the position: 5 s per
-  // 2,000-event read at 3.5M events, against 20 ms walking the index in order.
+  // 2,000-event read at 3.5M events, against 20 ms walking the index in order. JIT off: a plan priced
+  // out this way costs far above jit_above_cost, and compiling it takes longer than running it.
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.poolSize ?? 8,
-    options: '-c enable_seqscan=off -c enable_bitmapscan=off',
+    options: '-c enable_seqscan=off -c enable_bitmapscan=off -c jit=off',
   });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
@@ -179,15 +180,20 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   // one transaction and one WAL flush, each stream still checked against its own expected revision
   // and answered on its own: a conflict fails that append alone. Streams are taken in stream-id order,
   // so two batches (here or in another process) never wait on each other's locks in a cycle. A batch
-  // whose statement fails (a retry racing its original, event ids of another stream) has written
-  // nothing, and its appends are made one by one, each with its own answer.
+  // whose statement fails (a retry racing its original, event ids of another stream, a deadlock with
+  // another process's batch) has written nothing, and its appends are made one by one, each with its
+  // own answer.
   const concurrentAppends = createGroupCommit<StreamAppend, AppendResult>(
     async (items) => {
       if (items.length === 1) return [await appendOne(items[0])];
       const order = items.map((_, i) => i).sort((a, b) => (items[a].streamId < items[b].streamId ? -1 : items[a].streamId > items[b].streamId ? 1 : a - b));
+      const sorted = order.map((i) => items[i]);
       let rows: AppendRow[];
       try {
-        rows = (await pool.query<AppendRow>(APPEND_MANY, [appendPayload(order.map((i) => items[i]))])).rows;
+        const payload = appendPayload(sorted);
+        const distinct = new Set(sorted.map((a) => a.streamId)).size === sorted.length;
+        rows = (distinct ? await appendNew(pool, payload) : undefined) ?? (await pool.query<AppendRow>(APPEND_MANY, [payload])).rows;
+        await readConflictingRevisions(pool, sorted, rows);
       } catch {
         return Promise.all(items.map((item) => appendOne(item).catch((err: unknown) => new ItemFailure(err))));
       }
@@ -198,6 +204,28 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     },
     { maxBatch: 200 },
   );
+
+  /**
+   * APPEND_MANY_NEW, when each stream appears once in `payload`: a stream not at its expected revision
+   * comes back with conflict 'unknown' and the others are written. Undefined (nothing written) when an
+   * event id is already in the log: only append_events' per-stream path answers a replay.
+   */
+  async function appendNew(client: pg.Pool | pg.PoolClient, payload: string): Promise<AppendRow[] | undefined> {
+    const { rows } = await client.query(APPEND_MANY_NEW, [payload]);
+    if (rows[0].replay) return undefined;
+    return rows.map((r) => ({ ...r, conflict: r.last_revision === null ? 'unknown' : null }));
+  }
+
+  /** Fills in the revision that refused each 'unknown' conflict, as committed now. */
+  async function readConflictingRevisions(client: pg.Pool | pg.PoolClient, appends: StreamAppend[], rows: AppendRow[]): Promise<void> {
+    const refused = appends.filter((_, k) => rows[k].conflict === 'unknown').map((a) => a.streamId);
+    if (refused.length === 0) return;
+    const current = await client.query<{ stream_id: string; revision: string }>('SELECT stream_id, revision FROM streams WHERE stream_id = ANY($1::text[])', [refused]);
+    const revisions = new Map(current.rows.map((r) => [r.stream_id, r.revision]));
+    appends.forEach((a, k) => {
+      if (rows[k].conflict === 'unknown') rows[k].conflict = revisions.get(a.streamId) ?? 'no_stream';
+    });
+  }
 
   function append(streamId: string, events: NewEvent[], { expectedRevision = 'any' }: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
     return concurrentAppends.add({ streamId, events, expectedRevision });
@@ -259,8 +287,10 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       RETURNING stream_id, revision
     ),
     moved AS (
+      -- b in its payload order, which concurrent appends sort by stream id: driven from it (a nested
+      -- loop over the stream key), the rows are locked in that order.
       UPDATE streams st SET revision = st.revision + b.n
-      FROM b
+      FROM (SELECT * FROM b ORDER BY b.i) b
       WHERE (SELECT yes FROM fresh) AND st.stream_id = b.s
         AND (b.x = 'stream_exists' OR (b.x ~ '^[0-9]+$' AND st.revision = b.x::bigint))
       RETURNING st.stream_id, st.revision
@@ -288,19 +318,15 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      let rows: AppendRow[] | undefined;
-      if (distinct) {
-        const fast = await client.query(APPEND_MANY_NEW, [payload]);
-        if (!fast.rows[0].replay) rows = fast.rows.map((r) => ({ ...r, conflict: r.last_revision === null ? 'unknown' : null }));
-      }
-      rows ??= (await client.query(APPEND_MANY, [payload])).rows;
+      const rows = (distinct ? await appendNew(client, payload) : undefined) ?? (await client.query<AppendRow>(APPEND_MANY, [payload])).rows;
       const conflict = rows.findIndex((r) => r.conflict !== null);
       if (conflict >= 0) {
         await client.query('ROLLBACK');
-        const a = appends[conflict];
         // Read after the rollback: the revision that refused us, as committed now.
-        const current = await client.query('SELECT revision FROM streams WHERE stream_id = $1', [a.streamId]);
-        throw new WrongExpectedRevisionError(a.streamId, a.expectedRevision ?? 'any', current.rows.length ? Number(current.rows[0].revision) : 'no_stream');
+        rows[conflict].conflict = 'unknown';
+        await readConflictingRevisions(client, appends, rows);
+        const a = appends[conflict];
+        throw (appendResultOf(a.streamId, a.expectedRevision, rows[conflict]) as ItemFailure).error;
       }
       await client.query('COMMIT');
       notifyCommitted(appends.map((a) => a.streamId));

@@ -97,6 +97,29 @@ export function eventStoreContract(name: string, factory: () => Promise<{ store:
       expect((await store.readStream(`${s}-c`)).map((e) => e.type)).to.deep.equal(['C0', 'C1']);
     });
 
+    it('answers concurrent appends to distinct streams each on its own, whatever kind of expectation fails', async () => {
+      await store.append(`${s}-exists`, [ev('E0')]);
+      await store.append(`${s}-moved`, [ev('M0'), ev('M1')]);
+      const settled = await Promise.allSettled([
+        store.append(`${s}-new`, [ev('N0'), ev('N1')], { expectedRevision: 'no_stream' }),
+        store.append(`${s}-exists`, [ev('E1')], { expectedRevision: 'no_stream' }),
+        store.append(`${s}-moved`, [ev('M2')], { expectedRevision: 0 }),
+        store.append(`${s}-missing`, [ev('X0')], { expectedRevision: 'stream_exists' }),
+        store.append(`${s}-any`, [ev('A0')], { expectedRevision: 'any' }),
+        store.append(`${s}-missing-exact`, [ev('Y0')], { expectedRevision: 3 }),
+      ]);
+      expect(settled.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'rejected', 'rejected', 'fulfilled', 'rejected']);
+      const actual = settled.map((r) => (r.status === 'rejected' ? (r.reason as WrongExpectedRevisionError).actual : undefined));
+      expect(actual).to.deep.equal([undefined, 0, 1, 'no_stream', undefined, 'no_stream']);
+      settled.forEach((r) => r.status === 'rejected' && expect(r.reason).to.be.instanceOf(WrongExpectedRevisionError));
+      expect((settled[0] as PromiseFulfilledResult<{ nextRevision: number }>).value.nextRevision).to.equal(1);
+      expect((await store.readStream(`${s}-new`)).map((e) => [e.type, e.revision])).to.deep.equal([['N0', 0], ['N1', 1]]);
+      expect((await store.readStream(`${s}-exists`)).map((e) => e.type)).to.deep.equal(['E0']);
+      expect((await store.readStream(`${s}-moved`)).map((e) => e.type)).to.deep.equal(['M0', 'M1']);
+      expect(await store.readStream(`${s}-missing`)).to.deep.equal([]);
+      expect((await store.readStream(`${s}-any`)).map((e) => e.type)).to.deep.equal(['A0']);
+    });
+
     it('appends the same events raced by a retry once, and answers both callers alike', async () => {
       const batch = [ev(), ev()];
       const [first, second] = await Promise.all([
