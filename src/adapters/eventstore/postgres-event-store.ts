@@ -182,7 +182,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   // so two batches (here or in another process) never wait on each other's locks in a cycle. A batch
   // whose statement fails (a retry racing its original, event ids of another stream, a deadlock with
   // another process's batch) has written nothing, and its appends are made one by one, each with its
-  // own answer.
+  // own answer; should the read of refusing revisions fail after the statement committed, the appends
+  // made one by one find their events already in the log and answer as the replays they are.
   const concurrentAppends = createGroupCommit<StreamAppend, AppendResult>(
     async (items) => {
       if (items.length === 1) return [await appendOne(items[0])];
@@ -271,7 +272,9 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     ),
     fresh AS (
       SELECT NOT EXISTS (
-        SELECT 1 FROM events WHERE event_id IN (SELECT jsonb_array_elements_text(b.a->'ids')::uuid FROM b)
+        -- the ids as an array, looked up one by one: as IN (subquery) the planner guessed 10,000 of
+        -- them and walked the whole event id index of any log it took for smaller than that
+        SELECT 1 FROM events WHERE event_id = ANY (ARRAY(SELECT jsonb_array_elements_text(b.a->'ids')::uuid FROM b))
       ) AS yes
     ),
     created AS (
@@ -287,8 +290,9 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       RETURNING stream_id, revision
     ),
     moved AS (
-      -- b in its payload order, which concurrent appends sort by stream id: driven from it (a nested
-      -- loop over the stream key), the rows are locked in that order.
+      -- b in its payload order, which concurrent appends sort by stream id, so that the nested loop
+      -- over the stream key the planner takes here locks rows in that order. A plan that does not is
+      -- no error: a deadlock fails one batch, and its appends are retried one by one.
       UPDATE streams st SET revision = st.revision + b.n
       FROM (SELECT * FROM b ORDER BY b.i) b
       WHERE (SELECT yes FROM fresh) AND st.stream_id = b.s

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createPgBossQueue } from '../../../src/adapters/queue/pg-boss-queue.js';
 import { createTestDatabase } from '../../support/db.js';
+import { indexEntriesRead } from '../../support/index-reads.js';
 import { jobQueueContract } from './contract.js';
 
 // Short timings so lost runs come back within seconds: expiry 2 s, maintenance every 1 s, retry 1 s.
@@ -53,16 +54,7 @@ describe('pg-boss queue: a backlog that grew after the statistics were taken', f
   it('fetches and completes by key, never reading the whole backlog per statement', async () => {
     const database = await createTestDatabase({ migrate: false });
     const options = { connectionString: database.url, schema: 'jobs_stale' };
-    // A backend's statistics are certain to be counted once it has exited: each phase closes its queue
-    // and waits for its connections to end.
-    const indexEntriesRead = async () => {
-      while (Number((await database.db.raw(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows[0].n) > 0) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      await database.db.raw('SELECT pg_stat_clear_snapshot()');
-      const { rows } = await database.db.raw(`SELECT coalesce(sum(idx_tup_read), 0)::bigint AS n FROM pg_stat_user_indexes WHERE schemaname = 'jobs_stale'`);
-      return Number(rows[0].n);
-    };
+    const indexEntries = () => indexEntriesRead(database.db, `schemaname = 'jobs_stale'`);
     const total = 3000;
     try {
       // Statistics of a near-empty queue, as on a young partition while a burst arrives: the planner
@@ -72,7 +64,7 @@ describe('pg-boss queue: a backlog that grew after the statistics were taken', f
       await database.db.raw('ANALYZE jobs_stale.job');
       await Promise.all(Array.from({ length: total }, (_, i) => producer.enqueue('burst', { n: i }, { jobId: `j${i}` })));
       await producer.close();
-      const before = await indexEntriesRead();
+      const before = await indexEntries();
 
       const consumer = createPgBossQueue(options);
       let done = 0;
@@ -82,7 +74,7 @@ describe('pg-boss queue: a backlog that grew after the statistics were taken', f
         }, { concurrency: 32 });
       });
       await consumer.close();
-      const perJob = ((await indexEntriesRead()) - before) / total;
+      const perJob = ((await indexEntries()) - before) / total;
       // Fetching by walking the fetch-order index and completing by primary key read a few index
       // entries per job; reading the ready backlog per fetch, or the queue per completion, hundreds.
       expect(perJob).to.be.below(10);
