@@ -113,6 +113,19 @@ describe('POST /api/send/sms (SPEC.md §4), sandbox provider', function () {
     expectError(await send({ to: '+14155550143', body: 'hi' }), 400, '+14155550143 is suppressed');
   });
 
+  it('sends arriving together (checked in one statement) are each answered on their own', async () => {
+    await addSandboxOptOuts(app.infra.db, ['+14155550152']);
+    expect((await app.request('POST', '/api/sms/sync-optouts', { token: app.adminToken })).status).to.equal(200);
+    expect((await app.request('POST', '/api/suppressions', { token: app.adminToken, body: { phone: '+14155550153' } })).status).to.equal(201);
+    const [optedOut, suppressed, ok, again] = await Promise.all(
+      ['+14155550152', '+14155550153', TO, '+14155550152'].map((to) => send({ to, body: 'together' })),
+    );
+    expectError(optedOut, 400, '+14155550152 has opted out of SMS');
+    expectError(suppressed, 400, '+14155550153 is suppressed');
+    expect(ok.status, JSON.stringify(ok.body)).to.equal(201);
+    expectError(again, 400, '+14155550152 has opted out of SMS');
+  });
+
   it('400 sandbox restriction: in the SMS sandbox only listed destinations receive', async () => {
     await setSms(app, { sandbox: true, sandboxDestinations: ['+14155550150'] });
     try {
