@@ -1,4 +1,4 @@
-import { parseHTML } from 'linkedom';
+import { Tokenizer, QuoteType } from 'htmlparser2';
 import { signTrackedLink } from './link-signature.js';
 
 export interface TrackingOptions {
@@ -17,41 +17,129 @@ export function trackedLink(opts: Pick<TrackingOptions, 'baseUrl' | 'messageId' 
 
 export const pixelUrl = (baseUrl: string, messageId: string) => `${baseUrl}/o/${messageId}`;
 
-function shouldTrack(href: string, opts: TrackingOptions): boolean {
-  const trimmed = href.trim();
-  if (!/^https?:\/\//i.test(trimmed)) return false; // mailto:, tel:, #anchors, relative links
-  if (/\{\{|\}\}|%7B%7B/i.test(trimmed)) return false; // an unrendered placeholder
-  if (opts.unsubscribeUrls.includes(trimmed)) return false;
+function shouldTrack(href: string, opts: TrackingOptions, ownOrigin: string | null): boolean {
+  if (!/^https?:\/\//i.test(href)) return false; // mailto:, tel:, #anchors, relative links
+  if (/\{\{|\}\}|%7B%7B/i.test(href)) return false; // an unrendered placeholder
+  if (opts.unsubscribeUrls.includes(href)) return false;
   try {
-    if (new URL(trimmed).origin === new URL(opts.baseUrl).origin) return false; // already ours
+    if (new URL(href).origin === ownOrigin) return false; // already ours
   } catch {
     return false;
   }
   return true;
 }
 
+const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+
+/** One attribute of the tag being read: where it stands in the source, and its decoded value. */
+interface Attribute {
+  name: string;
+  /** from the first character of the name to just after the value (or the name, for a bare one) */
+  start: number;
+  end: number;
+  value: string;
+}
+
+/** A change to the source: `[start, end)` becomes `text`. Edits come in source order and never overlap. */
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
 /**
  * Service-side tracking (SPEC.md §1): every http(s) `<a href>` goes through the signed `/r/` redirect
- * and a 1×1 pixel is added before `</body>`. Left alone: mailto:, tel:, anchors, relative links, links
- * already on our host, the unsubscribe links, and links marked `data-no-track` (the marker is removed).
+ * and a 1×1 pixel is added before `</body>` (at the end of a fragment). Left alone: mailto:, tel:,
+ * anchors, relative links, links already on our host, the unsubscribe links, and links marked
+ * `data-no-track` (the marker is removed).
+ *
+ * The markup is read with htmlparser2's tokenizer (the parser linkedom builds its DOM with) and only
+ * those attributes are rewritten in place; every other byte of the message stays as the caller wrote
+ * it (Outlook's conditional comments, attribute quoting, entities), which a parse into a DOM and back
+ * does not promise. It also costs a fraction of a DOM: linkedom keeps a Map per node in a module-wide
+ * WeakMap that only a full garbage collection frees (see the README's design notes).
  */
 export function rewriteForTracking(html: string, opts: TrackingOptions): string {
-  const isDocument = /<html[\s>]|<body[\s>]/i.test(html);
-  const { document } = parseHTML(isDocument ? html : `<!doctype html><html><head></head><body>${html}</body></html>`);
-  for (const a of Array.from(document.querySelectorAll('a')) as Element[]) {
-    // Attribute names are matched case-insensitively (linkedom keeps `HREF` as written).
-    const attrs = Array.from(a.attributes) as Attr[];
-    const noTrack = attrs.find((x) => x.name.toLowerCase() === 'data-no-track');
-    if (noTrack) {
-      a.removeAttribute(noTrack.name);
-      continue;
-    }
-    const hrefAttr = attrs.find((x) => x.name.toLowerCase() === 'href');
-    if (hrefAttr && shouldTrack(hrefAttr.value, opts)) a.setAttribute(hrefAttr.name, trackedLink(opts, hrefAttr.value.trim()));
+  let ownOrigin: string | null = null;
+  try {
+    ownOrigin = new URL(opts.baseUrl).origin;
+  } catch {
+    // a base URL that does not parse owns no links
   }
-  // Parsed rather than built with setAttribute, which linkedom serialises in reverse order: `src` first reads best.
-  const src = pixelUrl(opts.baseUrl, opts.messageId).replace(/&/g, '&amp;').replace(/"/g, '&quot;');
-  const body = document.body ?? document.documentElement;
-  body.insertAdjacentHTML('beforeend', `<img src="${src}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;">`);
-  return isDocument ? document.toString() : body.innerHTML;
+  const edits: Edit[] = [];
+  let pixelAt = -1;
+  let tag = '';
+  let attributes: Attribute[] = [];
+  let attribute: Attribute | undefined;
+
+  function endOfOpenTag(): void {
+    if (tag !== 'a') return;
+    const named = (name: string) => attributes.find((a) => a.name.toLowerCase() === name);
+    const noTrack = named('data-no-track');
+    if (noTrack) {
+      // the marker with the whitespace that separates it from what comes before
+      let start = noTrack.start;
+      while (start > 0 && /\s/.test(html[start - 1])) start--;
+      edits.push({ start, end: noTrack.end, text: '' });
+      return;
+    }
+    const href = named('href');
+    const target = href?.value.trim();
+    if (href && target && shouldTrack(target, opts, ownOrigin)) {
+      edits.push({ start: href.start, end: href.end, text: `${href.name}="${escapeAttribute(trackedLink(opts, target))}"` });
+    }
+  }
+
+  const tokenizer = new Tokenizer(
+    { decodeEntities: true },
+    {
+      onopentagname(start, end) {
+        tag = html.slice(start, end).toLowerCase();
+        attributes = [];
+      },
+      onattribname(start, end) {
+        attribute = { name: html.slice(start, end), start, end, value: '' };
+      },
+      onattribdata(start, end) {
+        if (attribute) attribute.value += html.slice(start, end);
+      },
+      onattribentity(codepoint) {
+        if (attribute) attribute.value += String.fromCodePoint(codepoint);
+      },
+      onattribend(_quote: QuoteType, end) {
+        if (!attribute) return;
+        attribute.end = end;
+        attributes.push(attribute);
+        attribute = undefined;
+      },
+      onopentagend: endOfOpenTag,
+      onselfclosingtag: endOfOpenTag,
+      onclosetag(start, end) {
+        // `</` stands just before the name
+        if (pixelAt < 0 && html.slice(start, end).toLowerCase() === 'body') pixelAt = start - 2;
+      },
+      oncdata() {},
+      oncomment() {},
+      ondeclaration() {},
+      onend() {},
+      onprocessinginstruction() {},
+      ontext() {},
+      ontextentity() {},
+    },
+  );
+  tokenizer.write(html);
+  tokenizer.end();
+
+  const src = escapeAttribute(pixelUrl(opts.baseUrl, opts.messageId));
+  const pixel = `<img src="${src}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;">`;
+  if (pixelAt < 0) pixelAt = html.length;
+  edits.push({ start: pixelAt, end: pixelAt, text: pixel });
+
+  let out = '';
+  let from = 0;
+  for (const edit of edits.sort((a, b) => a.start - b.start)) {
+    out += html.slice(from, edit.start) + edit.text;
+    from = edit.end;
+  }
+  return out + html.slice(from);
 }

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { isSuspectedBot } from '../../../src/domain/email/bot-detection.js';
 import { verifyTrackedLink } from '../../../src/domain/email/link-signature.js';
-import { rewriteForTracking } from '../../../src/domain/email/tracking.js';
+import { rewriteForTracking, trackedLink } from '../../../src/domain/email/tracking.js';
 import { createUnsubscribeToken, readUnsubscribeToken } from '../../../src/domain/email/unsubscribe-token.js';
 
 const opts = { baseUrl: 'https://t.example', messageId: 'msg1', secret: 'secret', unsubscribeUrls: ['https://app.example/unsub'] };
@@ -19,6 +19,42 @@ describe('tracking rewrite', () => {
     expect(verifyTrackedLink('secret', 'msg2', first.searchParams.get('u')!, first.searchParams.get('s')!)).to.equal(false);
     expect(hrefs.slice(1)).to.deep.equal(['https://a.example/{{id}}', 'https://t.example/already', '/rel', 'https://app.example/unsub']);
     expect(out.endsWith('<img src="https://t.example/o/msg1" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;">')).to.equal(true);
+  });
+});
+
+describe('tracking rewrite: the markup around the links', () => {
+  const tracked = (target: string) => trackedLink(opts, target).replace(/&/g, '&amp;');
+  const pixel = '<img src="https://t.example/o/msg1" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;">';
+
+  it('changes only the tracked href attributes and adds the pixel: every other byte stays as written', () => {
+    const html = [
+      '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN"><html><head><style>a{color:red}</style></head><BODY class=x>',
+      '<!--[if mso]><a href="https://mso.example/x">outlook only</a><![endif]-->',
+      "<a class='btn' href='https://a.example/?q=1&amp;r=2' target=_blank>one</a>",
+      '<a href=https://b.example/path title="B &amp; C">two</a>',
+      '<a name="top">no href</a><a href="https://c.example/" HREF="https://ignored.example/">first href counts</a>',
+      '<script>document.write(\'<a href="https://script.example/">\')</script>',
+      '<p>Caf&eacute; &amp; more</p></BODY></html><!-- </body> -->',
+    ].join('\n');
+    expect(rewriteForTracking(html, opts)).to.equal(
+      [
+        '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN"><html><head><style>a{color:red}</style></head><BODY class=x>',
+        '<!--[if mso]><a href="https://mso.example/x">outlook only</a><![endif]-->',
+        `<a class='btn' href="${tracked('https://a.example/?q=1&r=2')}" target=_blank>one</a>`,
+        `<a href="${tracked('https://b.example/path')}" title="B &amp; C">two</a>`,
+        `<a name="top">no href</a><a href="${tracked('https://c.example/')}" HREF="https://ignored.example/">first href counts</a>`,
+        '<script>document.write(\'<a href="https://script.example/">\')</script>',
+        `<p>Caf&eacute; &amp; more</p>${pixel}</BODY></html><!-- </body> -->`,
+      ].join('\n'),
+    );
+  });
+
+  it('removes data-no-track with the space before it, leaving that link alone; a fragment gets the pixel at its end', () => {
+    expect(rewriteForTracking('<p><a href="https://a.example/" data-no-track>a</a> <a data-no-track="" href="https://b.example/" id=b>b</a></p>', opts)).to.equal(
+      `<p><a href="https://a.example/">a</a> <a href="https://b.example/" id=b>b</a></p>${pixel}`,
+    );
+    expect(rewriteForTracking('', opts)).to.equal(pixel);
+    expect(rewriteForTracking('<a href="https://a.example/"', opts)).to.equal(`<a href="https://a.example/"${pixel}`);
   });
 });
 
