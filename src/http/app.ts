@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { notFound } from '../domain/errors.js';
@@ -23,6 +24,14 @@ const BODY_LIMIT = '10mb';
 const jsonBody = express.json({ limit: BODY_LIMIT, type: () => true, strict: false });
 const textBody = express.text({ limit: BODY_LIMIT, type: () => true });
 
+/** The caller's X-Request-Id when it is a sane token, else a new one; answered on the response. */
+function requestId(req: IncomingMessage, res: ServerResponse): string {
+  const incoming = req.headers['x-request-id'];
+  const id = typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+  res.setHeader('X-Request-Id', id);
+  return id;
+}
+
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -30,19 +39,24 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
 
+  // Any response's body is the answer to one request: an ETag (a hash of every body) validates nothing.
+  app.set('etag', false);
+
+  // A request logger per request costs pino-http a serialised copy of the request, made whether or not
+  // anything is logged; with logging off, only the request id is kept.
   app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId: (req, res) => {
-        const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      // keep logs free of secrets
-      redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-    }),
+    deps.logger.isLevelEnabled('fatal')
+      ? pinoHttp({
+          logger: deps.logger,
+          genReqId: requestId,
+          // keep logs free of secrets
+          redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
+          customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+        })
+      : (req: Request, res: Response, next: NextFunction) => {
+          req.id = requestId(req, res);
+          next();
+        },
   );
 
   const openapi = buildOpenApi(deps.routes, {

@@ -3,7 +3,9 @@ import type { Server } from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { createDb, type Db } from '../../src/adapters/db/knex.js';
 import { createPostgresEventStore } from '../../src/adapters/eventstore/postgres-event-store.js';
+import { pino } from 'pino';
 import { createApp } from '../../src/http/app.js';
+import { defineRoute } from '../../src/http/route.js';
 import { createHealthRoutes } from '../../src/http/routes/health.js';
 import { createLogger } from '../../src/logger.js';
 import type { EventStore } from '../../src/ports/event-store.js';
@@ -324,7 +326,7 @@ describe('HTTP skeleton: errors, limits, /healthz, /openapi.json, request ids (C
     });
   });
 
-  describe('request id (pino-http genReqId)', () => {
+  describe('request id', () => {
     it('each response carries a fresh UUID X-Request-Id when none was sent', async () => {
       const a = await req('GET', '/healthz');
       const b = await req('GET', '/healthz');
@@ -350,5 +352,55 @@ describe('HTTP skeleton: errors, limits, /healthz, /openapi.json, request ids (C
       }
       expect((await req('GET', '/healthz', { headers: { 'x-request-id': 'y'.repeat(128) } })).headers.get('x-request-id')).to.equal('y'.repeat(128));
     });
+  });
+});
+
+describe('request log', () => {
+  async function serve(level: string) {
+    const lines: any[] = [];
+    const logger = pino({ level }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const routes = [
+      defineRoute({ method: 'get', path: '/ok', summary: 'ok', tag: 't', auth: { kind: 'public' }, responses: {}, handler: () => ({ status: 200, body: {} }) }),
+      defineRoute({ method: 'get', path: '/boom', summary: 'boom', tag: 't', auth: { kind: 'public' }, responses: {}, handler: () => Promise.reject(new Error('boom')) }),
+    ];
+    const app = createApp({ routes, authenticate: async () => undefined, logger, baseUrl: 'http://localhost' });
+    const server: Server = await new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return { lines, get: (path: string, headers: Record<string, string> = {}) => call(baseUrl, 'GET', path, { headers }), close: () => new Promise((r) => server.close(r)) };
+  }
+
+  it('at info, one line per request with its id and status, with the API key and authorization redacted', async () => {
+    const s = await serve('info');
+    try {
+      const res = await s.get('/ok', { 'x-request-id': 'trace-1', 'x-api-key': 'secret-key', authorization: 'Bearer secret-token' });
+      expect(res.headers.get('x-request-id')).to.equal('trace-1');
+      expect(res.headers.get('etag')).to.equal(null);
+      await s.get('/boom', { 'x-request-id': 'trace-2' });
+      const requests = s.lines.filter((l) => l.res);
+      expect(requests.map((l) => [l.req.id, l.res.statusCode, l.level])).to.deep.equal([
+        ['trace-1', 200, 30],
+        ['trace-2', 500, 50],
+      ]);
+      expect(requests[0].req.headers['x-api-key']).to.equal('[Redacted]');
+      expect(requests[0].req.headers.authorization).to.equal('[Redacted]');
+      expect(JSON.stringify(s.lines)).not.to.include('secret-');
+      // the failure itself, logged with its request
+      expect(s.lines.find((l) => l.msg === 'unhandled error')).to.nested.include({ 'req.id': 'trace-2', 'err.message': 'boom' });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('silent: nothing is written, and responses still carry the request id', async () => {
+    const s = await serve('silent');
+    try {
+      expect((await s.get('/ok', { 'x-request-id': 'trace-3' })).headers.get('x-request-id')).to.equal('trace-3');
+      expect((await s.get('/boom')).headers.get('x-request-id')).to.match(UUID);
+      expect(s.lines).to.deep.equal([]);
+    } finally {
+      await s.close();
+    }
   });
 });
