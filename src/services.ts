@@ -67,7 +67,16 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     checkTarget: (url) => assertAllowedTarget(url, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }),
   });
   // BASE_URL is read at each send so a test server can learn its port after it started listening.
-  const sendEmail = createSendEmail({ eventStore, db, identities, counters, linkSecret, baseUrl: () => config.BASE_URL });
+  const authenticator = createAuthenticator({ db, jwt });
+  const sendEmail = createSendEmail({
+    eventStore,
+    db,
+    identities,
+    counters,
+    keys: { check: authenticator.checkKey, accept: authenticator.acceptKey },
+    linkSecret,
+    baseUrl: () => config.BASE_URL,
+  });
   const sendSms = createSendSms({ eventStore, db, counters, provider: config.SMS_PROVIDER });
   const contacts = createContactCommands({ eventStore, db, waitFor });
   const engagement = createEngagementCommands({ eventStore, suppressions });
@@ -102,6 +111,6 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
           : undefined,
     }),
   ];
-  const app = createApp({ routes, authenticate: createAuthenticator({ db, jwt }), logger, baseUrl: config.BASE_URL });
+  const app = createApp({ routes, authenticate: authenticator.authenticate, presentKey: authenticator.presentKey, logger, baseUrl: config.BASE_URL });
   return { app, accounts, apiKeys, identities, templates, suppressions, webhooks, deliveries, ingest, optOuts, jwt, waitFor, linkSecret };
 }

@@ -25,7 +25,7 @@ const bench: BenchModule = {
           defineRoute({ method: 'get', path: '/open', summary: 'no-op', tag: 'bench', auth: { kind: 'public' }, responses: {}, handler: noop }),
           defineRoute({ method: 'get', path: '/keyed', summary: 'no-op', tag: 'bench', auth: { kind: 'apiKey', scope: 'read_events' }, responses: {}, handler: noop }),
         ],
-        authenticate: createAuthenticator({ db: service.infra.db, jwt: createJwtIssuer('bench-secret-bench-secret-bench-secret') }),
+        authenticate: createAuthenticator({ db: service.infra.db, jwt: createJwtIssuer('bench-secret-bench-secret-bench-secret') }).authenticate,
         logger: pino({ level: 'silent' }),
         baseUrl: 'http://127.0.0.1',
       });

@@ -1,14 +1,15 @@
+import type { Knex } from 'knex';
 import { createId } from '../cuid.js';
 import type { Db } from '../adapters/db/knex.js';
-import type { SendCounters } from '../adapters/db/send-counters.js';
+import { ACCOUNT_SCOPE_PREFIX, KEY_SCOPE_PREFIX, scopesOf, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
 import { emailDomain, formatFromHeader, normaliseEmail } from '../domain/email/address.js';
 import { renderTemplate } from '../domain/email/render.js';
 import { rewriteForTracking } from '../domain/email/tracking.js';
 import { createUnsubscribeToken } from '../domain/email/unsubscribe-token.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { createGroupCommit } from '../group-commit.js';
 import { messageStream, type EmailQueued } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
+import { keyColumnsSql, keyRefusalSql, type CheckedKeyRow, type PresentedKey } from '../http/auth.js';
 import type { Principal } from '../http/principal.js';
 import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
@@ -27,26 +28,82 @@ export interface SendEmailInput {
   unsubscribeUrl?: string;
 }
 
-interface SendCheck {
-  accountId: string;
+/**
+ * One send's admission: who sends (a key to check in the statement, or a principal already known),
+ * to whom and from where, on which UTC day.
+ */
+interface Admission {
+  key: PresentedKey | null;
+  principal: Principal | null;
   to: string;
   domain: string;
   sender: string;
+  day: string;
 }
 
-interface SendCheckRow {
-  daily_send_cap: number;
+interface AdmissionRow extends CheckedKeyRow {
+  /** false when the sender's account has no row (cannot happen through the API) */
+  account_found: boolean;
   email_provider: EmailQueued['data']['provider'];
   tracking: EmailQueued['data']['tracking'];
   suppressed: boolean;
   verified_sender: boolean;
+  /** reserve_send_slots' answer; null for a send refused before it, which takes no slot */
+  outcome: string | null;
 }
+
+// The key check, the account, the suppression and sender checks, and the cap reservation of the sends
+// that pass them, in one statement for all sends arriving together: reserve_send_slots decides the
+// admitted ones in arrival order, and a send refused by any check takes no slot. A send whose sender is
+// already known (a principal) comes without a key to check.
+const ADMIT_SENDS = `
+  WITH r AS (
+    SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::text[], ?::int[], ?::text[], ?::text[], ?::text[])
+      WITH ORDINALITY AS r (key_hash, ip, scope, at, account_id, key_id, key_cap, to_address, domain, sender, i)
+  ),
+  who AS (
+    SELECT r.i, r.to_address, r.domain, r.sender, ${keyColumnsSql('k')},
+      CASE WHEN r.key_hash IS NOT NULL THEN ${keyRefusalSql('k', 'r.ip', 'r.scope', 'r.at')} END AS refusal,
+      CASE WHEN r.key_hash IS NULL THEN r.account_id ELSE k.account_id END AS sender_account,
+      CASE WHEN r.key_hash IS NULL THEN r.key_id ELSE k.id END AS sender_key,
+      CASE WHEN r.key_hash IS NULL THEN r.key_cap ELSE k.daily_limit END AS key_cap
+    FROM r LEFT JOIN api_keys k ON k.key_hash = r.key_hash
+  ),
+  checked AS (
+    SELECT w.*, a.id IS NOT NULL AS account_found, a.daily_send_cap, a.email_provider, a.tracking,
+      EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = a.id AND s.value = w.to_address) AS suppressed,
+      EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id AND i.verified
+                AND ((i.kind = 'domain' AND i.value = w.domain) OR (i.kind = 'email' AND i.value = w.sender))) AS verified_sender
+    FROM who w LEFT JOIN accounts a ON a.id = w.sender_account
+  ),
+  admitted AS (
+    SELECT array_agg(i ORDER BY i) AS i,
+           array_agg(CASE WHEN sender_key IS NOT NULL AND key_cap IS NOT NULL THEN ?::text || sender_key END ORDER BY i) AS key_scopes,
+           array_agg(CASE WHEN sender_key IS NOT NULL THEN key_cap END ORDER BY i) AS key_caps,
+           array_agg(?::text || sender_account ORDER BY i) AS account_scopes, array_agg(daily_send_cap ORDER BY i) AS account_caps
+    FROM checked WHERE refusal IS NULL AND account_found AND NOT suppressed AND verified_sender
+  ),
+  reserved AS (
+    SELECT u.i, u.outcome
+    FROM admitted, unnest(admitted.i, reserve_send_slots(?::date, key_scopes, key_caps, account_scopes, account_caps)) AS u (i, outcome)
+  )
+  SELECT c.i, c.id, c.account_id, c.scopes, c.daily_limit, c.refusal, c.account_found, c.email_provider, c.tracking, c.suppressed,
+         c.verified_sender, reserved.outcome
+  FROM checked c LEFT JOIN reserved ON reserved.i = c.i
+  ORDER BY c.i`;
+
+const isKey = (sender: Principal | PresentedKey): sender is PresentedKey => 'hash' in sender;
 
 export interface SendEmailDeps {
   eventStore: EventStore;
   db: Db;
   identities: IdentityCommands;
   counters: SendCounters;
+  /** the authenticator's checks, for a key the request presents (see sendEmail) */
+  keys: {
+    check(key: PresentedKey): Promise<Principal>;
+    accept(row: CheckedKeyRow, key: PresentedKey): Principal;
+  };
   baseUrl: () => string;
   linkSecret: string;
 }
@@ -57,51 +114,74 @@ export interface SendEmailDeps {
  * by the send process manager, so the caller never waits for it.
  */
 export function createSendEmail(deps: SendEmailDeps) {
-  // The hot path: the account, the suppression check and the sender check in one round trip, and the
-  // checks of sends arriving together in one statement. A send never joins a check already running,
-  // so a suppression recorded before the send was asked is always seen.
-  const sendChecks = createGroupCommit<SendCheck, SendCheckRow | undefined>(async (items) => {
-    const { rows } = await deps.db.raw(
-      `SELECT r.i, a.daily_send_cap, a.email_provider, a.tracking,
-         EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = a.id AND s.value = r.to_address) AS suppressed,
-         EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id AND i.verified
-                   AND ((i.kind = 'domain' AND i.value = r.domain) OR (i.kind = 'email' AND i.value = r.sender))) AS verified_sender
-       FROM unnest(?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS r (account_id, to_address, domain, sender, i)
-       JOIN accounts a ON a.id = r.account_id`,
-      [items.map((c) => c.accountId), items.map((c) => c.to), items.map((c) => c.domain), items.map((c) => c.sender)],
-    );
-    const results: (SendCheckRow | undefined)[] = items.map(() => undefined);
-    for (const row of rows) results[Number(row.i) - 1] = row;
-    return results;
+  // The hot path: one round trip for the key, the checks and the cap (ADMIT_SENDS), and one statement
+  // for the sends arriving together. A send never joins a statement already running, so a revocation or
+  // a suppression recorded before the send was asked is always seen.
+  const admissions = deps.counters.slotBatches<Admission, AdmissionRow>(async (db, day, items) => {
+    const principals = items.map((a) => a.principal);
+    const { rows } = await db.raw(ADMIT_SENDS, [
+      items.map((a) => a.key?.hash ?? null),
+      items.map((a) => a.key?.clientIp ?? null),
+      items.map((a) => a.key?.scope ?? null),
+      items.map((a) => a.key?.at ?? null),
+      principals.map((p) => p?.accountId ?? null),
+      principals.map((p) => (p?.kind === 'apiKey' ? p.apiKeyId : null)),
+      principals.map((p) => (p?.kind === 'apiKey' ? p.dailyLimit : null)),
+      items.map((a) => a.to),
+      items.map((a) => a.domain),
+      items.map((a) => a.sender),
+      KEY_SCOPE_PREFIX,
+      ACCOUNT_SCOPE_PREFIX,
+      day,
+    ] as Knex.Value[]);
+    return rows;
   });
 
-  return async function sendEmail(principal: Principal, input: SendEmailInput): Promise<{ queued: true; messageLogId: string }> {
-    const accountId = principal.accountId;
-    const to = normaliseEmail(input.to);
-    const sender = normaliseEmail(input.fromEmail);
-    const account = await sendChecks.add({ accountId, to, domain: emailDomain(sender), sender });
-    if (!account) throw notFound('account not found');
+  /**
+   * Queues one email from `sender`: a principal already authenticated, or the key a request presents,
+   * checked in the admission statement itself. A send with a template needs its account before that
+   * statement, and one whose placeholders do not render must not be answered before its key is
+   * checked: for those the key is checked on its own first.
+   */
+  return async function sendEmail(sender: Principal | PresentedKey, input: SendEmailInput): Promise<{ queued: true; messageLogId: string }> {
+    let key = isKey(sender) ? sender : null;
+    let known = isKey(sender) ? null : sender;
+    if (key && input.templateId) {
+      known = await deps.keys.check(key);
+      key = null;
+    }
     let fields = { subject: input.subject, html: input.html, text: input.text };
     if (input.templateId) {
-      const template = await deps.db('templates').where({ id: input.templateId, account_id: accountId }).first('subject', 'html', 'text');
+      const template = await deps.db('templates').where({ id: input.templateId, account_id: known!.accountId }).first('subject', 'html', 'text');
       if (!template) throw badRequest(`templateId ${input.templateId} not found`);
       fields = { subject: input.subject ?? template.subject, html: input.html ?? template.html, text: input.text ?? template.text };
     }
-    const rendered = renderTemplate(
-      { subject: fields.subject ?? '', html: fields.html ?? '', text: fields.text ?? '' },
-      input.variables ?? {},
-    );
+    let rendered: ReturnType<typeof renderTemplate>;
+    try {
+      rendered = renderTemplate({ subject: fields.subject ?? '', html: fields.html ?? '', text: fields.text ?? '' }, input.variables ?? {});
+    } catch (err) {
+      if (key) await deps.keys.check(key);
+      throw err;
+    }
 
-    if (account.suppressed) throw badRequest(`${input.to} is suppressed`);
-    // (the same rule as identities.isVerifiedSender, inlined into the query above)
-    if (!account.verified_sender) throw badRequest(`${input.fromEmail} is not verified for sending`);
-
-    const reservation = await deps.counters.reserve({
-      accountId,
-      accountCap: account.daily_send_cap,
-      apiKeyId: principal.kind === 'apiKey' ? principal.apiKeyId : null,
-      keyLimit: principal.kind === 'apiKey' ? principal.dailyLimit : null,
+    const from = normaliseEmail(input.fromEmail);
+    const row = await admissions.add({
+      key,
+      principal: known,
+      to: normaliseEmail(input.to),
+      domain: emailDomain(from),
+      sender: from,
+      day: utcDay(key?.at ?? new Date()),
     });
+    const principal = key ? deps.keys.accept(row, key) : known!;
+    if (!row.account_found) throw notFound('account not found');
+    if (row.suppressed) throw badRequest(`${input.to} is suppressed`);
+    // (the same rule as identities.isVerifiedSender, inlined into the statement above)
+    if (!row.verified_sender) throw badRequest(`${input.fromEmail} is not verified for sending`);
+    const accountId = principal.accountId;
+    const apiKeyId = principal.kind === 'apiKey' ? principal.apiKeyId : null;
+    const keyLimit = principal.kind === 'apiKey' ? principal.dailyLimit : null;
+    const reservation = deps.counters.settle(row.outcome!, scopesOf({ accountId, apiKeyId, keyLimit, now: key?.at }));
 
     const messageId = createId();
     // Anything failing from here on (tracking rewrite, append) gives the cap slot back.
@@ -114,7 +194,7 @@ export function createSendEmail(deps: SendEmailDeps) {
         headers.push({ name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' });
       }
       let html = rendered.html || null;
-      if (html && account.tracking === 'service') {
+      if (html && row.tracking === 'service') {
         html = rewriteForTracking(html, {
           baseUrl,
           messageId,
@@ -126,12 +206,12 @@ export function createSendEmail(deps: SendEmailDeps) {
       const data: EmailQueued['data'] = {
         messageId,
         accountId,
-        apiKeyId: principal.kind === 'apiKey' ? principal.apiKeyId : null,
+        apiKeyId,
         campaignId: null,
         templateId: input.templateId ?? null,
         unsubscribeUrl: input.unsubscribeUrl ?? null,
-        tracking: account.tracking,
-        provider: account.email_provider,
+        tracking: row.tracking,
+        provider: row.email_provider,
         from: formatFromHeader(input.fromName, input.fromEmail),
         fromEmail: input.fromEmail,
         fromName: input.fromName ?? null,

@@ -7,7 +7,8 @@ import { notFound } from '../domain/errors.js';
 import { containsNul, rejectNul } from './reject-nul.js';
 import { mapError } from './error-mapping.js';
 import { buildOpenApi } from './openapi.js';
-import type { Principal, RouteAuth } from './principal.js';
+import type { PresentedKey } from './auth.js';
+import type { Principal, RouteAuth, Scope } from './principal.js';
 import type { AnyRoute } from './route.js';
 
 export type Authenticate = (req: Request, auth: RouteAuth) => Promise<Principal | undefined>;
@@ -15,6 +16,8 @@ export type Authenticate = (req: Request, auth: RouteAuth) => Promise<Principal 
 export interface AppDeps {
   routes: AnyRoute[];
   authenticate: Authenticate;
+  /** the key a request presents, for routes that check it themselves (`inHandler`) */
+  presentKey?: (req: Request, scope: Scope) => PresentedKey;
   logger: Logger;
   baseUrl: string;
   version?: string;
@@ -71,13 +74,22 @@ export function createApp(deps: AppDeps): express.Express {
   for (const route of deps.routes) {
     const parse = route.bodyType === 'text' ? textBody : jsonBody;
     app[route.method](route.path, parse, async (req: Request, res: Response) => {
-      const principal = await deps.authenticate(req, route.auth);
-      if (containsNul(req.params)) throw notFound('Not Found');
-      rejectNul({ 'request body': req.body, 'query string': req.query });
-      const body = route.body ? route.body.parse(req.body ?? {}) : req.body;
-      const query = route.query ? route.query.parse(req.query) : req.query;
-      const params = route.params ? route.params.parse(req.params) : req.params;
-      const result = await route.handler({ body, query, params, principal, req, res });
+      const auth = route.auth;
+      const key = auth.kind === 'apiKey' && auth.inHandler ? deps.presentKey!(req, auth.scope) : undefined;
+      const principal = key ? undefined : await deps.authenticate(req, auth);
+      let body, query, params;
+      try {
+        if (containsNul(req.params)) throw notFound('Not Found');
+        rejectNul({ 'request body': req.body, 'query string': req.query });
+        body = route.body ? route.body.parse(req.body ?? {}) : req.body;
+        query = route.query ? route.query.parse(req.query) : req.query;
+        params = route.params ? route.params.parse(req.params) : req.params;
+      } catch (err) {
+        // a request the handler will not see has its key checked here: a bad key is answered first
+        if (key) await deps.authenticate(req, auth);
+        throw err;
+      }
+      const result = await route.handler({ body, query, params, principal, key, req, res });
       if (!result) return;
       if (result.headers) res.set(result.headers);
       if (result.body === undefined) res.status(result.status).end();

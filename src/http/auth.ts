@@ -1,7 +1,8 @@
 import type { Request } from 'express';
+import type { Knex } from 'knex';
 import type { Db } from '../adapters/db/knex.js';
 import { hashApiKey } from '../commands/api-keys.js';
-import { forbidden, unauthorized } from '../domain/errors.js';
+import { forbidden, unauthorized, type AppError } from '../domain/errors.js';
 import { clientIp } from '../domain/ip.js';
 import { createGroupCommit } from '../group-commit.js';
 import type { Authenticate } from './app.js';
@@ -10,24 +11,65 @@ import type { Principal, Scope } from './principal.js';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-interface ApiKeyRow {
-  key_hash: string;
-  id: string;
-  account_id: string;
-  scopes: Scope[];
-  expires_at: Date | null;
-  ip_allowlist: string[];
+/** An API key as the request presents it, with what its checks are made against. */
+export interface PresentedKey {
+  hash: string;
+  clientIp: string | null;
+  scope: Scope;
+  at: Date;
+}
+
+/** What a statement that checks a key reads of it (`KEY_COLUMNS`, with `keyRefusalSql` as `refusal`). */
+export interface CheckedKeyRow {
+  id: string | null;
+  account_id: string | null;
+  scopes: Scope[] | null;
   daily_limit: number | null;
-  revoked_at: Date | null;
+  refusal: KeyRefusal | null;
+}
+
+type KeyRefusal = 'invalid' | 'expired' | 'ip' | 'scope';
+
+/** The api_keys columns a checked key gives its principal, for the api_keys row `k`. */
+export const keyColumnsSql = (k: string) => `${k}.id, ${k}.account_id, ${k}.scopes, ${k}.daily_limit`;
+
+/**
+ * Why the api_keys row `k` (all NULL when no key has the presented hash) refuses a request from
+ * `ip` for `scope` at `at`, or NULL: the checks of SPEC.md §5.4 in order of severity (unknown or
+ * revoked, expired, client IP, scope). Written once, in SQL, so that a statement doing work of its
+ * own (the send API's admission, which takes daily-cap slots only for an accepted key) checks the key
+ * in that same statement, exactly as every other request's key lookup does.
+ */
+export const keyRefusalSql = (k: string, ip: string, scope: string, at: string) => `CASE
+    WHEN ${k}.id IS NULL OR ${k}.revoked_at IS NOT NULL THEN 'invalid'
+    WHEN ${k}.expires_at IS NOT NULL AND ${k}.expires_at <= ${at} THEN 'expired'
+    WHEN jsonb_array_length(${k}.ip_allowlist) > 0 AND NOT coalesce(${k}.ip_allowlist @> jsonb_build_array(${ip}), false) THEN 'ip'
+    WHEN NOT ${k}.scopes @> jsonb_build_array(${scope}) THEN 'scope'
+  END`;
+
+const refusals: Record<KeyRefusal, (scope: Scope) => AppError> = {
+  invalid: () => unauthorized('invalid API key'),
+  expired: () => unauthorized('API key expired'),
+  ip: () => unauthorized('API key denied for this client IP'),
+  scope: (scope) => forbidden(`API key is missing required scope: ${scope}`),
+};
+
+export interface Authenticator {
+  authenticate: Authenticate;
+  /** The key a request presents for `scope` (401 when it presents none), for a statement that checks it. */
+  presentKey(req: Request, scope: Scope): PresentedKey;
+  /** The principal of a key such a statement accepted, or the spec's error for its refusal. */
+  acceptKey(row: CheckedKeyRow, presented: PresentedKey): Principal;
+  /** A presented key checked on its own (the lookup every other route makes). */
+  checkKey(presented: PresentedKey): Promise<Principal>;
 }
 
 /**
  * API keys are looked up by the SHA-256 of the presented secret (one indexed read, no per-key loop,
  * nothing secret compared in JavaScript) on every request: no cache, so a revocation is seen by the very
- * next request in every process. Checks run in SPEC.md §5.4's order of severity: unknown or revoked,
- * expired, client IP, scope.
+ * next request in every process.
  */
-export function createAuthenticator(deps: { db: Db; jwt: JwtIssuer; now?: () => Date }): Authenticate {
+export function createAuthenticator(deps: { db: Db; jwt: JwtIssuer; now?: () => Date }): Authenticator {
   const now = deps.now ?? (() => new Date());
   const lastUsedWritten = new Map<string, number>();
 
@@ -45,29 +87,31 @@ export function createAuthenticator(deps: { db: Db; jwt: JwtIssuer; now?: () => 
 
   // Requests arriving together look their keys up in one statement. A request never shares a lookup
   // that was already running when it arrived, so a revocation is still seen by the next request.
-  const keyLookups = createGroupCommit<string, ApiKeyRow | undefined>(async (hashes) => {
+  const keyLookups = createGroupCommit<PresentedKey, CheckedKeyRow>(async (keys) => {
     const { rows } = await deps.db.raw(
-      `SELECT key_hash, id, account_id, scopes, expires_at, ip_allowlist, daily_limit, revoked_at FROM api_keys WHERE key_hash = ANY(?::text[])`,
-      [[...new Set(hashes)]],
+      `SELECT r.i, ${keyColumnsSql('k')}, ${keyRefusalSql('k', 'r.ip', 'r.scope', 'r.at')} AS refusal
+       FROM unnest(?::text[], ?::text[], ?::text[], ?::timestamptz[]) WITH ORDINALITY AS r (key_hash, ip, scope, at, i)
+       LEFT JOIN api_keys k ON k.key_hash = r.key_hash
+       ORDER BY r.i`,
+      [keys.map((k) => k.hash), keys.map((k) => k.clientIp), keys.map((k) => k.scope), keys.map((k) => k.at)] as Knex.Value[],
     );
-    const byHash = new Map<string, ApiKeyRow>(rows.map((r: ApiKeyRow) => [r.key_hash, r]));
-    return hashes.map((h) => byHash.get(h));
+    return rows;
   });
 
-  async function byApiKey(req: Request, scope: Scope): Promise<Principal> {
+  function presentKey(req: Request, scope: Scope): PresentedKey {
     const secret = req.get('x-api-key');
     if (!secret) throw unauthorized('invalid API key');
-    const key = await keyLookups.add(hashApiKey(secret));
-    if (!key || key.revoked_at) throw unauthorized('invalid API key');
-    if (key.expires_at && new Date(key.expires_at).getTime() <= now().getTime()) throw unauthorized('API key expired');
-    const allow = key.ip_allowlist;
-    if (allow.length > 0) {
-      const ip = clientIp(req.headers['x-forwarded-for'], req.socket.remoteAddress);
-      if (!ip || !allow.includes(ip)) throw unauthorized('API key denied for this client IP');
-    }
-    if (!key.scopes.includes(scope)) throw forbidden(`API key is missing required scope: ${scope}`);
-    touch(key.id);
-    return { kind: 'apiKey', accountId: key.account_id, apiKeyId: key.id, scopes: key.scopes, dailyLimit: key.daily_limit };
+    return { hash: hashApiKey(secret), clientIp: clientIp(req.headers['x-forwarded-for'], req.socket.remoteAddress), scope, at: now() };
+  }
+
+  function acceptKey(row: CheckedKeyRow, presented: PresentedKey): Principal {
+    if (row.refusal) throw refusals[row.refusal](presented.scope);
+    touch(row.id!);
+    return { kind: 'apiKey', accountId: row.account_id!, apiKeyId: row.id!, scopes: row.scopes!, dailyLimit: row.daily_limit };
+  }
+
+  async function checkKey(presented: PresentedKey): Promise<Principal> {
+    return acceptKey(await keyLookups.add(presented), presented);
   }
 
   async function byJwt(req: Request): Promise<Principal> {
@@ -82,16 +126,21 @@ export function createAuthenticator(deps: { db: Db; jwt: JwtIssuer; now?: () => 
     return { kind: 'user', accountId: user.accountId, userId: user.userId };
   }
 
-  return async (req, auth) => {
-    switch (auth.kind) {
-      case 'public':
-        return undefined;
-      case 'jwt':
-        return byJwt(req);
-      case 'apiKey':
-        return byApiKey(req, auth.scope);
-      case 'apiKeyOrJwt':
-        return req.get('authorization') && !req.get('x-api-key') ? byJwt(req) : byApiKey(req, auth.scope);
-    }
+  return {
+    presentKey,
+    acceptKey,
+    checkKey,
+    async authenticate(req, auth) {
+      switch (auth.kind) {
+        case 'public':
+          return undefined;
+        case 'jwt':
+          return byJwt(req);
+        case 'apiKey':
+          return checkKey(presentKey(req, auth.scope));
+        case 'apiKeyOrJwt':
+          return req.get('authorization') && !req.get('x-api-key') ? byJwt(req) : checkKey(presentKey(req, auth.scope));
+      }
+    },
   };
 }

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
+import type { PresentedKey } from './auth.js';
 import type { Principal, RouteAuth } from './principal.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
@@ -9,6 +10,8 @@ export interface RouteContext<B, Q, P> {
   query: Q;
   params: P;
   principal: Principal | undefined;
+  /** the key to check, for a route whose auth is `inHandler` (its principal is then undefined) */
+  key: PresentedKey | undefined;
   req: Request;
   res: Response;
 }

@@ -137,6 +137,34 @@ describe('POST /api/send/transactional (SPEC.md §4)', function () {
     expect(tooMany.body).to.deep.equal({ message: 'Daily send limit reached', error: 'Too Many Requests', statusCode: 429 });
   });
 
+  it('sends refused by a check take no slot of the cap, sent together with sends that take one', async () => {
+    const signup = await app.request('POST', '/api/auth/signup', { body: { accountName: 'Mixed', email: 'owner@mixed.example', password: 'mixed-password' } });
+    const token = signup.body.token;
+    await app.request('PATCH', '/api/settings', { token, body: { dailySendCap: 2 } });
+    const m = await readyToSend(app, { token, domain: 'mixed.example', key: { dailyLimit: 1 } });
+    const plain = await readyToSend(app, { token, domain: 'mixed.example' });
+    expect((await app.request('POST', '/api/suppressions', { token, body: { email: 'blocked@example.org' } })).status).to.equal(201);
+    const results = await Promise.all([
+      send({ ...base(), to: 'blocked@example.org', fromEmail: m.from }, m.key),
+      send({ ...base(), fromEmail: 'nobody@unverified.example' }, m.key),
+      send({ ...base(), to: 'blocked@example.org', fromEmail: m.from }, plain.key),
+      send({ ...base(), fromEmail: 'nobody@unverified.example' }, plain.key),
+      send({ ...base(), fromEmail: m.from }, m.key),
+      send({ ...base(), fromEmail: m.from }, plain.key),
+    ]);
+    expect(results.slice(0, 4).map((r) => [r.status, r.body.message])).to.deep.equal([
+      [400, 'blocked@example.org is suppressed'],
+      [400, 'nobody@unverified.example is not verified for sending'],
+      [400, 'blocked@example.org is suppressed'],
+      [400, 'nobody@unverified.example is not verified for sending'],
+    ]);
+    // the refused sends left both caps whole: the key's one slot and the account's two are for these
+    expect(results.slice(4).map((r) => r.status)).to.deep.equal([201, 201]);
+    expect(await app.infra.counters.used(`key:${m.keyId}`)).to.equal(1);
+    expect((await send({ ...base(), fromEmail: m.from }, m.key)).body.message).to.equal('daily send limit reached for this API key');
+    expect((await send({ ...base(), fromEmail: m.from }, plain.key)).body.message).to.equal('Daily send limit reached');
+  });
+
   it('the per-key cap counts only accepted sends and the account cap gives back the key slot it refused', async () => {
     const signup = await app.request('POST', '/api/auth/signup', { body: { accountName: 'Both', email: 'owner@both.example', password: 'both-password' } });
     const token = signup.body.token;
@@ -145,5 +173,69 @@ describe('POST /api/send/transactional (SPEC.md §4)', function () {
     const results = [];
     for (let i = 0; i < 4; i++) results.push((await send({ ...base(), fromEmail: a.from }, a.key)).status);
     expect(results).to.deep.equal([201, 201, 400, 400]);
+  });
+
+  describe('the key, checked in the same statement as the checks and the cap', () => {
+    const accountUsed = async () => app.infra.counters.used('account:default');
+
+    it('each refused key gets its exact 401/403 and takes no slot, also among good sends in one batch', async () => {
+      const revoked = await app.createApiKey(['send'], { dailyLimit: 5 });
+      expect((await app.request('DELETE', `/api/api-keys/${revoked.id}`, { token: app.adminToken })).status).to.equal(200);
+      const expired = await app.createApiKey(['send'], { expiresAt: new Date(Date.now() + 300).toISOString() });
+      await new Promise((r) => setTimeout(r, 400));
+      const fenced = await app.createApiKey(['send'], { ipAllowlist: ['203.0.113.9'] });
+      const reader = await app.createApiKey(['read_events']);
+      const before = await accountUsed();
+      const answers = await Promise.all([
+        send(base(), 'cl_not-a-real-key'),
+        send(base(), revoked.key),
+        send(base(), expired.key),
+        send(base(), fenced.key),
+        send(base(), reader.key),
+        send(base()),
+        app.request('POST', '/api/send/transactional', { apiKey: fenced.key, headers: { 'x-forwarded-for': '203.0.113.9' }, body: base() }),
+      ]);
+      expect(answers.map((r) => [r.status, r.body.message])).to.deep.equal([
+        [401, 'invalid API key'],
+        [401, 'invalid API key'],
+        [401, 'API key expired'],
+        [401, 'API key denied for this client IP'],
+        [403, 'API key is missing required scope: send'],
+        [201, undefined],
+        [201, undefined],
+      ]);
+      expect((await accountUsed()) - before).to.equal(2);
+      expect(await app.infra.counters.used(`key:${revoked.id}`)).to.equal(0);
+    });
+
+    it('a bad key is answered before any 400: invalid body, unknown template, template error', async () => {
+      const missing = await app.request('POST', '/api/send/transactional', { body: base() });
+      expect([missing.status, missing.body.message]).to.deep.equal([401, 'invalid API key']);
+      const bad = 'cl_not-a-real-key';
+      for (const body of [
+        { to: 'not-an-email', fromEmail: from },
+        { to: 'reader@example.org', fromEmail: from, templateId: 'clh3am8xm0000abcd1234efgh' },
+        { ...base(), html: '<p>{{#open}}</p>' },
+        { ...base(), to: 'blocked@example.org' },
+      ]) {
+        const res = await send(body, bad);
+        expect([res.status, res.body.message], JSON.stringify(body)).to.deep.equal([401, 'invalid API key']);
+      }
+      const reader = await app.createApiKey(['read_events']);
+      const res = await send({ ...base(), html: '<p>{{#open}}</p>' }, reader.key);
+      expect([res.status, res.body.message]).to.deep.equal([403, 'API key is missing required scope: send']);
+      // with a good key the same bodies are the 400s they are
+      expect((await send({ ...base(), html: '<p>{{#open}}</p>' })).body.message).to.equal('html: template error: Unclosed section "open" at 16');
+    });
+
+    it('records when the key was last used', async () => {
+      const fresh = await app.createApiKey(['send']);
+      expect((await send(base(), fresh.key)).status).to.equal(201);
+      const listed = await eventually(
+        () => app.request('GET', '/api/api-keys', { token: app.adminToken }),
+        (r) => Boolean(r.body.items.find((k: any) => k.id === fresh.id)?.lastUsedAt),
+      );
+      expect(listed.status).to.equal(200);
+    });
   });
 });

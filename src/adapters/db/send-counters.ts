@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { createDb } from './knex.js';
+import { createDb, type Db } from './knex.js';
 import { badRequest, tooManyRequests } from '../../domain/errors.js';
-import { createGroupCommit } from '../../group-commit.js';
+import { createGroupCommit, type GroupCommit } from '../../group-commit.js';
 
 /**
  * Daily send caps, exact under any concurrency: a send takes a slot of its key's cap (when the key has
@@ -12,14 +12,36 @@ export interface CapReservation {
   release(): Promise<void>;
 }
 
-const utcDay = (now: Date) => now.toISOString().slice(0, 10);
-
-interface Reservation {
+/** The counters one send takes a slot of, on the UTC day it was asked. */
+export interface CapScopes {
   day: string;
+  /** null when the send has no per-key cap */
   keyScope: string | null;
   keyCap: number | null;
   accountScope: string;
-  accountCap: number;
+}
+
+export interface SlotRequest {
+  accountId: string;
+  apiKeyId?: string | null;
+  keyLimit?: number | null;
+  now?: Date;
+}
+
+export const utcDay = (now: Date) => now.toISOString().slice(0, 10);
+
+/** Counter names: a key's cap counts under `key:<apiKeyId>`, an account's under `account:<accountId>`. */
+export const KEY_SCOPE_PREFIX = 'key:';
+export const ACCOUNT_SCOPE_PREFIX = 'account:';
+
+export function scopesOf(request: SlotRequest): CapScopes {
+  const keyScope = request.apiKeyId && request.keyLimit != null ? KEY_SCOPE_PREFIX + request.apiKeyId : null;
+  return {
+    day: utcDay(request.now ?? new Date()),
+    keyScope,
+    keyCap: keyScope ? request.keyLimit! : null,
+    accountScope: ACCOUNT_SCOPE_PREFIX + request.accountId,
+  };
 }
 
 /**
@@ -36,22 +58,33 @@ interface Reservation {
 export function createSendCounters(connectionString: string) {
   const db = createDb(connectionString, { pool: 4, synchronousCommit: false });
 
-  const reservations = createGroupCommit<Reservation, string>(async (items) => {
-    const outcomes: string[] = new Array(items.length);
-    // a batch that straddles midnight UTC is one call per day
-    for (const day of new Set(items.map((r) => r.day))) {
-      const indexes = items.flatMap((r, i) => (r.day === day ? [i] : []));
-      const of = (key: keyof Reservation) => indexes.map((i) => items[i][key]) as Knex.Value;
-      const { rows } = await db.raw('SELECT reserve_send_slots(?::date, ?::text[], ?::int[], ?::text[], ?::int[]) AS outcomes', [
-        day,
-        of('keyScope'),
-        of('keyCap'),
-        of('accountScope'),
-        of('accountCap'),
-      ]);
-      indexes.forEach((i, k) => (outcomes[i] = rows[0].outcomes[k]));
-    }
-    return outcomes;
+  /**
+   * A group commit of statements that take slots (reserve_send_slots, alone or behind checks of their
+   * own), run on the counters' connections with the items of one UTC day each: a batch that straddles
+   * midnight is one statement per day. `run` answers the items of its day in their order.
+   */
+  function slotBatches<T extends { day: string }, R>(run: (db: Db, day: string, items: T[]) => Promise<R[]>): GroupCommit<T, R> {
+    return createGroupCommit<T, R>(async (items) => {
+      const results: R[] = new Array(items.length);
+      for (const day of new Set(items.map((r) => r.day))) {
+        const indexes = items.flatMap((r, i) => (r.day === day ? [i] : []));
+        const answers = await run(db, day, indexes.map((i) => items[i]));
+        indexes.forEach((i, k) => (results[i] = answers[k]));
+      }
+      return results;
+    });
+  }
+
+  const reservations = slotBatches<{ day: string; scopes: CapScopes; accountCap: number }, string>(async (db, day, items) => {
+    const of = <K extends keyof CapScopes>(key: K) => items.map((r) => r.scopes[key]) as Knex.Value;
+    const { rows } = await db.raw('SELECT reserve_send_slots(?::date, ?::text[], ?::int[], ?::text[], ?::int[]) AS outcomes', [
+      day,
+      of('keyScope'),
+      of('keyCap'),
+      of('accountScope'),
+      items.map((r) => r.accountCap),
+    ]);
+    return rows[0].outcomes;
   });
 
   async function releaseSlots(scopes: string[], day: string): Promise<void> {
@@ -64,19 +97,23 @@ export function createSendCounters(connectionString: string) {
     );
   }
 
+  /** The answer to one send of reserve_send_slots' outcome: the spec's error, or slots to give back. */
+  function settle(outcome: string, scopes: CapScopes): CapReservation {
+    if (outcome === 'key') throw badRequest('daily send limit reached for this API key');
+    if (outcome === 'account') throw tooManyRequests('Daily send limit reached');
+    const taken = scopes.keyScope ? [scopes.keyScope, scopes.accountScope] : [scopes.accountScope];
+    // A send that took its slots but could not be recorded gives them back.
+    return { release: () => releaseSlots(taken, scopes.day) };
+  }
+
   return {
     close: () => db.destroy(),
+    slotBatches,
+    settle,
 
-    async reserve(opts: { accountId: string; accountCap: number; apiKeyId?: string | null; keyLimit?: number | null; now?: Date }): Promise<CapReservation> {
-      const day = utcDay(opts.now ?? new Date());
-      const keyScope = opts.apiKeyId && opts.keyLimit != null ? `key:${opts.apiKeyId}` : null;
-      const accountScope = `account:${opts.accountId}`;
-      const outcome = await reservations.add({ day, keyScope, keyCap: keyScope ? opts.keyLimit! : null, accountScope, accountCap: opts.accountCap });
-      if (outcome === 'key') throw badRequest('daily send limit reached for this API key');
-      if (outcome === 'account') throw tooManyRequests('Daily send limit reached');
-      const scopes = keyScope ? [keyScope, accountScope] : [accountScope];
-      // A send that took its slots but could not be recorded gives them back.
-      return { release: () => releaseSlots(scopes, day) };
+    async reserve(opts: SlotRequest & { accountCap: number }): Promise<CapReservation> {
+      const scopes = scopesOf(opts);
+      return settle(await reservations.add({ day: scopes.day, scopes, accountCap: opts.accountCap }), scopes);
     },
 
     async used(scope: string, now = new Date()): Promise<number> {

@@ -37,7 +37,8 @@ export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof creat
       path: '/api/send/transactional',
       summary: 'Queue one transactional email',
       tag: 'send',
-      auth: { kind: 'apiKey', scope: 'send' },
+      // the key is checked in the send's own admission statement: one round trip for key, checks and cap
+      auth: { kind: 'apiKey', scope: 'send', inHandler: true },
       body: sendEmailBody,
       responses: {
         201: { description: 'Queued', schema: z.object({ queued: z.literal(true), messageLogId: z.string() }) },
@@ -46,8 +47,8 @@ export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof creat
         403: { description: 'Key lacks the `send` scope' },
         429: { description: 'Account daily send limit reached' },
       },
-      async handler({ principal, body }) {
-        return { status: 201, body: await deps.sendEmail(principal!, body) };
+      async handler({ key, body }) {
+        return { status: 201, body: await deps.sendEmail(key!, body) };
       },
     }),
   ];
