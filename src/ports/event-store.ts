@@ -74,6 +74,8 @@ export interface ReadAllOptions {
   limit?: number;
   /** only streams whose id starts with one of these */
   streamPrefixes?: string[];
+  /** only events of these types: a reader that ignores the others need not read them */
+  eventTypes?: string[];
 }
 
 export interface SubscribeOptions extends ReadAllOptions {

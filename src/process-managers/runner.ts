@@ -8,6 +8,8 @@ import { enqueueSideEffects, recordSideEffects, type SideEffect } from './side-e
 export interface ProcessManager {
   name: string;
   streamPrefixes: string[];
+  /** only events of these types reach `handle` (all types when absent) */
+  eventTypes?: string[];
   /** Decides side effects for a batch; may also write its own state with `trx` (same transaction as the checkpoint). */
   handle(events: RecordedEvent[], trx: Knex.Transaction): Promise<SideEffect[]>;
 }
@@ -53,6 +55,7 @@ export function createProcessManagerRunner(deps: {
           after: after ?? START,
           limit: batchSize,
           streamPrefixes: manager.streamPrefixes,
+          eventTypes: manager.eventTypes,
           onEvents: async (events) => {
             let effects: SideEffect[] = [];
             await deps.db.transaction(async (trx) => {

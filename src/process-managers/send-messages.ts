@@ -7,14 +7,13 @@ export const SEND_JOB = 'provider.send';
 export const sendMessagesManager: ProcessManager = {
   name: 'send-messages',
   streamPrefixes: [MESSAGE_STREAM_PREFIX],
+  eventTypes: ['EmailQueued', 'SmsQueued'],
   async handle(events) {
-    return events
-      .filter((e) => e.type === 'EmailQueued' || e.type === 'SmsQueued')
-      .map((e) => ({
-        id: `send:${e.data.messageId}`,
-        kind: SEND_JOB,
-        payload: { messageId: e.data.messageId },
-        runAfter: new Date(),
-      }));
+    return events.map((e) => ({
+      id: `send:${e.data.messageId}`,
+      kind: SEND_JOB,
+      payload: { messageId: e.data.messageId },
+      runAfter: new Date(),
+    }));
   },
 };

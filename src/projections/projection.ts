@@ -16,6 +16,8 @@ export interface Projection {
   tables: string[];
   /** only events of streams with these prefixes reach `handle` */
   streamPrefixes?: string[];
+  /** only events of these types reach `handle` (all types when absent) */
+  eventTypes?: string[];
   setup(trx: Knex.Transaction, t: TableNames): Promise<void>;
   handle(events: RecordedEvent[], trx: Knex.Transaction, t: TableNames): Promise<void>;
 }

@@ -9,6 +9,7 @@ export const providerMessageIdsProjection: Projection = {
   version: 1,
   tables: ['provider_message_ids'],
   streamPrefixes: [MESSAGE_STREAM_PREFIX],
+  eventTypes: ['ProviderAccepted'],
   async setup(trx: Knex.Transaction, t: (base: string) => string) {
     await trx.schema.createTable(t('provider_message_ids'), (tb) => {
       tb.text('provider_message_id').primary();
@@ -16,9 +17,7 @@ export const providerMessageIdsProjection: Projection = {
     });
   },
   async handle(events: RecordedEvent[], trx: Knex.Transaction, t: (base: string) => string) {
-    const rows = events
-      .filter((e) => e.type === 'ProviderAccepted')
-      .map((e) => ({ provider_message_id: e.data.providerMessageId, message_id: e.streamId.slice(MESSAGE_STREAM_PREFIX.length) }));
+    const rows = events.map((e) => ({ provider_message_id: e.data.providerMessageId, message_id: e.streamId.slice(MESSAGE_STREAM_PREFIX.length) }));
     if (rows.length) await trx(t('provider_message_ids')).insert(rows).onConflict('provider_message_id').ignore();
   },
 };

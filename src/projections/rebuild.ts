@@ -25,11 +25,12 @@ async function secondaryIndexes(db: Db, tables: string[]): Promise<{ name: strin
   return rows;
 }
 
-async function countEvents(db: Db, prefixes: string[] | undefined): Promise<number> {
-  if (!prefixes?.length) return Number((await db('events').count('* as n').first())?.n ?? 0);
-  const patterns = prefixes.map((p) => p.replace(/[\\%_]/g, (c) => `\\${c}`) + '%');
-  const row = await db('events').whereRaw('stream_id LIKE ANY (?::text[])', [patterns]).count('* as n').first();
-  return Number(row?.n ?? 0);
+async function countEvents(db: Db, projection: Projection): Promise<number> {
+  const { streamPrefixes: prefixes, eventTypes: types } = projection;
+  const query = db('events');
+  if (prefixes?.length) query.whereRaw('stream_id LIKE ANY (?::text[])', [prefixes.map((p) => p.replace(/[\\%_]/g, (c) => `\\${c}`) + '%')]);
+  if (types?.length) query.whereRaw('type = ANY (?::text[])', [types]);
+  return Number((await query.count('* as n').first())?.n ?? 0);
 }
 
 /**
@@ -71,13 +72,13 @@ export async function rebuildProjection(options: {
     const deferred = await secondaryIndexes(db, projection.tables.map(generationTables(generation)));
     for (const index of deferred) await db.raw('DROP INDEX ??', [index.name]);
 
-    const total = await countEvents(db, projection.streamPrefixes);
+    const total = await countEvents(db, projection);
     let done = 0;
     let position: Position = START;
     options.onProgress?.(0, total);
     // Catch up in committed batches while the live generation keeps serving.
     const read = (after: Position) => {
-      const next = eventStore.readAll({ after, limit: batchSize, streamPrefixes: projection.streamPrefixes });
+      const next = eventStore.readAll({ after, limit: batchSize, streamPrefixes: projection.streamPrefixes, eventTypes: projection.eventTypes });
       next.catch(() => {}); // awaited below; a failure while a batch is being applied must not go unhandled
       return next;
     };
@@ -105,7 +106,7 @@ export async function rebuildProjection(options: {
       const reg = await trx('projection_registry').where({ name: projection.name }).forUpdate().first();
       previous = reg.active_generation;
       for (;;) {
-        const batch = await eventStore.readAll({ after: position, limit: batchSize, streamPrefixes: projection.streamPrefixes });
+        const batch = await eventStore.readAll({ after: position, limit: batchSize, streamPrefixes: projection.streamPrefixes, eventTypes: projection.eventTypes });
         if (batch.length === 0) break;
         await applyBatch(trx, projection, generation, batch, { requireActive: false });
         position = batch[batch.length - 1].position;

@@ -71,6 +71,7 @@ export function createProjectionRunner(deps: {
         after: cp.position,
         limit: batchSize,
         streamPrefixes: projection.streamPrefixes,
+        eventTypes: projection.eventTypes,
         onEvents: async (events) => {
           const applied = await deps.db.transaction((trx) => applyBatch(trx, projection, generation, events, { requireActive: true }));
           if (!applied) throw new GenerationChanged();

@@ -13,7 +13,8 @@ export interface ProjectionSpecOptions {
 /**
  * given-events/then-rows for one projection: its tables set up under a `_spec` suffix in a fresh
  * database; each `given` call is one batch through `handle`, in one transaction, with positions
- * growing across calls and revisions counted per stream, as in the event log.
+ * growing across calls and revisions counted per stream, as in the event log. As from the runner's
+ * subscription, only the events of the streams and types the projection follows reach `handle`.
  */
 export async function projectionSpec(projection: Projection, options: ProjectionSpecOptions = {}) {
   const streamIdOf = options.streamId ?? ((key: string) => key);
@@ -46,7 +47,12 @@ export async function projectionSpec(projection: Projection, options: Projection
           };
         }),
       );
-      await database.db.transaction((trx) => projection.handle(recorded, trx, t));
+      const followed = recorded.filter(
+        (e) =>
+          (!projection.streamPrefixes || projection.streamPrefixes.some((p) => e.streamId.startsWith(p))) &&
+          (!projection.eventTypes || projection.eventTypes.includes(e.type)),
+      );
+      await database.db.transaction((trx) => projection.handle(followed, trx, t));
     },
     rows: (base: string) => database.db(t(base)),
     drop: () => database.drop(),

@@ -59,6 +59,9 @@ function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedE
   };
 }
 
+// The server filters on stream names or on event types, not both: types are filtered here.
+const ofTypes = (e: RecordedEvent, types: string[] | undefined) => !types?.length || types.includes(e.type);
+
 function filterFor(prefixes: string[] | undefined) {
   return prefixes?.length ? streamNameFilter({ prefixes }) : excludeSystemEvents();
 }
@@ -136,6 +139,7 @@ export function createEventStoreDbEventStore(options: { connectionString: string
         const e = toRecorded(resolved);
         if (!e || comparePositions(e.position, after) <= 0) continue;
         if (prefixes?.length && !prefixes.some((p) => e.streamId.startsWith(p))) continue;
+        if (!ofTypes(e, opts.eventTypes)) continue;
         out.push(e);
         if (out.length >= limit) return out;
       }
@@ -156,7 +160,7 @@ export function createEventStoreDbEventStore(options: { connectionString: string
         for await (const resolved of stream) {
           if (closed) break;
           const e = toRecorded(resolved);
-          if (!e || comparePositions(e.position, after) <= 0) continue;
+          if (!e || comparePositions(e.position, after) <= 0 || !ofTypes(e, opts.eventTypes)) continue;
           batch.push(e);
           // Deliver at once when nothing else is buffered, else in batches.
           if (batch.length >= batchSize || stream.readableLength === 0) {

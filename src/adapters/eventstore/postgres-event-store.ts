@@ -383,7 +383,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
 
   // One statement, so the head and the events are read in the same snapshot. The head row is always
   // there (unless the log is empty); batch columns are NULL on it when nothing matched.
-  const readAllText = (filter: string) => `
+  const READ_ALL = prepared('es_read_all', `
     WITH head AS (
       SELECT tx_id, global_position FROM events
       WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -395,15 +395,15 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       -- would come before '999' (and a full batch would skip events), and no index could serve it.
       SELECT ${COLUMNS} FROM events
       WHERE events.tx_id < pg_snapshot_xmin(pg_current_snapshot())
-        AND (events.tx_id, events.global_position) > ($1::xid8, $2::bigint) ${filter}
+        AND (events.tx_id, events.global_position) > ($1::xid8, $2::bigint)
+        AND ($4::text[] IS NULL OR stream_id LIKE ANY ($4::text[]))
+        AND ($5::text[] IS NULL OR type = ANY ($5::text[]))
       ORDER BY events.tx_id, events.global_position
       LIMIT $3
     )
     SELECT batch.*, head.tx_id::text AS head_tx, head.global_position AS head_position
     FROM head LEFT JOIN batch ON true
-    ORDER BY batch.tx_id::xid8, batch.global_position`;
-  const READ_ALL = prepared('es_read_all', readAllText(''));
-  const READ_ALL_PREFIXED = prepared('es_read_all_prefixed', readAllText('AND stream_id LIKE ANY ($4::text[])'));
+    ORDER BY batch.tx_id::xid8, batch.global_position`);
 
   async function readAll(opts: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     return (await readAllWithHead(opts)).events;
@@ -418,10 +418,14 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    */
   async function readAllWithHead(opts: ReadAllOptions = {}): Promise<{ events: RecordedEvent[]; head: Position | null }> {
     const after = opts.after ?? START;
-    const params: unknown[] = [after.commit.toString(), after.prepare.toString(), opts.limit ?? 1000];
-    const prefixes = opts.streamPrefixes?.length ? likePatterns(opts.streamPrefixes) : undefined;
     const { rows } = await pool.query<EventRow & { head_tx: string; head_position: string }>(
-      prefixes ? READ_ALL_PREFIXED([...params, prefixes]) : READ_ALL(params),
+      READ_ALL([
+        after.commit.toString(),
+        after.prepare.toString(),
+        opts.limit ?? 1000,
+        opts.streamPrefixes?.length ? likePatterns(opts.streamPrefixes) : null,
+        opts.eventTypes?.length ? opts.eventTypes : null,
+      ]),
     );
     const events = rows.filter((r) => r.event_id !== null);
     return {
@@ -493,7 +497,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         await ensureListener();
         try {
           lastRead = Date.now();
-          const { events: batch, head } = await readAllWithHead({ after: position, limit, streamPrefixes: opts.streamPrefixes });
+          const { events: batch, head } = await readAllWithHead({ ...opts, after: position, limit });
           if (batch.length > 0) {
             await opts.onEvents(batch);
             position = batch[batch.length - 1].position;

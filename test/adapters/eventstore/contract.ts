@@ -182,6 +182,26 @@ export function eventStoreContract(name: string, factory: () => Promise<{ store:
       expect(seen.map((e) => e.type)).to.deep.equal(['E1', 'E2', 'E3', 'E4']);
     });
 
+    it('reads and subscribes to chosen event types only, with stream prefixes and a limit', async () => {
+      await store.append(`${s}-a`, [ev('Kept'), ev('Skipped'), ev('Kept')]);
+      await store.append(`${s}-b`, [ev('Other'), ev('Kept')]);
+      await store.append(`${s}x`, [ev('Kept')]); // another prefix
+      const kept = await store.readAll({ streamPrefixes: [`${s}-`], eventTypes: ['Kept', 'Other'] });
+      expect(kept.map((e) => `${e.streamId.slice(s.length)}:${e.type}`)).to.deep.equal(['-a:Kept', '-a:Kept', '-b:Other', '-b:Kept']);
+      expect((await store.readAll({ after: kept[0].position, streamPrefixes: [`${s}-`], eventTypes: ['Kept'], limit: 2 })).map((e) => e.revision)).to.deep.equal([2, 1]);
+      const seen: string[] = [];
+      const sub = store.subscribe({ streamPrefixes: [`${s}-`], eventTypes: ['Kept'], limit: 1, onEvents: async (events) => void seen.push(...events.map((e) => e.type)) });
+      try {
+        await until(() => seen.length === 3);
+        await store.append(`${s}-a`, [ev('Skipped'), ev('Kept')]);
+        await until(() => seen.length === 4);
+        await new Promise((r) => setTimeout(r, 200));
+        expect(seen).to.deep.equal(['Kept', 'Kept', 'Kept', 'Kept']);
+      } finally {
+        await sub.close();
+      }
+    });
+
     describe('appendMany (stores that commit across streams)', () => {
       beforeEach(function () {
         if (!store.appendMany) this.skip();
