@@ -7,9 +7,10 @@ const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
 
 /**
  * Issue 4: accepted transactional sends per second and their p99 latency (sandbox provider, 50
- * concurrent clients), next to the same server's /healthz rate, and how long after the last 201 every
- * send had reached the provider (a row in sandbox_emails). The service runs in its own process (API
- * and workers, as `npm start`), so the load generator does not share its event loop.
+ * concurrent clients, after a warm-up that is reported but not counted), next to the same server's
+ * /healthz rate, and how long after the last 201 every send had reached the provider (a row in
+ * sandbox_emails). The service runs in its own process (API and workers, as `npm start`), so the load
+ * generator does not share its event loop.
  */
 const bench: BenchModule = {
   name: 'transactional send',
@@ -41,51 +42,59 @@ const bench: BenchModule = {
       const healthz = await measureRate(() => call(base, 'GET', '/healthz'), { concurrency, durationMs: 3_000 });
       log(`/healthz: ${Math.round(healthz)} req/s`);
 
-      // warm-up, not counted
-      await Promise.all(Array.from({ length: 200 }, (_, i) => call(base, 'POST', '/api/send/transactional', { headers, body: body(-2 - i) })));
-
-      const latencies: number[] = [];
-      let accepted = 0;
-      let refused = 0;
-      let next = 0;
-      let lastCreatedAt = 0;
-      const start = performance.now();
-      await Promise.all(
-        Array.from({ length: concurrency }, async () => {
-          for (let i = next++; i < total; i = next++) {
-            const t = performance.now();
-            const res = await call(base, 'POST', '/api/send/transactional', { headers, body: body(i) });
-            const now = performance.now();
-            latencies.push(now - t);
-            if (res.status === 201) {
+      const atProvider = async () => Number((await testDb.db('sandbox_emails').count({ n: '*' }).first())!.n);
+      /** Sends `count` messages from `concurrency` clients; the p99 and throughput of those. */
+      async function sendMany(count: number, first: number) {
+        const latencies: number[] = [];
+        let accepted = 0;
+        let next = 0;
+        let lastCreatedAt = 0;
+        const start = performance.now();
+        await Promise.all(
+          Array.from({ length: concurrency }, async () => {
+            for (let i = next++; i < count; i = next++) {
+              const t = performance.now();
+              const res = await call(base, 'POST', '/api/send/transactional', { headers, body: body(first + i) });
+              const now = performance.now();
+              latencies.push(now - t);
+              if (res.status !== 201) throw new Error(`a send was refused: ${res.status} ${JSON.stringify(res.body)}`);
               accepted++;
               lastCreatedAt = Math.max(lastCreatedAt, now);
-            } else refused++;
-          }
-        }),
-      );
-      const seconds = (performance.now() - start) / 1000;
-      latencies.sort((a, b) => a - b);
-      const p = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
-      log(`${accepted} accepted, ${refused} refused in ${seconds.toFixed(1)} s; p50 ${p(0.5).toFixed(1)} ms, p99 ${p(0.99).toFixed(1)} ms`);
-
-      // Every accepted send (plus probe and warm-up) must reach the provider.
-      const expected = accepted + 201;
-      let atProvider = 0;
-      for (;;) {
-        atProvider = Number((await testDb.db('sandbox_emails').count({ n: '*' }).first())!.n);
-        if (atProvider >= expected) break;
-        if (performance.now() - lastCreatedAt > 120_000) break;
-        await new Promise((r) => setTimeout(r, 100));
+            }
+          }),
+        );
+        latencies.sort((a, b) => a - b);
+        const p = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+        return { accepted, seconds: (performance.now() - start) / 1000, p50: p(0.5), p99: p(0.99), lastCreatedAt };
       }
-      const drainSeconds = (performance.now() - lastCreatedAt) / 1000;
-      log(`${atProvider}/${expected} at the provider ${drainSeconds.toFixed(1)} s after the last 201`);
-      if (refused > 0) throw new Error(`${refused} sends were refused`);
+      async function untilAtProvider(expected: number, since: number) {
+        for (let n = await atProvider(); n < expected; n = await atProvider()) {
+          if (performance.now() - since > 120_000) return n;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        return expected;
+      }
+
+      // Warm-up, not counted: the JIT, the connection pools and the database's plans and statistics
+      // reach their steady state over the first seconds of load (the first second's p99 was ~1.5x the
+      // rest). Measuring starts from a warm server whose worker has caught up.
+      const warmup = scaled(2_000, scale, 100);
+      const warm = await sendMany(warmup, 1_000_000);
+      await untilAtProvider(warmup + 1, performance.now());
+      log(`warm-up: ${warmup} sends, p50 ${warm.p50.toFixed(1)} ms, p99 ${warm.p99.toFixed(1)} ms (not counted), all at the provider`);
+
+      const run = await sendMany(total, 0);
+      log(`${run.accepted} accepted in ${run.seconds.toFixed(1)} s; p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms`);
+      // Every accepted send (plus probe and warm-up) must reach the provider.
+      const expected = run.accepted + warmup + 1;
+      const reached = await untilAtProvider(expected, run.lastCreatedAt);
+      const drainSeconds = (performance.now() - run.lastCreatedAt) / 1000;
+      log(`${reached}/${expected} at the provider ${drainSeconds.toFixed(1)} s after the last 201`);
 
       return [
-        { name: 'accepted sends', value: accepted / seconds, unit: 'req/s', baseline: { name: '/healthz', value: healthz }, aim: '≥ 1,500/s' },
-        { name: 'send p99 latency', value: p(0.99), unit: 'ms', aim: '< 50 ms' },
-        { name: 'all sends at the provider after the last 201', value: atProvider >= expected ? drainSeconds : Number.POSITIVE_INFINITY, unit: 's', aim: '≤ 10 s' },
+        { name: 'accepted sends', value: run.accepted / run.seconds, unit: 'req/s', baseline: { name: '/healthz', value: healthz }, aim: '≥ 1,500/s' },
+        { name: 'send p99 latency', value: run.p99, unit: 'ms', aim: '< 50 ms' },
+        { name: 'all sends at the provider after the last 201', value: reached >= expected ? drainSeconds : Number.POSITIVE_INFINITY, unit: 's', aim: '≤ 10 s' },
       ];
     } finally {
       await server.stop();
