@@ -17,3 +17,17 @@ export function rejectNul(parts: Record<string, unknown>): void {
     if (containsNul(value)) throw badRequest(`${where} contains a NUL character (U+0000), which is not accepted`);
   }
 }
+
+/**
+ * The same value with every NUL character (U+0000) in its strings and keys replaced by U+FFFD: for
+ * what a provider sends us, signed and genuine, which must be recorded rather than refused (a refused
+ * bounce would be retried by the provider until it gives up, and the address never suppressed).
+ */
+export function replaceNul<T>(value: T): T {
+  if (typeof value === 'string') return value.replaceAll('\u0000', '\ufffd') as T;
+  if (Array.isArray(value)) return value.map(replaceNul) as T;
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [replaceNul(k), replaceNul(v)])) as T;
+  }
+  return value;
+}

@@ -190,6 +190,19 @@ describe('POST /api/provider-events/ses (SNS notifications, PROVIDERS.md §1)', 
       });
     }
 
+    it('a NUL character inside a genuine event (the database stores none) is kept as U+FFFD: the bounce is recorded, not a 500 that SNS retries', async () => {
+      const to = 'nul@example.org';
+      const m = await client.sendAccepted(to);
+      const event = sesEvent('Bounce', { msgId: m.id, sesMessageId: m.providerMessageId, recipients: [to] }) as any;
+      event.bounce.bouncedRecipients[0].diagnosticCode = 'smtp; 550 bad\u0000byte';
+      const posted = await post(signedSnsNotification(event, { certUrl: certs.certUrl }));
+      expect(posted.status, JSON.stringify(posted.body)).to.equal(200);
+      expect(posted.body).to.deep.equal({ recorded: 1, pending: 0 });
+      const view = await client.message(m.id, (v) => v.status === 'bounced');
+      expect(view.events.at(-1).data.diagnostic).to.equal('smtp; 550 bad\ufffdbyte');
+      expect(await client.suppressionRow(to)).to.include({ reason: 'bounced', source: 'bounce' });
+    });
+
     it('a Transient bounce is recorded as soft: no suppression, the status stays, sending again works', async () => {
       const to = 'soft@example.org';
       const m = await client.sendAccepted(to);

@@ -5,6 +5,7 @@ import { AppError, badRequest, forbidden, unauthorized } from '../../domain/erro
 import { parsePostmarkEvent } from '../../domain/provider-events/postmark-events.js';
 import { parseSesEvent } from '../../domain/provider-events/ses-events.js';
 import { SnsVerificationError } from '../../adapters/sns-verify/sns-verification-error.js';
+import { replaceNul } from '../reject-nul.js';
 import { defineRoute } from '../route.js';
 
 export interface SnsGate {
@@ -68,7 +69,8 @@ export function createProviderEventRoutes(deps: {
         if (message.Type !== 'Notification') return { status: 200, body: { recorded: 0, pending: 0 } };
         let payload: unknown;
         try {
-          payload = JSON.parse(String(message.Message));
+          // PostgreSQL stores no U+0000: one inside a verified event is kept as U+FFFD
+          payload = replaceNul(JSON.parse(String(message.Message)));
         } catch {
           throw badRequest('SNS Message is not an SES event (JSON)');
         }
