@@ -165,13 +165,14 @@ export function createSendEmail(deps: SendEmailDeps) {
     }
 
     const from = normaliseEmail(input.fromEmail);
+    const askedAt = key?.at ?? new Date(); // the day the slots are taken, and given back on
     const row = await admissions.add({
       key,
       principal: known,
       to: normaliseEmail(input.to),
       domain: emailDomain(from),
       sender: from,
-      day: utcDay(key?.at ?? new Date()),
+      day: utcDay(askedAt),
     });
     const principal = key ? deps.keys.accept(row, key) : known!;
     if (!row.account_found) throw notFound('account not found');
@@ -181,7 +182,7 @@ export function createSendEmail(deps: SendEmailDeps) {
     const accountId = principal.accountId;
     const apiKeyId = principal.kind === 'apiKey' ? principal.apiKeyId : null;
     const keyLimit = principal.kind === 'apiKey' ? principal.dailyLimit : null;
-    const reservation = deps.counters.settle(row.outcome!, scopesOf({ accountId, apiKeyId, keyLimit, now: key?.at }));
+    const reservation = deps.counters.settle(row.outcome!, scopesOf({ accountId, apiKeyId, keyLimit, now: askedAt }));
 
     const messageId = createId();
     // Anything failing from here on (tracking rewrite, append) gives the cap slot back.

@@ -19,7 +19,7 @@ export interface PresentedKey {
   at: Date;
 }
 
-/** What a statement that checks a key reads of it (`KEY_COLUMNS`, with `keyRefusalSql` as `refusal`). */
+/** What a statement that checks a key reads of it (`keyColumnsSql`, and `keyRefusalSql` as `refusal`). */
 export interface CheckedKeyRow {
   id: string | null;
   account_id: string | null;
