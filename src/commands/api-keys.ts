@@ -13,6 +13,42 @@ export const API_KEY_PREFIX = 'cl_';
 
 export const hashApiKey = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
 
+/** An API key as the request presents it, with what its checks are made against. */
+export interface PresentedKey {
+  hash: string;
+  clientIp: string | null;
+  scope: Scope;
+  at: Date;
+}
+
+/** What a statement that checks a key reads of it (`keyColumnsSql`, and `keyRefusalSql` as `refusal`). */
+export interface CheckedKeyRow {
+  id: string | null;
+  account_id: string | null;
+  scopes: Scope[] | null;
+  daily_limit: number | null;
+  refusal: KeyRefusal | null;
+}
+
+export type KeyRefusal = 'invalid' | 'expired' | 'ip' | 'scope';
+
+/** The api_keys columns a checked key gives its principal, for the api_keys row `k`. */
+export const keyColumnsSql = (k: string) => `${k}.id, ${k}.account_id, ${k}.scopes, ${k}.daily_limit`;
+
+/**
+ * Why the api_keys row `k` (all NULL when no key has the presented hash) refuses a request from
+ * `ip` for `scope` at `at`, or NULL: the checks of SPEC.md §5.4 in order of severity (unknown or
+ * revoked, expired, client IP, scope). Written once, in SQL, so that a statement doing work of its
+ * own (the send API's admission, which takes daily-cap slots only for an accepted key) checks the key
+ * in that same statement, exactly as every other request's key lookup does.
+ */
+export const keyRefusalSql = (k: string, ip: string, scope: string, at: string) => `CASE
+    WHEN ${k}.id IS NULL OR ${k}.revoked_at IS NOT NULL THEN 'invalid'
+    WHEN ${k}.expires_at IS NOT NULL AND ${k}.expires_at <= ${at} THEN 'expired'
+    WHEN jsonb_array_length(${k}.ip_allowlist) > 0 AND NOT coalesce(${k}.ip_allowlist @> jsonb_build_array(${ip}), false) THEN 'ip'
+    WHEN NOT ${k}.scopes @> jsonb_build_array(${scope}) THEN 'scope'
+  END`;
+
 export interface CreateApiKeyInput {
   name: string;
   scopes: string[];

@@ -9,7 +9,7 @@ import { createUnsubscribeToken } from '../domain/email/unsubscribe-token.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { messageStream, type EmailQueued } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
-import { keyColumnsSql, keyRefusalSql, type CheckedKeyRow, type PresentedKey } from '../http/auth.js';
+import { keyColumnsSql, keyRefusalSql, type CheckedKeyRow, type PresentedKey } from './api-keys.js';
 import type { Principal } from '../http/principal.js';
 import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';

@@ -7,7 +7,7 @@ import { notFound } from '../domain/errors.js';
 import { containsNul, rejectNul } from './reject-nul.js';
 import { mapError } from './error-mapping.js';
 import { buildOpenApi } from './openapi.js';
-import type { PresentedKey } from './auth.js';
+import type { PresentedKey } from '../commands/api-keys.js';
 import type { Principal, RouteAuth, Scope } from './principal.js';
 import type { AnyRoute } from './route.js';
 

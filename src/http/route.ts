@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
-import type { PresentedKey } from './auth.js';
+import type { PresentedKey } from '../commands/api-keys.js';
 import type { Principal, RouteAuth } from './principal.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
