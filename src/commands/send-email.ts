@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { createId } from '../cuid.js';
 import type { Db } from '../adapters/db/knex.js';
-import { ACCOUNT_SCOPE_PREFIX, KEY_SCOPE_PREFIX, scopesOf, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
+import { ACCOUNT_SCOPE_PREFIX, KEY_SCOPE_PREFIX, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
 import { emailDomain, formatFromHeader, normaliseEmail } from '../domain/email/address.js';
 import { renderTemplate } from '../domain/email/render.js';
 import { rewriteForTracking } from '../domain/email/tracking.js';
@@ -48,6 +48,9 @@ interface AdmissionRow extends CheckedKeyRow {
   tracking: EmailQueued['data']['tracking'];
   suppressed: boolean;
   verified_sender: boolean;
+  /** the counters the send's slots are taken from (and given back to) */
+  key_scope: string | null;
+  account_scope: string;
   /** reserve_send_slots' answer; null for a send refused before it, which takes no slot */
   outcome: string | null;
 }
@@ -69,18 +72,23 @@ const ADMIT_SENDS = `
       CASE WHEN r.key_hash IS NULL THEN r.key_cap ELSE k.daily_limit END AS key_cap
     FROM r LEFT JOIN api_keys k ON k.key_hash = r.key_hash
   ),
+  scoped AS (
+    -- the counters of scopesOf (src/adapters/db/send-counters.ts): a key's only when it has a cap
+    SELECT w.*, CASE WHEN sender_key IS NOT NULL AND key_cap IS NOT NULL THEN ?::text || sender_key END AS key_scope,
+           ?::text || sender_account AS account_scope
+    FROM who w
+  ),
   checked AS (
     SELECT w.*, a.id IS NOT NULL AS account_found, a.daily_send_cap, a.email_provider, a.tracking,
       EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = a.id AND s.value = w.to_address) AS suppressed,
       EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id AND i.verified
                 AND ((i.kind = 'domain' AND i.value = w.domain) OR (i.kind = 'email' AND i.value = w.sender))) AS verified_sender
-    FROM who w LEFT JOIN accounts a ON a.id = w.sender_account
+    FROM scoped w LEFT JOIN accounts a ON a.id = w.sender_account
   ),
   admitted AS (
     SELECT array_agg(i ORDER BY i) AS i,
-           array_agg(CASE WHEN sender_key IS NOT NULL AND key_cap IS NOT NULL THEN ?::text || sender_key END ORDER BY i) AS key_scopes,
-           array_agg(CASE WHEN sender_key IS NOT NULL THEN key_cap END ORDER BY i) AS key_caps,
-           array_agg(?::text || sender_account ORDER BY i) AS account_scopes, array_agg(daily_send_cap ORDER BY i) AS account_caps
+           array_agg(key_scope ORDER BY i) AS key_scopes, array_agg(CASE WHEN key_scope IS NOT NULL THEN key_cap END ORDER BY i) AS key_caps,
+           array_agg(account_scope ORDER BY i) AS account_scopes, array_agg(daily_send_cap ORDER BY i) AS account_caps
     FROM checked WHERE refusal IS NULL AND account_found AND NOT suppressed AND verified_sender
   ),
   reserved AS (
@@ -88,7 +96,7 @@ const ADMIT_SENDS = `
     FROM admitted, unnest(admitted.i, reserve_send_slots(?::date, key_scopes, key_caps, account_scopes, account_caps)) AS u (i, outcome)
   )
   SELECT c.i, c.id, c.account_id, c.scopes, c.daily_limit, c.refusal, c.account_found, c.email_provider, c.tracking, c.suppressed,
-         c.verified_sender, reserved.outcome
+         c.verified_sender, c.key_scope, c.account_scope, reserved.outcome
   FROM checked c LEFT JOIN reserved ON reserved.i = c.i
   ORDER BY c.i`;
 
@@ -165,14 +173,14 @@ export function createSendEmail(deps: SendEmailDeps) {
     }
 
     const from = normaliseEmail(input.fromEmail);
-    const askedAt = key?.at ?? new Date(); // the day the slots are taken, and given back on
+    const day = utcDay(key?.at ?? new Date()); // the day the slots are taken, and given back on
     const row = await admissions.add({
       key,
       principal: known,
       to: normaliseEmail(input.to),
       domain: emailDomain(from),
       sender: from,
-      day: utcDay(askedAt),
+      day,
     });
     const principal = key ? deps.keys.accept(row, key) : known!;
     if (!row.account_found) throw notFound('account not found');
@@ -181,8 +189,7 @@ export function createSendEmail(deps: SendEmailDeps) {
     if (!row.verified_sender) throw badRequest(`${input.fromEmail} is not verified for sending`);
     const accountId = principal.accountId;
     const apiKeyId = principal.kind === 'apiKey' ? principal.apiKeyId : null;
-    const keyLimit = principal.kind === 'apiKey' ? principal.dailyLimit : null;
-    const reservation = deps.counters.settle(row.outcome!, scopesOf({ accountId, apiKeyId, keyLimit, now: askedAt }));
+    const reservation = deps.counters.settle(row.outcome!, { day, keyScope: row.key_scope, accountScope: row.account_scope });
 
     const messageId = createId();
     // Anything failing from here on (tracking rewrite, append) gives the cap slot back.

@@ -98,7 +98,7 @@ export function createSendCounters(connectionString: string) {
   }
 
   /** The answer to one send of reserve_send_slots' outcome: the spec's error, or slots to give back. */
-  function settle(outcome: string, scopes: CapScopes): CapReservation {
+  function settle(outcome: string, scopes: Omit<CapScopes, 'keyCap'>): CapReservation {
     if (outcome === 'key') throw badRequest('daily send limit reached for this API key');
     if (outcome === 'account') throw tooManyRequests('Daily send limit reached');
     const taken = scopes.keyScope ? [scopes.keyScope, scopes.accountScope] : [scopes.accountScope];
