@@ -35,10 +35,13 @@ export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db
    */
   async function apply(e: NormalizedProviderEvent, messageId: string): Promise<boolean> {
     const streamId = messageStream(messageId);
+    // Only an event that names the message by our id (tag / Metadata) ties the provider's id to it.
+    const acceptedAs =
+      e.messageId && e.providerMessageId ? { providerMessageId: e.providerMessageId, at: e.acceptedAt ?? e.outcome?.data.occurredAt ?? new Date().toISOString() } : undefined;
     let accountId: string | null;
-    if (e.outcome) {
+    if (e.outcome || acceptedAs) {
       try {
-        const result = await execute(messageDecider, { kind: 'recordOutcome', event: e.outcome }, {
+        const result = await execute(messageDecider, { kind: 'recordOutcome', event: e.outcome, acceptedAs }, {
           eventStore: deps.eventStore,
           streamId,
           commandId: e.providerEventId,

@@ -9,7 +9,7 @@ import { ProviderError, type EmailProvider } from '../ports/email-provider.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
-import { createSideEffectLeases, releaseSideEffect, rescheduleSideEffect, type SideEffectJob } from '../process-managers/side-effects.js';
+import { createSideEffectLeases, endLease, releaseSideEffect, rescheduleSideEffect, type SideEffectJob } from '../process-managers/side-effects.js';
 
 /** Delays before provider attempts 2..6 for transient errors (throttling, outages). */
 export const PROVIDER_RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000];
@@ -32,9 +32,13 @@ const SEND_LEASE_MS = 5 * 60_000;
  * message stream is the guard: a message that already has a provider id or has failed is never sent
  * again, and a lease on the side effect keeps two workers from calling the provider for the same
  * message at once (no transaction is held across the provider call, so a slow provider cannot starve
- * the connection pool). What remains is the window between the provider's answer and our append: a
- * crash there re-sends once after the lease ends (the sandbox provider deduplicates on our message id;
- * SES and Postmark receive our message id as a tag / metadata, but offer no idempotency key for sends).
+ * the connection pool).
+ *
+ * What remains is the window between the provider's answer and our append. A run that may have died
+ * in it (its lease ran out) leaves the send in doubt, and the next run looks for the first send before
+ * calling again: in the stream, where the provider's own events record it (SES Send, any event naming
+ * our id), then by asking the provider (Postmark's message search on our `msg_id`, the sandbox's
+ * table). SES has no such lookup: without Send events published to us, it is sent again.
  */
 export function createSendMessageHandler(deps: SendMessageDeps) {
   const delays = deps.retryDelaysMs ?? PROVIDER_RETRY_DELAYS_MS;
@@ -42,17 +46,29 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
 
   return async function handle(job: Job<SideEffectJob & { messageId: string }>): Promise<void> {
     const { messageId, sideEffectId } = job.data;
-    if (!(await leases.claim(sideEffectId, SEND_LEASE_MS))) return;
+    const claim = await leases.claim(sideEffectId, SEND_LEASE_MS);
+    if (!claim) return;
+    const run: Run = { inDoubt: claim.leaseLost, canAsk: false };
     try {
-      await attempt(messageId, sideEffectId);
+      await attempt(messageId, sideEffectId, run);
     } catch (err) {
-      // unexpected (database, event store): give the claim back so the queue's retry can run it
-      await releaseSideEffect(deps.db, sideEffectId).catch(() => undefined);
+      // Unexpected (database, event store). The queue retries the job: the claim is given back for it,
+      // or, when the provider may have the message by now, handed on in doubt. A provider that cannot
+      // be asked keeps the lease to its end: time for its own events (SES Send) to report the send.
+      if (!run.inDoubt) await releaseSideEffect(deps.db, sideEffectId).catch(() => undefined);
+      else if (run.canAsk) await endLease(deps.db, sideEffectId).catch(() => undefined);
       throw err;
     }
   };
 
-  async function attempt(messageId: string, sideEffectId: string): Promise<void> {
+  interface Run {
+    /** the provider may have the message already (an earlier run's lease ran out, or this run called it) */
+    inDoubt: boolean;
+    /** the provider can be asked whether it has it (EmailProvider.findSent) */
+    canAsk: boolean;
+  }
+
+  async function attempt(messageId: string, sideEffectId: string, run: Run): Promise<void> {
     const streamId = messageStream(messageId);
     const history = await deps.eventStore.readStream(streamId);
     const state = fold(messageDecider, history);
@@ -70,9 +86,24 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       execute(messageDecider, command, { eventStore: deps.eventStore, streamId, commandId, metadata, history });
 
     const queued = state.queued!;
+    const accepted = (providerMessageId: string) =>
+      record({ kind: 'providerAccepted', providerMessageId, provider: queued.provider, attempt, now: now() }).then(() => leases.markDone(sideEffectId));
+
+    const emailProvider = state.channel === 'email' ? deps.emailProviderFor((queued as EmailQueued['data']).provider) : undefined;
+    run.canAsk = Boolean(emailProvider?.findSent);
+    if (run.inDoubt) {
+      if (!emailProvider?.findSent) {
+        deps.logger?.warn({ messageId, provider: queued.provider }, 'send in doubt, and the provider cannot tell whether it has it: sending again');
+      } else {
+        const earlier = await emailProvider.findSent(messageId);
+        if (earlier) return accepted(earlier.providerMessageId);
+      }
+    }
+
     let result: { providerMessageId: string };
+    run.inDoubt = true;
     try {
-      result = state.channel === 'email' ? await sendEmail(queued as EmailQueued['data']) : await sendSms(queued as SmsQueued['data']);
+      result = emailProvider ? await sendEmail(emailProvider, queued as EmailQueued['data']) : await sendSms(queued as SmsQueued['data']);
     } catch (err) {
       const retryable = !(err instanceof ProviderError) || err.retryable;
       const detail = err instanceof Error ? err.message : String(err);
@@ -88,12 +119,11 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       }
       return;
     }
-    await record({ kind: 'providerAccepted', providerMessageId: result.providerMessageId, provider: queued.provider, attempt, now: now() });
-    await leases.markDone(sideEffectId);
+    await accepted(result.providerMessageId);
   }
 
-  function sendEmail(m: EmailQueued['data']) {
-    return deps.emailProviderFor(m.provider).send({
+  function sendEmail(provider: EmailProvider, m: EmailQueued['data']) {
+    return provider.send({
       messageId: m.messageId,
       from: m.from,
       to: m.to,

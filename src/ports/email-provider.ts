@@ -47,6 +47,12 @@ export class ProviderError extends Error {
 export interface EmailProvider {
   readonly name: 'ses' | 'postmark' | 'sandbox';
   send(email: OutgoingEmail): Promise<EmailSendResult>;
+  /**
+   * Asks the provider whether it accepted a message carrying our id (null: it did not). Used after a
+   * worker died during a send, to not send it twice. Absent where the provider has no such lookup
+   * (SES): its own events (Send, through SNS) are the only proof there.
+   */
+  findSent?(messageId: string): Promise<EmailSendResult | null>;
   /** Registers a domain or a single email address with the provider and returns its current status. */
   createIdentity(identity: string): Promise<IdentityStatus>;
   getIdentityStatus(identity: string): Promise<IdentityStatus>;

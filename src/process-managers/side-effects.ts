@@ -47,13 +47,21 @@ export async function enqueueSideEffects(queue: JobQueue, effects: SideEffect[])
   );
 }
 
+export interface Claim {
+  /**
+   * The effect was taken from a worker whose lease ran out (it died, or gave up without knowing how
+   * its run ended): what that run did is unknown.
+   */
+  leaseLost: boolean;
+}
+
 export interface SideEffectLeases {
   /**
    * Takes the effect for one worker until `leaseMs` from now: a second delivery of the same job, or a
    * job re-run while the first run is still going, finds it taken and gets false. A worker that dies
    * loses the claim when the lease ends, and the sweeper queues the effect again.
    */
-  claim(id: string, leaseMs: number): Promise<boolean>;
+  claim(id: string, leaseMs: number): Promise<Claim | null>;
   /**
    * Marks an effect done and, in the same statement, makes the next pending effect under its ordering
    * key due now and queues it, instead of leaving it to its own retry timer (a webhook delivery waiting
@@ -67,20 +75,31 @@ export interface SideEffectLeases {
  * claim and complete in one statement per batch instead of one round trip each.
  */
 export function createSideEffectLeases(db: Db, queue: JobQueue): SideEffectLeases {
-  const claims = createGroupCommit<{ id: string; leaseMs: number }, boolean>(async (items) => {
+  const claims = createGroupCommit<{ id: string; leaseMs: number }, Claim | null>(async (items) => {
+    // The rows are locked and read before the update, which cannot return what it overwrote; a
+    // concurrent claimer waits on the lock and then re-checks the conditions on the claimed row.
     const { rows } = await db.raw(
-      `UPDATE side_effects s SET status = 'running', claimed_until = now() + c.lease_ms * interval '1 millisecond'
-       FROM (SELECT DISTINCT ON (id) id, lease_ms FROM unnest(?::text[], ?::int[]) AS u (id, lease_ms)) c
-       WHERE s.id = c.id
+      `WITH claimable AS (
+         SELECT s.id, c.lease_ms, s.status = 'running' AS lease_lost
+         FROM side_effects s
+         JOIN (SELECT DISTINCT ON (id) id, lease_ms FROM unnest(?::text[], ?::int[]) AS u (id, lease_ms)) c ON c.id = s.id
          -- a job that arrives before the effect is due (an older job of a rescheduled effect) leaves it to the job for that time
-         AND s.run_after <= now() + interval '1 second'
-         AND (s.status = 'pending' OR (s.status = 'running' AND s.claimed_until < now()))
-       RETURNING s.id`,
+         WHERE s.run_after <= now() + interval '1 second'
+           AND (s.status = 'pending' OR (s.status = 'running' AND s.claimed_until < now()))
+         FOR UPDATE OF s
+       )
+       UPDATE side_effects s SET status = 'running', claimed_until = now() + k.lease_ms * interval '1 millisecond'
+       FROM claimable k WHERE s.id = k.id
+       RETURNING s.id, k.lease_lost`,
       [items.map((i) => i.id), items.map((i) => i.leaseMs)],
     );
     // the same effect twice in one batch (a job delivered twice): the first asker has it
-    const taken = new Set(rows.map((r: { id: string }) => r.id));
-    return items.map((i) => taken.delete(i.id));
+    const taken = new Map<string, boolean>(rows.map((r: { id: string; lease_lost: boolean }) => [r.id, r.lease_lost]));
+    return items.map((i) => {
+      const leaseLost = taken.get(i.id);
+      taken.delete(i.id);
+      return leaseLost === undefined ? null : { leaseLost };
+    });
   });
 
   const completions = createGroupCommit<string>(async (ids) => {
@@ -108,6 +127,14 @@ export function createSideEffectLeases(db: Db, queue: JobQueue): SideEffectLease
 /** Gives a claim back (the run failed and the queue will retry it). */
 export async function releaseSideEffect(db: Db, id: string): Promise<void> {
   await db('side_effects').where({ id, status: 'running' }).update({ status: 'pending', claimed_until: null });
+}
+
+/**
+ * Ends a claim's lease now and leaves the effect running: the next claim takes it at once, knowing
+ * the lease was lost (the run may have done its work).
+ */
+export async function endLease(db: Db, id: string): Promise<void> {
+  await db('side_effects').where({ id, status: 'running' }).update({ claimed_until: db.raw('now()') });
 }
 
 /** Our own retry schedule: the effect stays pending, due later, and a job for that time is queued. */

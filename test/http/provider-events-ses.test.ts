@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
+import { queueDirect } from '../support/messages-http.js';
 import { providerEventsClient } from '../support/provider-events-app.js';
 import { sesEvent, type SesEventOptions, type SesKind } from '../support/provider-events-payloads.js';
 import { OTHER_TEST_KEY_PEM, signSnsMessage, signedSnsNotification, startSnsCertServer, type SnsCertServer } from '../support/sns-signing.js';
@@ -262,6 +263,31 @@ describe('POST /api/provider-events/ses (SNS notifications, PROVIDERS.md §1)', 
       expect(await client.historyTypes(m.id)).to.deep.equal(['EmailQueued', 'ProviderAccepted', 'Opened']);
       const view = await client.message(m.id, (v) => v.opens === 1);
       expect(view.events.filter((e: any) => e.type === 'opened')).to.have.length(1);
+    });
+
+    it('a Send event naming a message by its msg_id records SES\'s acceptance of it (a send whose answer was never recorded), once', async () => {
+      const accountId = (await app.infra.db('accounts').where({ name: 'default' }).first('id')).id;
+      // as if the worker died holding SES's answer
+      const id = await queueDirect(app, { accountId, provider: 'ses', to: 'lost@example.org' }, { heldBySender: true });
+      const sendEvent = signedSnsNotification(sesEvent('Send', { msgId: id, sesMessageId: 'ses-lost-1', recipients: ['lost@example.org'] }), { certUrl: certs.certUrl });
+      expect((await post(sendEvent)).body).to.deep.equal({ recorded: 1, pending: 0 });
+      expect((await post(sendEvent)).body).to.deep.equal({ recorded: 1, pending: 0 });
+      const history = await app.infra.eventStore.readStream(`message-${id}`);
+      expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
+      expect(history[1].data).to.include({ providerMessageId: 'ses-lost-1', provider: 'ses', attempt: 1 });
+      const view = await client.message(id, (v) => v.status === 'sent');
+      expect(view.providerMessageId).to.equal('ses-lost-1');
+      // later events add only themselves
+      expect((await notify('Delivery', { msgId: id, sesMessageId: 'ses-lost-1', recipients: ['lost@example.org'] })).body).to.deep.equal({ recorded: 1, pending: 0 });
+      expect(await client.historyTypes(id)).to.deep.equal(['EmailQueued', 'ProviderAccepted', 'Delivered']);
+    });
+
+    it('a Delivery for a message with no recorded acceptance records both, the acceptance first', async () => {
+      const accountId = (await app.infra.db('accounts').where({ name: 'default' }).first('id')).id;
+      const id = await queueDirect(app, { accountId, provider: 'ses', to: 'lost2@example.org' }, { heldBySender: true });
+      expect((await notify('Delivery', { msgId: id, sesMessageId: 'ses-lost-2', recipients: ['lost2@example.org'] })).body).to.deep.equal({ recorded: 1, pending: 0 });
+      expect(await client.historyTypes(id)).to.deep.equal(['EmailQueued', 'ProviderAccepted', 'Delivered']);
+      await client.message(id, (v) => v.status === 'delivered' && v.providerMessageId === 'ses-lost-2');
     });
 
     it('an event for a message not known yet is parked, not lost; kinds not tracked are accepted and ignored', async () => {

@@ -7,6 +7,9 @@ import { onJsonLines } from '../support/json-lines.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
 import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
+import { postmarkEnv, startFakePostmark, type FakePostmark } from '../support/fake-postmark.js';
+import { sesEvent } from '../support/provider-events-payloads.js';
+import { signedSnsNotification, startSnsCertServer, type SnsCertServer } from '../support/sns-signing.js';
 import { startApiOnly, webhookEnv } from '../support/webhook-service.js';
 import type { TestApp } from '../support/app.js';
 import type { QueueSpec } from '../adapters/queue/queue-spec.js';
@@ -64,13 +67,22 @@ async function spawnSendWorker(env: Record<string, string>, options: { spec: Que
 type SendWorker = Awaited<ReturnType<typeof spawnSendWorker>>;
 
 interface ProviderUnderTest {
-  kind: 'sandbox' | 'ses';
+  kind: 'sandbox' | 'ses' | 'postmark';
   /** environment for the service processes; runs before any of them starts */
   setUp(database: TestDatabase): Promise<Record<string, string>>;
+  /** wires the provider to the running API, for providers that report to it */
+  connect?(api: Api): void;
   /** send calls the provider received for our message id */
   calls(database: TestDatabase, messageId: string): Promise<number>;
+  /** the ids the provider answered for our message id, in order */
+  answered(database: TestDatabase, messageId: string): Promise<string[]>;
+  /** whether the provider's own report of the first send reaches the stream before any worker looks (SES Send events) */
+  reportsSends: boolean;
+  /** whether the provider ends up sending the message twice (no lookup, no report: at-least-once) */
+  sendsTwice: boolean;
   tearDown(): Promise<void>;
 }
+type Api = Awaited<ReturnType<typeof startApiOnly>>;
 
 const sandbox: ProviderUnderTest = {
   kind: 'sandbox',
@@ -88,24 +100,67 @@ const sandbox: ProviderUnderTest = {
     return {};
   },
   calls: async (database, id) => Number((await database.db('sandbox_send_calls').where({ message_id: id }).count({ n: '*' }))[0].n),
+  answered: async (database, id) => (await database.db('sandbox_send_calls').where({ message_id: id })).map(() => `sandbox-${id}`),
+  reportsSends: false,
+  sendsTwice: false,
   async tearDown() {},
 };
 
-let ses: FakeSes | undefined;
-const sesSends = (id: string) => ses!.requests.filter((r) => r.path === '/v2/email/outbound-emails' && r.body.EmailTags.some((t: any) => t.Name === 'msg_id' && t.Value === id));
-const fakeSes: ProviderUnderTest = {
-  kind: 'ses',
-  async setUp() {
-    ses = await startFakeSes();
-    // sesEnv puts the SDK's credentials in process.env, which the worker processes inherit.
-    return sesEnv(ses);
-  },
-  calls: async (_database, id) => sesSends(id).length,
-  async tearDown() {
-    await ses?.close();
-    ses = undefined;
-  },
-};
+const taggedWith = (id: string) => (s: { body: any }) => s.body.EmailTags.some((t: any) => t.Name === 'msg_id' && t.Value === id);
+
+/** SES, with or without configuration-set event publishing of Send events to our SNS endpoint. */
+function fakeSes(publishesSendEvents: boolean): ProviderUnderTest {
+  let ses: FakeSes | undefined;
+  let certs: SnsCertServer | undefined;
+  return {
+    kind: 'ses',
+    async setUp() {
+      ses = await startFakeSes();
+      certs = await startSnsCertServer();
+      // sesEnv puts the SDK's credentials in process.env, which the worker processes inherit.
+      return { ...sesEnv(ses), SNS_CERT_URL_PATTERN: certs.pattern.source };
+    },
+    connect(api) {
+      if (!publishesSendEvents) return;
+      ses!.onSend = ({ body, messageId }) => {
+        const msgId = body.EmailTags.find((t: any) => t.Name === 'msg_id').Value;
+        const event = sesEvent('Send', { msgId, sesMessageId: messageId, recipients: body.Destination.ToAddresses });
+        void fetch(`${api.baseUrl}/api/provider-events/ses`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain; charset=UTF-8' },
+          body: JSON.stringify(signedSnsNotification(event, { certUrl: certs!.certUrl })),
+        });
+      };
+    },
+    calls: async (_database, id) => ses!.requests.filter((r) => r.path === '/v2/email/outbound-emails' && taggedWith(id)(r)).length,
+    answered: async (_database, id) => ses!.sent.filter(taggedWith(id)).map((s) => s.messageId),
+    reportsSends: publishesSendEvents,
+    sendsTwice: !publishesSendEvents,
+    async tearDown() {
+      await ses?.close();
+      await certs?.close();
+    },
+  };
+}
+
+function fakePostmark(): ProviderUnderTest {
+  let postmark: FakePostmark | undefined;
+  const ours = (id: string) => postmark!.sent.filter((s) => s.body.Metadata?.msg_id === id);
+  return {
+    kind: 'postmark',
+    async setUp() {
+      postmark = await startFakePostmark();
+      return postmarkEnv(postmark);
+    },
+    calls: async (_database, id) => postmark!.requests.filter((r) => r.path === '/email' && r.body?.Metadata?.msg_id === id).length,
+    answered: async (_database, id) => ours(id).map((s) => s.messageId),
+    reportsSends: false,
+    sendsTwice: false,
+    async tearDown() {
+      await postmark?.close();
+    },
+  };
+}
 
 interface QueueUnderTest {
   name: string;
@@ -145,17 +200,27 @@ const cases: { provider: ProviderUnderTest; queue: QueueUnderTest; title: string
   {
     provider: sandbox,
     queue: pgBoss,
-    title: 'sandbox: re-sent once the lease ends, deduplicated on our message id (one row), the message ends sent',
+    title: 'sandbox: after the lease, the fresh worker finds the first send in the sandbox and records it; one call',
   },
   {
     provider: sandbox,
     queue: bullMq,
-    title: 'sandbox: re-sent once the lease ends, deduplicated on our message id (one row), the message ends sent',
+    title: 'sandbox: after the lease, the fresh worker finds the first send in the sandbox and records it; one call',
   },
   {
-    provider: fakeSes,
+    provider: fakePostmark(),
     queue: pgBoss,
-    title: 'SES, at-least-once: SES receives the message TWICE (it has no idempotency key for sends); our stream records ProviderAccepted once, with the second send\'s id',
+    title: 'Postmark: after the lease, the fresh worker finds the first send by its msg_id in Postmark\'s message search; one call',
+  },
+  {
+    provider: fakeSes(true),
+    queue: pgBoss,
+    title: 'SES publishing Send events: SES\'s Send event (through SNS) records the first send; the fresh worker finds it on the stream; one call',
+  },
+  {
+    provider: fakeSes(false),
+    queue: pgBoss,
+    title: 'SES without Send events, at-least-once: no lookup exists, so SES receives the message TWICE; the stream records ProviderAccepted once, with the second send\'s id',
   },
 ];
 
@@ -189,6 +254,7 @@ for (const { provider, queue, title } of cases) {
       stops.push(first.stop);
       const api = await startApiOnly(env);
       stops.push(api.close);
+      provider.connect?.(api);
       const { key, from } = await readyToSend(api as TestApp);
       if (provider.kind !== 'sandbox') {
         const patch = await api.request('PATCH', '/api/settings', { token: api.adminToken, body: { emailProvider: provider.kind } });
@@ -204,6 +270,8 @@ for (const { provider, queue, title } of cases) {
       const stream = async () => (await api.infra.eventStore.readStream(`message-${id}`)).map((e) => e.type);
       const effect = () => database.db('side_effects').where({ id: effectId }).first('status', database.db.raw('claimed_until > now() AS leased'));
       const forThis = (w: SendWorker, event: JobReport['event']) => w.jobs.filter((j) => j.event === event && j.data.sideEffectId === effectId);
+      // what the stream holds while the dead worker's lease lasts: SES's Send event, where published, records the first send
+      const meanwhile = provider.reportsSends ? ['EmailQueued', 'ProviderAccepted'] : ['EmailQueued'];
 
       // The process died of its own SIGKILL inside the send job, with the provider's acceptance in hand.
       const died = await Promise.race([first.exited, sleep(20_000).then(() => null)]);
@@ -211,7 +279,9 @@ for (const { provider, queue, title } of cases) {
       expect(forThis(first, 'job')).to.have.length(1);
       expect(forThis(first, 'job-done')).to.have.length(0);
       expect(await provider.calls(database, id), 'the provider accepted the message before the kill').to.equal(1);
-      expect(await stream()).to.deep.equal(['EmailQueued']);
+      const [firstId] = await provider.answered(database, id);
+      await eventually(stream, (types) => types.length === meanwhile.length);
+      expect(await stream()).to.deep.equal(meanwhile);
       expect(await effect()).to.deep.equal({ status: 'running', leased: true });
 
       // A fresh worker. The queue gives it the lost job within seconds, but the dead worker's lease
@@ -220,7 +290,7 @@ for (const { provider, queue, title } of cases) {
       stops.push(second.stop);
       await waitFor('the queue to re-run the lost job in the fresh worker', () => forThis(second, 'job-done').length > 0, queue.lostRunRerunWithinMs + 10_000);
       expect(await provider.calls(database, id)).to.equal(1);
-      expect(await stream()).to.deep.equal(['EmailQueued']);
+      expect(await stream()).to.deep.equal(meanwhile);
       expect(await effect()).to.deep.equal({ status: 'running', leased: true });
 
       // Stands in for the 5 minutes passing (the lease length is not configurable): from here on
@@ -234,25 +304,26 @@ for (const { provider, queue, title } of cases) {
       ).catch((err) => {
         throw new Error(`${err.message}\nfresh worker:\n${second.output()}`);
       });
+      await eventually(effect, (e) => e?.status === 'done');
       const history = await api.infra.eventStore.readStream(`message-${id}`);
       expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
       expect(m.body.providerMessageId).to.equal(history[1].data.providerMessageId);
       expect(m.body.provider).to.equal(provider.kind);
       expect(await effect()).to.deep.equal({ status: 'done', leased: null });
-      expect(await provider.calls(database, id), 'the provider was called again after the restart').to.equal(2);
-      if (provider.kind === 'sandbox') {
-        expect(history[1].data.providerMessageId).to.equal(`sandbox-${id}`);
-        expect(await database.db('sandbox_emails').where({ message_id: id }), 'the sandbox recorded it once').to.have.length(1);
+      const answered = await provider.answered(database, id);
+      if (provider.sendsTwice) {
+        // Two distinct messages went out; the one we record is the second, the first one's id is known to no one here.
+        expect(await provider.calls(database, id), 'the provider was called again after the restart').to.equal(2);
+        expect(answered).to.have.length(2).and.to.have.property('1', history[1].data.providerMessageId);
       } else {
-        // Two distinct SES messages went out; the one we record is the second, the first one's id is known to no one here.
-        expect(ses!.sent.filter((s) => s.body.EmailTags.some((t: any) => t.Name === 'msg_id' && t.Value === id)).map((s) => s.messageId))
-          .to.have.length(2)
-          .and.to.have.property('1', history[1].data.providerMessageId);
+        expect(await provider.calls(database, id), 'the provider was called once in all').to.equal(1);
+        expect(answered).to.deep.equal([firstId]);
+        expect(history[1].data.providerMessageId, 'the first send is the one recorded').to.equal(firstId);
       }
 
       // Nothing more comes of the killed worker's leftovers.
       await sleep(1_000);
-      expect(await provider.calls(database, id)).to.equal(2);
+      expect(await provider.calls(database, id)).to.equal(provider.sendsTwice ? 2 : 1);
       expect(await stream()).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
     });
   });

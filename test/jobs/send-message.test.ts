@@ -5,6 +5,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
 import { postmarkEnv, startFakePostmark, type FakePostmark } from '../support/fake-postmark.js';
 import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
+import { queueDirect } from '../support/messages-http.js';
 
 /** Provider retries a few hundred ms apart, so a transient error's retry is seen within a test. */
 const FAST_RETRIES = { PROVIDER_RETRY_DELAYS_MS: '200,200,200,200,200' };
@@ -163,6 +164,40 @@ describe('send worker: crashes and concurrency', function () {
       expect(m.body.providerMessageId).to.equal(`sandbox-${id}`);
     } finally {
       await app.close();
+    }
+  });
+
+  it('a send in doubt is not sent while the provider cannot say whether it has it; once it says no, it is sent', async () => {
+    const fake = await startFakePostmark();
+    const app = await startTestApp(postmarkEnv(fake));
+    try {
+      const { db, eventStore, queue } = app.infra;
+      const accountId = (await db('accounts').where({ name: 'default' }).first('id')).id;
+      const id = await queueDirect(app, { accountId, provider: 'postmark', to: 'doubt@example.org' }, { heldBySender: true });
+      // the worker holding it died: its lease ran out
+      await db('side_effects').where({ id: `send:${id}` }).update({ claimed_until: db.raw(`now() - interval '1 second'`) });
+      const handle = createSendMessageHandler({ db, eventStore, queue, ...createProviderRegistry({ db, config: app.config }) });
+      const job = { id: 'doubt', name: 'provider.send', attempt: 1, data: { sideEffectId: `send:${id}`, messageId: id } };
+      const searches = () => fake.requests.filter((r) => r.path === '/messages/outbound').length;
+      const sends = () => fake.requests.filter((r) => r.path === '/email').length;
+
+      fake.failSearches(503, 'Service unavailable');
+      const err = await handle(job).catch((e) => e);
+      expect(err).to.be.instanceOf(Error);
+      expect([searches(), sends()]).to.deep.equal([1, 0]);
+      // handed on still in doubt: the queue's retry may take it at once, and asks again
+      const effect = await db('side_effects').where({ id: `send:${id}` }).first('status', db.raw('claimed_until <= now() AS lease_over'));
+      expect(effect).to.deep.equal({ status: 'running', lease_over: true });
+      expect((await eventStore.readStream(`message-${id}`)).map((e) => e.type)).to.deep.equal(['EmailQueued']);
+
+      await handle(job);
+      expect([searches(), sends()]).to.deep.equal([2, 1]);
+      const history = await eventStore.readStream(`message-${id}`);
+      expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
+      expect(history[1].data.providerMessageId).to.equal(fake.sent[0].messageId);
+    } finally {
+      await app.close();
+      await fake.close();
     }
   });
 

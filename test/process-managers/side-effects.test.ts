@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { JobQueue } from '../../src/ports/job-queue.js';
-import { createSideEffectLeases, recordSideEffects, type SideEffect } from '../../src/process-managers/side-effects.js';
+import { createSideEffectLeases, recordSideEffects, releaseSideEffect, type SideEffect } from '../../src/process-managers/side-effects.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 describe('side-effect leases (claims and completions of concurrent handlers)', () => {
@@ -31,8 +31,9 @@ describe('side-effect leases (claims and completions of concurrent handlers)', (
     await db.db('side_effects').where({ id: 'done' }).update({ status: 'done' });
     const leases = createSideEffectLeases(db.db, queue);
     const claimed = await Promise.all(['a', 'b', 'a', 'later', 'done', 'missing'].map((id) => leases.claim(id, 60_000)));
-    expect(claimed).to.deep.equal([true, true, false, false, false, false]);
-    expect(await Promise.all(['a', 'b'].map((id) => leases.claim(id, 60_000)))).to.deep.equal([false, false]);
+    const fresh = { leaseLost: false };
+    expect(claimed).to.deep.equal([fresh, fresh, null, null, null, null]);
+    expect(await Promise.all(['a', 'b'].map((id) => leases.claim(id, 60_000)))).to.deep.equal([null, null]);
     const rows = await db.db('side_effects').whereIn('id', ['a', 'b']).select('status', 'claimed_until');
     for (const r of rows) {
       expect(r.status).to.equal('running');
@@ -40,12 +41,23 @@ describe('side-effect leases (claims and completions of concurrent handlers)', (
     }
   });
 
-  it('takes over a claim whose lease ran out', async () => {
+  it('takes over a claim whose lease ran out, saying so; a claim given back is taken fresh', async () => {
     await db.db.transaction((trx) => recordSideEffects(trx, [effect('a')]));
     const leases = createSideEffectLeases(db.db, queue);
-    expect(await leases.claim('a', 1)).to.equal(true);
+    expect(await leases.claim('a', 1)).to.deep.equal({ leaseLost: false });
     await new Promise((r) => setTimeout(r, 20));
-    expect(await leases.claim('a', 60_000)).to.equal(true);
+    expect(await leases.claim('a', 60_000)).to.deep.equal({ leaseLost: true });
+    await releaseSideEffect(db.db, 'a');
+    expect(await leases.claim('a', 60_000)).to.deep.equal({ leaseLost: false });
+  });
+
+  it('a lost lease goes to exactly one of the workers asking for it at once (separate statements)', async () => {
+    await db.db.transaction((trx) => recordSideEffects(trx, [effect('a')]));
+    expect(await createSideEffectLeases(db.db, queue).claim('a', 1)).to.deep.equal({ leaseLost: false });
+    await new Promise((r) => setTimeout(r, 20));
+    const workers = Array.from({ length: 8 }, () => createSideEffectLeases(db.db, queue));
+    const claims = await Promise.all(workers.map((w) => w.claim('a', 60_000)));
+    expect(claims.filter(Boolean)).to.deep.equal([{ leaseLost: true }]);
   });
 
   it('completes concurrently and makes only the next pending effect of each ordering key due, queued once', async () => {
@@ -61,7 +73,7 @@ describe('side-effect leases (claims and completions of concurrent handlers)', (
       ]),
     );
     const leases = createSideEffectLeases(db.db, queue);
-    expect(await Promise.all(['a1', 'b1', 'solo'].map((id) => leases.claim(id, 60_000)))).to.deep.equal([true, true, true]);
+    expect(await Promise.all(['a1', 'b1', 'solo'].map((id) => leases.claim(id, 60_000)))).to.deep.equal([0, 1, 2].map(() => ({ leaseLost: false })));
     await Promise.all(['a1', 'b1', 'solo'].map((id) => leases.markDone(id)));
     const rows = await db.db('side_effects').orderBy('seq').select('id', 'status', 'run_after');
     expect(rows.map((r) => [r.id, r.status])).to.deep.equal([

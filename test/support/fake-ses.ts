@@ -50,6 +50,8 @@ export interface FakeSes {
   failSends(code: string, message: string, times?: number): void;
   /** milliseconds each SendEmail waits before answering */
   sendDelayMs: number;
+  /** called for each accepted SendEmail once it is answered, as configuration-set event publishing of Send events would be */
+  onSend?: (sent: { body: any; messageId: string }) => void;
   /** sets what GetEmailIdentity reports for an identity (as DNS checks would) */
   setIdentity(identity: string, state: Partial<Pick<IdentityState, 'dkim' | 'mailFrom' | 'verifiedForSending'>>): void;
   close(): Promise<void>;
@@ -99,7 +101,10 @@ export async function startFakeSes(): Promise<FakeSes> {
       if (failure) return awsError(res, failure.code, failure.message);
       const messageId = `0100018f-${randomUUID()}-000000`;
       sent.push({ body, messageId });
-      return json(res, 200, { MessageId: messageId });
+      json(res, 200, { MessageId: messageId });
+      // SES publishes the Send event after it has answered
+      if (fake.onSend) setImmediate(() => fake.onSend?.({ body, messageId }));
+      return;
     }
     if (req.method === 'POST' && url.pathname === '/v2/email/identities') {
       const name = String(body?.EmailIdentity ?? '');

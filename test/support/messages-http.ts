@@ -42,8 +42,20 @@ export async function recordOutcome(app: TestApp, messageId: string, type: Provi
  * A message queued through the message decider directly, for what the send endpoint cannot set: a
  * campaign, or several messages with one identical createdAt (keyset ties).
  */
-export async function queueDirect(app: TestApp, over: Partial<EmailQueued['data']> & { accountId: string }): Promise<string> {
+export async function queueDirect(app: TestApp, over: Partial<EmailQueued['data']> & { accountId: string }, options: { heldBySender?: boolean } = {}): Promise<string> {
   const id = createId();
+  // `heldBySender`: its send effect is claimed, before it exists, by a worker that never finishes (as
+  // one that died holding the provider's answer, its lease still running): no worker calls a provider.
+  if (options.heldBySender) {
+    await app.infra.db('side_effects').insert({
+      id: `send:${id}`,
+      kind: 'provider.send',
+      payload: JSON.stringify({ messageId: id }),
+      run_after: new Date(),
+      status: 'running',
+      claimed_until: new Date(Date.now() + 3_600_000),
+    });
+  }
   const { data } = emailQueued(id, { apiKeyId: null, queuedAt: new Date().toISOString(), ...over });
   await execute(messageDecider, { kind: 'queueEmail', data }, { eventStore: app.infra.eventStore, streamId: messageStream(id), metadata: { actor: 'system:test' } });
   return id;

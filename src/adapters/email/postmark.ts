@@ -35,12 +35,17 @@ export function createPostmarkEmailProvider(options: { serverToken: string; apiU
         if (res.ErrorCode !== 0 || !res.MessageID) throw new ProviderError(`Postmark error ${res.ErrorCode}: ${res.Message}`, false, String(res.ErrorCode));
         return { providerMessageId: res.MessageID };
       } catch (err) {
-        if (err instanceof ProviderError) throw err;
-        const e = err as { statusCode?: number; code?: number; message?: string };
-        const status = e.statusCode ?? 0;
-        // 429 and server/network failures are transient; 401 (token) and 422 (ErrorCode 300, 406, ...) are final.
-        const retryable = status === 429 || status >= 500 || status === 0;
-        throw new ProviderError(`Postmark error${e.code ? ` ${e.code}` : ''}: ${e.message ?? String(err)}`, retryable, e.code ? String(e.code) : undefined);
+        throw asProviderError(err);
+      }
+    },
+    async findSent(messageId) {
+      // Postmark's message search filters on one Metadata field as `metadata_<key>`.
+      try {
+        const found = await client.getOutboundMessages({ count: 1, offset: 0, metadata_msg_id: messageId });
+        const message = found.Messages.find((m) => m.Metadata?.msg_id === messageId);
+        return message ? { providerMessageId: message.MessageID } : null;
+      } catch (err) {
+        throw asProviderError(err);
       }
     },
     async createIdentity() {
@@ -50,4 +55,13 @@ export function createPostmarkEmailProvider(options: { serverToken: string; apiU
       return unknown;
     },
   };
+}
+
+function asProviderError(err: unknown): ProviderError {
+  if (err instanceof ProviderError) return err;
+  const e = err as { statusCode?: number; code?: number; message?: string };
+  const status = e.statusCode ?? 0;
+  // 429 and server/network failures are transient; 401 (token) and 422 (ErrorCode 300, 406, ...) are final.
+  const retryable = status === 429 || status >= 500 || status === 0;
+  return new ProviderError(`Postmark error${e.code ? ` ${e.code}` : ''}: ${e.message ?? String(err)}`, retryable, e.code ? String(e.code) : undefined);
 }

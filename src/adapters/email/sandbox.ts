@@ -7,6 +7,8 @@ import type { EmailProvider, IdentityStatus } from '../../ports/email-provider.j
  * The default for new accounts, so a fresh install can be tried safely. A message id is recorded once,
  * so a re-sent message is visibly deduplicated.
  */
+const providerIdOf = (messageId: string) => `sandbox-${messageId}`;
+
 export function createSandboxEmailProvider(deps: { db: Db }): EmailProvider {
   const verified = (identity: string): IdentityStatus => ({
     dkim: 'verified',
@@ -41,7 +43,11 @@ export function createSandboxEmailProvider(deps: { db: Db }): EmailProvider {
         headers: JSON.stringify(email.headers),
         provider_tracking: !email.disableProviderTracking,
       });
-      return { providerMessageId: `sandbox-${email.messageId}` };
+      return { providerMessageId: providerIdOf(email.messageId) };
+    },
+    async findSent(messageId) {
+      const row = await deps.db('sandbox_emails').where({ message_id: messageId }).first('message_id');
+      return row ? { providerMessageId: providerIdOf(messageId) } : null;
     },
     async createIdentity(identity) {
       return verified(identity);

@@ -18,7 +18,11 @@ export type MessageCommand =
   | { kind: 'queueSms'; data: SmsQueued['data'] }
   | { kind: 'providerAccepted'; providerMessageId: string; provider: string; attempt: number; now: string }
   | { kind: 'providerError'; attempt: number; error: string; retryAt: string | null; now: string }
-  | { kind: 'recordOutcome'; event: ProviderOutcome };
+  /**
+   * A provider event. `acceptedAs` is set when the provider named the message by our id (SES tag,
+   * Postmark Metadata) along with its own: proof that it accepted the message.
+   */
+  | { kind: 'recordOutcome'; event?: ProviderOutcome; acceptedAs?: { providerMessageId: string; at: string } };
 
 /**
  * Status moves forward only: queued → sent → delivered, and bounced/complained win over delivered
@@ -105,10 +109,18 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
         return command.retryAt
           ? [{ type: 'ProviderAttemptFailed', data: { attempt: command.attempt, error: command.error, nextAttemptAt: command.retryAt, failedAt: command.now } }]
           : [{ type: 'ProviderFailed', data: { attempt: command.attempt, error: command.error, failedAt: command.now } }];
-      case 'recordOutcome':
+      case 'recordOutcome': {
         if (!state.queued) throw notFound('message not found');
-        if (state.seenProviderEvents.has(command.event.data.providerEventId)) return [];
-        return [command.event];
+        const events: MessageEvent[] = [];
+        // The provider's own report of a send whose answer we never recorded (a crash between its
+        // answer and our append): recorded here, the send worker will not call the provider again.
+        if (command.acceptedAs && needsProviderCall(state)) {
+          const { providerMessageId, at } = command.acceptedAs;
+          events.push({ type: 'ProviderAccepted', data: { providerMessageId, provider: state.queued.provider, acceptedAt: at, attempt: state.attempts + 1 } });
+        }
+        if (command.event && !state.seenProviderEvents.has(command.event.data.providerEventId)) events.push(command.event);
+        return events;
+      }
     }
   },
 };

@@ -6,7 +6,12 @@ export interface NormalizedProviderEvent {
   /** our message id when the provider echoed it back (SES tag / Postmark Metadata `msg_id`) */
   messageId: string | null;
   providerMessageId: string | null;
-  /** what to record on the message stream; absent for events that only suppress (Postmark SubscriptionChange) */
+  /** when the provider accepted the message, where the event says (SES `mail.timestamp`) */
+  acceptedAt?: string;
+  /**
+   * what to record on the message stream; absent for events that only suppress (Postmark
+   * SubscriptionChange) or only prove the provider accepted the message (SES Send)
+   */
   outcome?: ProviderOutcome;
   recipient: string;
   /** unique per provider event and recipient: a redelivery is recorded once */

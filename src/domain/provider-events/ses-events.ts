@@ -3,7 +3,9 @@ import type { NormalizedProviderEvent } from './normalized.js';
 /**
  * SES event notifications (configuration-set `eventType` or identity `notificationType`, PROVIDERS.md §1)
  * to our events. `notificationId` (the SNS MessageId) makes each (notification, recipient) unique, so a
- * redelivered SNS message is recorded once. Kinds we do not track (Send, Reject, DeliveryDelay, ...) give [].
+ * redelivered SNS message is recorded once. Every event names the send SES accepted (`mail`); Send says
+ * nothing else, and counts only with our `msg_id` tag (it can then prove a send whose answer we never
+ * recorded). Kinds we do not track (Reject, DeliveryDelay, ...) give [].
  */
 export function parseSesEvent(notificationId: string, payload: any): NormalizedProviderEvent[] {
   const kind: string | undefined = payload?.eventType ?? payload?.notificationType;
@@ -11,6 +13,7 @@ export function parseSesEvent(notificationId: string, payload: any): NormalizedP
   const tag = mail.tags?.msg_id;
   const messageId: string | null = Array.isArray(tag) && typeof tag[0] === 'string' ? tag[0] : null;
   const providerMessageId: string | null = typeof mail.messageId === 'string' ? mail.messageId : null;
+  const acceptedAt = typeof mail.timestamp === 'string' && !Number.isNaN(Date.parse(mail.timestamp)) ? new Date(mail.timestamp).toISOString() : undefined;
   const base = (recipient: string) => ({ providerEventId: `ses:${notificationId}:${recipient}`, recipient });
   const at = (ts: unknown) => (typeof ts === 'string' && !Number.isNaN(Date.parse(ts)) ? new Date(ts).toISOString() : new Date().toISOString());
   const emails = (list: unknown, field = 'emailAddress'): string[] =>
@@ -19,7 +22,7 @@ export function parseSesEvent(notificationId: string, payload: any): NormalizedP
   const withKeys = (events: Omit<NormalizedProviderEvent, 'recipient' | 'providerEventId'>[]): NormalizedProviderEvent[] =>
     events
       .filter((e) => typeof e.outcome?.data.recipient === 'string')
-      .map((e) => ({ ...e, recipient: e.outcome!.data.recipient, providerEventId: e.outcome!.data.providerEventId }));
+      .map((e) => ({ ...e, ...(acceptedAt ? { acceptedAt } : {}), recipient: e.outcome!.data.recipient, providerEventId: e.outcome!.data.providerEventId }));
 
   switch (kind) {
     case 'Bounce': {
@@ -79,6 +82,11 @@ export function parseSesEvent(notificationId: string, payload: any): NormalizedP
           data: { ...base(recipient), occurredAt: at(c.timestamp), url: String(c.link ?? ''), userAgent: c.userAgent, ip: c.ipAddress, suspectedBot: false, source: 'provider' as const },
         },
       })));
+    }
+    case 'Send': {
+      const recipient = emails(mail.destination)[0];
+      if (!messageId || !providerMessageId || !recipient) return [];
+      return [{ messageId, providerMessageId, ...(acceptedAt ? { acceptedAt } : {}), recipient, providerEventId: `ses:${notificationId}:send` }];
     }
     default:
       return [];

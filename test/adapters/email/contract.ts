@@ -47,6 +47,8 @@ export interface ContractOptions {
   sendsCanFail: boolean;
   /** whether domains are verified through this adapter (Postmark's live in its Account API) */
   verifiesDomains: boolean;
+  /** whether the provider can be asked for a message it accepted, by our id (SES cannot) */
+  findsSent: boolean;
 }
 
 /** One contract for every email adapter (SES v2, Postmark, sandbox). */
@@ -100,6 +102,22 @@ export function emailProviderContract(name: string, options: ContractOptions, se
       expect(got.text).to.equal('only text');
       expect(got.html).to.equal(undefined);
     });
+
+    if (options.findsSent) {
+      it('finds a message it accepted by our id, and nothing for an id it never got', async () => {
+        const out = email();
+        const other = email();
+        expect(await h.provider.findSent!(out.messageId)).to.equal(null);
+        const { providerMessageId } = await h.provider.send(out);
+        await h.provider.send(other);
+        expect(await h.provider.findSent!(out.messageId)).to.deep.equal({ providerMessageId });
+        expect(await h.provider.findSent!(createId())).to.equal(null);
+      });
+    } else {
+      it('has no lookup of sent messages (the send worker then relies on the provider\'s events)', () => {
+        expect(h.provider.findSent).to.equal(undefined);
+      });
+    }
 
     it('registers a domain and a single sender, reporting each check', async () => {
       const domain = `d${Date.now()}.example.com`;

@@ -20,7 +20,7 @@ function receivedBy(fake: FakePostmark): Received[] {
   }));
 }
 
-emailProviderContract('postmark', { sendsCanFail: true, verifiesDomains: false }, async () => {
+emailProviderContract('postmark', { sendsCanFail: true, verifiesDomains: false, findsSent: true }, async () => {
   const fake = await startFakePostmark();
   return {
     provider: createPostmarkEmailProvider({ serverToken: fake.token, apiUrl: fake.url }),

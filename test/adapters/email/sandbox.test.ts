@@ -20,7 +20,7 @@ async function receivedBy(db: TestDatabase['db']): Promise<Received[]> {
   }));
 }
 
-emailProviderContract('sandbox', { sendsCanFail: false, verifiesDomains: true }, async () => {
+emailProviderContract('sandbox', { sendsCanFail: false, verifiesDomains: true, findsSent: true }, async () => {
   const testDb = await createTestDatabase();
   return {
     provider: createSandboxEmailProvider({ db: testDb.db }),

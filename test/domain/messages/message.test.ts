@@ -76,6 +76,21 @@ describe('message decisions', () => {
     expect(given(messageDecider, [Q, accepted, outcome('Delivered')]).when(cmd)).to.deep.equal([]);
   });
 
+  it('a provider event naming the message by our id and its own records the acceptance first, once', () => {
+    const acceptedAs = { providerMessageId: 'p9', at: 't0' };
+    const provenAccepted = { type: 'ProviderAccepted', data: { providerMessageId: 'p9', provider: 'sandbox', acceptedAt: 't0', attempt: 1 } };
+    expect(given(messageDecider, [Q]).when({ kind: 'recordOutcome', event: outcome('Delivered') as any, acceptedAs })).to.deep.equal([provenAccepted, outcome('Delivered')]);
+    // an SES Send event: the acceptance alone, counted as the attempt in flight
+    const retried: MessageEvent = { type: 'ProviderAttemptFailed', data: { attempt: 1, error: 'throttled', nextAttemptAt: 't', failedAt: 't' } };
+    expect(given(messageDecider, [Q, retried]).when({ kind: 'recordOutcome', acceptedAs })).to.deep.equal([
+      { ...provenAccepted, data: { ...provenAccepted.data, attempt: 2 } },
+    ]);
+    // already known, or the message failed for good: the outcome only
+    expect(given(messageDecider, [Q, accepted]).when({ kind: 'recordOutcome', event: outcome('Delivered') as any, acceptedAs })).to.deep.equal([outcome('Delivered')]);
+    const failed: MessageEvent = { type: 'ProviderFailed', data: { attempt: 1, error: 'rejected', failedAt: 't' } };
+    expect(given(messageDecider, [Q, failed]).when({ kind: 'recordOutcome', acceptedAs })).to.deep.equal([]);
+  });
+
   it('refuses outcomes for an unknown message', () => {
     expect(() => given(messageDecider).when({ kind: 'recordOutcome', event: outcome('Delivered') as any }))
       .to.throw(AppError)

@@ -44,10 +44,20 @@ describe('SES event parsing', () => {
     expect(parseSesEvent('s5', { eventType: 'Open', mail, open: { userAgent: 'UA' } })[0].outcome!.type).to.equal('Opened');
     const [click] = parseSesEvent('s6', { eventType: 'Click', mail, click: { link: 'https://x.com/a' } });
     expect(click.outcome!.data).to.include({ url: 'https://x.com/a', source: 'provider' });
-    for (const kind of ['Send', 'Reject', 'DeliveryDelay', 'Rendering Failure', 'Subscription', undefined]) {
+    for (const kind of ['Reject', 'DeliveryDelay', 'Rendering Failure', 'Subscription', undefined]) {
       expect(parseSesEvent('s7', { eventType: kind, mail })).to.deep.equal([]);
     }
     expect(parseSesEvent('s8', null)).to.deep.equal([]);
+  });
+
+  it('a Send event with our msg_id tag proves the send, with SES\'s id and when it accepted it; without the tag it says nothing', () => {
+    const sent = { ...mail, timestamp: '2026-01-01T00:00:00Z' };
+    expect(parseSesEvent('s9', { eventType: 'Send', mail: sent, send: {} })).to.deep.equal([
+      { messageId: 'm1', providerMessageId: 'ses-1', acceptedAt: '2026-01-01T00:00:00.000Z', recipient: 'a@x.com', providerEventId: 'ses:s9:send' },
+    ]);
+    expect(parseSesEvent('s10', { eventType: 'Send', mail: { ...sent, tags: {} }, send: {} })).to.deep.equal([]);
+    // every kind carries when SES accepted the message
+    expect(parseSesEvent('s11', { eventType: 'Delivery', mail: sent, delivery: { recipients: ['a@x.com'] } })[0].acceptedAt).to.equal('2026-01-01T00:00:00.000Z');
   });
 });
 
