@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Db } from '../adapters/db/knex.js';
 import { execute } from '../commands/execute.js';
@@ -34,11 +35,12 @@ const SEND_LEASE_MS = 5 * 60_000;
  * message at once (no transaction is held across the provider call, so a slow provider cannot starve
  * the connection pool).
  *
- * What remains is the window between the provider's answer and our append. A run that may have died
- * in it (its lease ran out) leaves the send in doubt, and the next run looks for the first send before
- * calling again: in the stream, where the provider's own events record it (SES Send, any event naming
- * our id), then by asking the provider (Postmark's message search on our `msg_id`, the sandbox's
- * table). SES has no such lookup: without Send events published to us, it is sent again.
+ * What remains is the window between the provider's answer and our append (tried a few times). A run
+ * that may have died in it, or given up, leaves the send in doubt when its lease runs out, and the next
+ * run looks for the first send before calling again: in the stream, where the provider's own events
+ * record it (SES Send, any event naming our id), then by asking the provider (Postmark's message search
+ * on our `msg_id`, the sandbox's table). SES has no such lookup: without Send events published to us,
+ * it is sent again, as SMS is.
  */
 export function createSendMessageHandler(deps: SendMessageDeps) {
   const delays = deps.retryDelaysMs ?? PROVIDER_RETRY_DELAYS_MS;
@@ -48,27 +50,27 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     const { messageId, sideEffectId } = job.data;
     const claim = await leases.claim(sideEffectId, SEND_LEASE_MS);
     if (!claim) return;
-    const run: Run = { inDoubt: claim.leaseLost, canAsk: false };
+    const run: Run = { onFailure: claim.leaseLost ? 'keep' : 'release' };
     try {
-      await attempt(messageId, sideEffectId, run);
+      await attempt(messageId, sideEffectId, claim.leaseLost, run);
     } catch (err) {
-      // Unexpected (database, event store). The queue retries the job: the claim is given back for it,
-      // or, when the provider may have the message by now, handed on in doubt. A provider that cannot
-      // be asked keeps the lease to its end: time for its own events (SES Send) to report the send.
-      if (!run.inDoubt) await releaseSideEffect(deps.db, sideEffectId).catch(() => undefined);
-      else if (run.canAsk) await endLease(deps.db, sideEffectId).catch(() => undefined);
+      if (run.onFailure === 'release') await releaseSideEffect(deps.db, sideEffectId).catch(() => undefined);
+      else if (run.onFailure === 'handOn') await endLease(deps.db, sideEffectId).catch(() => undefined);
       throw err;
     }
   };
 
+  /**
+   * What an unexpected failure (database, event store) leaves for the queue's retry of the job:
+   * `release`: the claim is given back (the provider has not been called); `handOn`: the lease ends
+   * now and the next run, in doubt, asks the provider first; `keep`: the lease runs to its end, time
+   * for the provider to show the send (its events, its search) before anyone looks for it.
+   */
   interface Run {
-    /** the provider may have the message already (an earlier run's lease ran out, or this run called it) */
-    inDoubt: boolean;
-    /** the provider can be asked whether it has it (EmailProvider.findSent) */
-    canAsk: boolean;
+    onFailure: 'release' | 'handOn' | 'keep';
   }
 
-  async function attempt(messageId: string, sideEffectId: string, run: Run): Promise<void> {
+  async function attempt(messageId: string, sideEffectId: string, inDoubt: boolean, run: Run): Promise<void> {
     const streamId = messageStream(messageId);
     const history = await deps.eventStore.readStream(streamId);
     const state = fold(messageDecider, history);
@@ -86,22 +88,21 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       execute(messageDecider, command, { eventStore: deps.eventStore, streamId, commandId, metadata, history });
 
     const queued = state.queued!;
-    const accepted = (providerMessageId: string) =>
-      record({ kind: 'providerAccepted', providerMessageId, provider: queued.provider, attempt, now: now() }).then(() => leases.markDone(sideEffectId));
-
+    const accepted = async (providerMessageId: string) => {
+      await record({ kind: 'providerAccepted', providerMessageId, provider: queued.provider, attempt, now: now() });
+      await leases.markDone(sideEffectId);
+    };
     const emailProvider = state.channel === 'email' ? deps.emailProviderFor((queued as EmailQueued['data']).provider) : undefined;
-    run.canAsk = Boolean(emailProvider?.findSent);
-    if (run.inDoubt) {
-      if (!emailProvider?.findSent) {
-        deps.logger?.warn({ messageId, provider: queued.provider }, 'send in doubt, and the provider cannot tell whether it has it: sending again');
-      } else {
-        const earlier = await emailProvider.findSent(messageId);
-        if (earlier) return accepted(earlier.providerMessageId);
-      }
+    const askable = emailProvider?.findSent ? emailProvider : undefined;
+
+    run.onFailure = askable ? 'handOn' : 'keep';
+    if (inDoubt) {
+      const earlier = askable ? await askable.findSent!(messageId) : null;
+      if (earlier) return accepted(earlier.providerMessageId);
+      if (!askable) deps.logger?.warn({ messageId, provider: queued.provider }, 'send in doubt, and the provider cannot tell whether it has it: sending again');
     }
 
     let result: { providerMessageId: string };
-    run.inDoubt = true;
     try {
       result = emailProvider ? await sendEmail(emailProvider, queued as EmailQueued['data']) : await sendSms(queued as SmsQueued['data']);
     } catch (err) {
@@ -119,7 +120,10 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       }
       return;
     }
-    await accepted(result.providerMessageId);
+    // The provider's answer now exists only in this process, and its search may not show the message
+    // yet: a failing database is tried again, and if it still fails the lease runs to its end.
+    run.onFailure = 'keep';
+    await persistently(() => accepted(result.providerMessageId));
   }
 
   function sendEmail(provider: EmailProvider, m: EmailQueued['data']) {
@@ -144,4 +148,16 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       originationNumber: m.originationNumber,
     });
   }
+}
+
+/** Runs `write`, trying again after each of a few growing pauses when it throws. */
+async function persistently<T>(write: () => Promise<T>): Promise<T> {
+  for (const pauseMs of [250, 1_000, 4_000]) {
+    try {
+      return await write();
+    } catch {
+      await sleep(pauseMs);
+    }
+  }
+  return write();
 }

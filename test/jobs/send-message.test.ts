@@ -128,10 +128,12 @@ for (const p of providers) {
 describe('send worker: crashes and concurrency', function () {
   this.timeout(60_000);
 
-  it('the result append fails after the provider accepted: the retry ends sent, the sandbox saw the message once', async () => {
-    const app = await startTestApp();
+  it('the result append fails after the provider accepted: recorded on a second try, the provider called once and never searched', async () => {
+    const fake = await startFakePostmark();
+    const app = await startTestApp(postmarkEnv(fake));
     try {
       const { key, from } = await readyToSend(app);
+      await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'postmark' } });
       // A real failure of the event store: PostgreSQL refuses the first ProviderAccepted insert (a
       // sequence is not rolled back with the failed transaction, so only the first one fails).
       await app.infra.db.raw(`
@@ -158,12 +160,54 @@ describe('send worker: crashes and concurrency', function () {
       // the append did fail once (the provider had been called by then)
       expect((await app.infra.db.raw(`SELECT last_value FROM fail_accept_once`)).rows[0].last_value).to.be.greaterThan(1);
       expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
-      expect(history[1].data.providerMessageId).to.equal(`sandbox-${id}`);
-      expect(await app.infra.db('sandbox_emails').where({ message_id: id })).to.have.length(1);
+      expect(fake.requests.map((r) => r.path)).to.deep.equal(['/email']);
+      expect(history[1].data.providerMessageId).to.equal(fake.sent[0].messageId);
       const m = await eventually(() => app.request('GET', `/api/messages/${id}`, { token: app.adminToken }), (r) => r.body?.status === 'sent');
-      expect(m.body.providerMessageId).to.equal(`sandbox-${id}`);
+      expect(m.body.providerMessageId).to.equal(fake.sent[0].messageId);
     } finally {
       await app.close();
+      await fake.close();
+    }
+  });
+
+  it('the result append keeps failing: the lease runs to its end, and the run after it finds the send in Postmark\'s search; one call', async () => {
+    const fake = await startFakePostmark();
+    const app = await startTestApp(postmarkEnv(fake));
+    try {
+      const { db, eventStore, queue } = app.infra;
+      const { key, from } = await readyToSend(app);
+      await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'postmark' } });
+      await db.raw(`
+        CREATE SEQUENCE fail_accept;
+        CREATE FUNCTION fail_accept() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.type = 'ProviderAccepted' AND nextval('fail_accept') <= 4 THEN RAISE EXCEPTION 'event store down'; END IF;
+          RETURN NEW;
+        END $$;
+        CREATE TRIGGER fail_accept BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_accept();`);
+      const res = await app.request('POST', '/api/send/transactional', { apiKey: key, body: { to: 'r@example.org', fromEmail: from, subject: 's', text: 't', html: '<p>t</p>' } });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      const id = res.body.messageLogId;
+      const effect = () => db('side_effects').where({ id: `send:${id}` }).first('status', db.raw('claimed_until > now() AS leased'));
+      // four tries over ~5 s, then the worker gives up with the lease still held
+      await eventually(async () => Number((await db.raw(`SELECT last_value FROM fail_accept`)).rows[0].last_value), (n) => n >= 4, 15_000);
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(await effect()).to.deep.equal({ status: 'running', leased: true });
+      expect((await eventStore.readStream(`message-${id}`)).map((e) => e.type)).to.deep.equal(['EmailQueued']);
+      expect(fake.requests.map((r) => r.path)).to.deep.equal(['/email']);
+
+      // the lease ends (5 minutes, in the test at once); the next run is in doubt and asks Postmark
+      await db('side_effects').where({ id: `send:${id}` }).update({ claimed_until: db.raw(`now() - interval '1 second'`) });
+      const handle = createSendMessageHandler({ db, eventStore, queue, ...createProviderRegistry({ db, config: app.config }) });
+      await handle({ id: 'after-lease', name: 'provider.send', attempt: 1, data: { sideEffectId: `send:${id}`, messageId: id } });
+      expect(fake.requests.map((r) => r.path)).to.deep.equal(['/email', '/messages/outbound']);
+      const history = await eventStore.readStream(`message-${id}`);
+      expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
+      expect(history[1].data.providerMessageId).to.equal(fake.sent[0].messageId);
+      await eventually(effect, (e) => e?.status === 'done');
+    } finally {
+      await app.close();
+      await fake.close();
     }
   });
 
