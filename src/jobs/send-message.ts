@@ -96,7 +96,9 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     const askable = emailProvider?.findSent ? emailProvider : undefined;
 
     run.onFailure = askable ? 'handOn' : 'keep';
-    if (inDoubt) {
+    // A retry follows an error that may have come after the provider took the message (a timeout, a
+    // 5xx): a provider that can be asked is asked then too.
+    if (inDoubt || (askable && state.attempts > 0)) {
       const earlier = askable ? await askable.findSent!(messageId) : null;
       if (earlier) return accepted(earlier.providerMessageId);
       if (!askable) deps.logger?.warn({ messageId, provider: queued.provider }, 'send in doubt, and the provider cannot tell whether it has it: sending again');

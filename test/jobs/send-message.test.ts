@@ -211,6 +211,26 @@ describe('send worker: crashes and concurrency', function () {
     }
   });
 
+  it('a retry after an error that came once Postmark had taken the message finds it in the search instead of sending again', async () => {
+    const fake = await startFakePostmark();
+    const app = await startTestApp({ ...postmarkEnv(fake), ...FAST_RETRIES });
+    try {
+      const { key, from } = await readyToSend(app);
+      await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'postmark' } });
+      fake.failSends(502, 0, 'Bad Gateway', 1, { afterAccepting: true });
+      const res = await app.request('POST', '/api/send/transactional', { apiKey: key, body: { to: 'r@example.org', fromEmail: from, subject: 's', text: 't', html: '<p>t</p>' } });
+      const id = res.body.messageLogId;
+      const m = await eventually(() => app.request('GET', `/api/messages/${id}`, { token: app.adminToken }), (r) => r.body?.status === 'sent');
+      expect(fake.requests.map((r) => r.path)).to.deep.equal(['/email', '/messages/outbound']);
+      expect(m.body.providerMessageId).to.equal(fake.sent[0].messageId);
+      const history = await app.infra.eventStore.readStream(`message-${id}`);
+      expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAttemptFailed', 'ProviderAccepted']);
+    } finally {
+      await app.close();
+      await fake.close();
+    }
+  });
+
   it('a send in doubt is not sent while the provider cannot say whether it has it; once it says no, it is sent', async () => {
     const fake = await startFakePostmark();
     const app = await startTestApp(postmarkEnv(fake));

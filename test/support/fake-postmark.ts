@@ -24,8 +24,8 @@ export interface FakePostmark {
   requests: PostmarkRequest[];
   /** accepted `/email` bodies with the MessageID answered */
   sent: { body: any; messageId: string; at: string }[];
-  /** the next `times` sends fail with this HTTP status and Postmark ErrorCode */
-  failSends(status: number, errorCode: number, message: string, times?: number): void;
+  /** the next `times` sends fail with this HTTP status and Postmark ErrorCode; `afterAccepting`: the message is taken all the same (a 5xx from a proxy after Postmark took it) */
+  failSends(status: number, errorCode: number, message: string, times?: number, options?: { afterAccepting?: boolean }): void;
   /** the next `times` message searches fail with this HTTP status */
   failSearches(status: number, message: string, times?: number): void;
   /** milliseconds each send waits before answering */
@@ -36,7 +36,7 @@ export interface FakePostmark {
 export async function startFakePostmark(token = 'server-token-for-tests'): Promise<FakePostmark> {
   const requests: PostmarkRequest[] = [];
   const sent: FakePostmark['sent'] = [];
-  const failures: { status: number; errorCode: number; message: string }[] = [];
+  const failures: { status: number; errorCode: number; message: string; afterAccepting?: boolean }[] = [];
   const searchFailures: { status: number; message: string }[] = [];
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
@@ -95,11 +95,12 @@ export async function startFakePostmark(token = 'server-token-for-tests'): Promi
     if (req.method !== 'POST' || url.pathname !== '/email') return json(res, 404, { ErrorCode: 404, Message: 'Not found' });
     if (fake.sendDelayMs) await new Promise((r) => setTimeout(r, fake.sendDelayMs));
     const failure = failures.shift();
-    if (failure) return json(res, failure.status, { ErrorCode: failure.errorCode, Message: failure.message });
+    if (failure && !failure.afterAccepting) return json(res, failure.status, { ErrorCode: failure.errorCode, Message: failure.message });
     if (!body?.From || !body?.To) return json(res, 422, { ErrorCode: 300, Message: 'Invalid email request' });
     const messageId = randomUUID();
     const at = new Date().toISOString();
     sent.push({ body, messageId, at });
+    if (failure) return json(res, failure.status, { ErrorCode: failure.errorCode, Message: failure.message });
     return json(res, 200, { To: body.To, SubmittedAt: at, MessageID: messageId, ErrorCode: 0, Message: 'OK' });
   }
 
@@ -115,8 +116,8 @@ export async function startFakePostmark(token = 'server-token-for-tests'): Promi
     requests,
     sent,
     sendDelayMs: 0,
-    failSends(status, errorCode, message, times = 1) {
-      for (let i = 0; i < times; i++) failures.push({ status, errorCode, message });
+    failSends(status, errorCode, message, times = 1, options = {}) {
+      for (let i = 0; i < times; i++) failures.push({ status, errorCode, message, ...options });
     },
     failSearches(status, message, times = 1) {
       for (let i = 0; i < times; i++) searchFailures.push({ status, message });
