@@ -76,9 +76,11 @@ export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db
         .insert({ id: effect.id, kind: effect.kind, payload: JSON.stringify(effect.payload), run_after: runAfter, ordering_key: result.state.scheduled!.orderingKey })
         .onConflict('id')
         .ignore();
-      await enqueueSideEffects(deps.queue, [effect]);
       await deps.waitFor('webhook_deliveries', result.position);
       const row = await deps.db('webhook_deliveries').where({ id: deliveryId, account_id: accountId }).first();
+      // The answer is the delivery as the retry left it: read before the job is queued, which a fast
+      // receiver would otherwise have answered already.
+      await enqueueSideEffects(deps.queue, [effect]);
       // a failed delivery already purged from the read model is still on its stream, and is retried
       if (!row) throw notFound(`delivery ${deliveryId} not found`);
       return deliveryView(row);
