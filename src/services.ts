@@ -71,7 +71,6 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
   const sendEmail = createSendEmail({
     eventStore,
     db,
-    identities,
     counters,
     keys: { check: authenticator.checkKey, accept: authenticator.acceptKey },
     linkSecret,

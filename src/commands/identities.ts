@@ -78,18 +78,6 @@ export function createIdentityCommands(deps: {
       const rows = await deps.db('identities').where({ account_id: accountId, kind }).orderBy('created_at');
       return rows.map(identityView);
     },
-
-    /** SPEC.md §4 rule 3: the sender's domain is verified in full, or the address is a verified single sender. */
-    async isVerifiedSender(accountId: string, email: string): Promise<boolean> {
-      const address = email.trim().toLowerCase();
-      const domain = address.slice(address.lastIndexOf('@') + 1);
-      const row = await deps
-        .db('identities')
-        .where({ account_id: accountId, verified: true })
-        .andWhere((q) => q.where({ kind: 'domain', value: domain }).orWhere({ kind: 'email', value: address }))
-        .first('id');
-      return Boolean(row);
-    },
   };
 }
 export type IdentityCommands = ReturnType<typeof createIdentityCommands>;

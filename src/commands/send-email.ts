@@ -13,7 +13,6 @@ import { keyColumnsSql, keyRefusalSql, type CheckedKeyRow, type PresentedKey } f
 import type { Principal } from '../http/principal.js';
 import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
-import type { IdentityCommands } from './identities.js';
 
 export interface SendEmailInput {
   to: string;
@@ -105,7 +104,6 @@ const isKey = (sender: Principal | PresentedKey): sender is PresentedKey => 'has
 export interface SendEmailDeps {
   eventStore: EventStore;
   db: Db;
-  identities: IdentityCommands;
   counters: SendCounters;
   /** the authenticator's checks, for a key the request presents (see sendEmail) */
   keys: {
@@ -185,7 +183,7 @@ export function createSendEmail(deps: SendEmailDeps) {
     const principal = key ? deps.keys.accept(row, key) : known!;
     if (!row.account_found) throw notFound('account not found');
     if (row.suppressed) throw badRequest(`${input.to} is suppressed`);
-    // (the same rule as identities.isVerifiedSender, inlined into the statement above)
+    // SPEC.md §4 rule 3 (ADMIT_SENDS): the sender's domain is verified in full, or the address is a verified single sender
     if (!row.verified_sender) throw badRequest(`${input.fromEmail} is not verified for sending`);
     const accountId = principal.accountId;
     const apiKeyId = principal.kind === 'apiKey' ? principal.apiKeyId : null;
