@@ -2,13 +2,13 @@ import { createGroupCommit } from '../../group-commit.js';
 import type { Db } from '../db/knex.js';
 import type { EmailProvider, IdentityStatus } from '../../ports/email-provider.js';
 
+const providerIdOf = (messageId: string) => `sandbox-${messageId}`;
+
 /**
  * The sandbox email provider: records each rendered message in `sandbox_emails` and NEVER delivers it.
  * The default for new accounts, so a fresh install can be tried safely. A message id is recorded once,
  * so a re-sent message is visibly deduplicated.
  */
-const providerIdOf = (messageId: string) => `sandbox-${messageId}`;
-
 export function createSandboxEmailProvider(deps: { db: Db }): EmailProvider {
   const verified = (identity: string): IdentityStatus => ({
     dkim: 'verified',
