@@ -72,9 +72,16 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   for (const route of deps.routes) {
-    const parse = route.bodyType === 'text' ? textBody : jsonBody;
+    const auth = route.auth;
+    const bodyParser = route.bodyType === 'text' ? textBody : jsonBody;
+    // A body that cannot be read (malformed JSON, too large) is answered only once the credentials
+    // are known good: a bad key or token is the first thing a caller is told, whatever it sent.
+    const parse = (req: Request, res: Response, next: NextFunction) =>
+      bodyParser(req, res, (err?: unknown) => {
+        if (!err || auth.kind === 'public') return next(err);
+        deps.authenticate(req, auth).then(() => next(err), next);
+      });
     app[route.method](route.path, parse, async (req: Request, res: Response) => {
-      const auth = route.auth;
       const key = auth.kind === 'apiKey' && auth.inHandler ? deps.presentKey!(req, auth.scope) : undefined;
       const principal = key ? undefined : await deps.authenticate(req, auth);
       let body, query, params;

@@ -85,6 +85,16 @@ describe('HTTP skeleton: errors, limits, /healthz, /openapi.json, request ids (C
       expect(res.body.message).to.match(/json/i);
     });
 
+    it('with a bad key, a missing key or a key without the scope, the key is answered first (401 / 403), not the body', async () => {
+      const broken = "{to: 'a@b.c',}";
+      expectErrorShape(await req('POST', '/api/send/transactional', { headers: { ...json, 'x-api-key': 'not-a-key' }, body: broken }), 401, 'Unauthorized');
+      expectErrorShape(await req('POST', '/api/send/transactional', { headers: json, body: broken }), 401, 'Unauthorized');
+      const readOnly = (await app.createApiKey(['read_events'])).key;
+      expectErrorShape(await req('POST', '/api/send/transactional', { headers: { ...json, 'x-api-key': readOnly }, body: broken }), 403, 'Forbidden');
+      // a JWT route alike
+      expectErrorShape(await req('POST', '/api/webhooks', { headers: { ...json, authorization: 'Bearer nope' }, body: '{"url":' }), 401, 'Unauthorized');
+    });
+
     it('is parsed as JSON whatever the content type says, so it is still a 400 and not a 500', async () => {
       const res = await req('POST', '/api/auth/login', { headers: { 'content-type': 'text/plain' }, body: '{"email":' });
       expectErrorShape(res, 400, 'Bad Request');
