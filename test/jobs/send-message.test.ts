@@ -125,72 +125,75 @@ for (const p of providers) {
   });
 }
 
+/** The whole app on a fresh fake Postmark, the account set to send through it; both closed after `run`. */
+async function withPostmark(run: (c: { app: TestApp; fake: FakePostmark; key: string; from: string }) => Promise<void>, env: Record<string, string> = {}) {
+  const fake = await startFakePostmark();
+  const app = await startTestApp({ ...postmarkEnv(fake), ...env });
+  try {
+    const { key, from } = await readyToSend(app);
+    await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'postmark' } });
+    await run({ app, fake, key, from });
+  } finally {
+    await app.close();
+    await fake.close();
+  }
+}
+
+/**
+ * A real failure of the event store: PostgreSQL refuses the first `times` ProviderAccepted inserts (a
+ * sequence is not rolled back with the failed transaction). Returns how many were tried so far.
+ */
+async function failAcceptedAppends(app: TestApp, times: number): Promise<() => Promise<number>> {
+  await app.infra.db.raw(`
+    CREATE SEQUENCE fail_accept;
+    CREATE FUNCTION fail_accept() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.type = 'ProviderAccepted' AND nextval('fail_accept') <= ${times} THEN RAISE EXCEPTION 'event store down'; END IF;
+      RETURN NEW;
+    END $$;
+    CREATE TRIGGER fail_accept BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_accept();`);
+  return async () => {
+    const { rows } = await app.infra.db.raw(`SELECT last_value, is_called FROM fail_accept`);
+    return rows[0].is_called ? Number(rows[0].last_value) : 0;
+  };
+}
+
+const sendOne = async (app: TestApp, key: string, from: string) => {
+  const res = await app.request('POST', '/api/send/transactional', { apiKey: key, body: { to: 'r@example.org', fromEmail: from, subject: 's', text: 't', html: '<p>t</p>' } });
+  expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  return res.body.messageLogId as string;
+};
+const sendJob = (id: string, jobId = 'direct') => ({ id: jobId, name: 'provider.send', attempt: 1, data: { sideEffectId: `send:${id}`, messageId: id } });
+/** A send worker of another process on the app's database. */
+const otherWorker = (app: TestApp) => {
+  const { db, eventStore, queue } = app.infra;
+  return createSendMessageHandler({ db, eventStore, queue, ...createProviderRegistry({ db, config: app.config }) });
+};
+
 describe('send worker: crashes and concurrency', function () {
   this.timeout(60_000);
 
-  it('the result append fails after the provider accepted: recorded on a second try, the provider called once and never searched', async () => {
-    const fake = await startFakePostmark();
-    const app = await startTestApp(postmarkEnv(fake));
-    try {
-      const { key, from } = await readyToSend(app);
-      await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'postmark' } });
-      // A real failure of the event store: PostgreSQL refuses the first ProviderAccepted insert (a
-      // sequence is not rolled back with the failed transaction, so only the first one fails).
-      await app.infra.db.raw(`
-        CREATE SEQUENCE fail_accept_once;
-        CREATE FUNCTION fail_accept_once() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF NEW.type = 'ProviderAccepted' AND nextval('fail_accept_once') = 1 THEN
-            RAISE EXCEPTION 'simulated crash between provider call and append';
-          END IF;
-          RETURN NEW;
-        END $$;
-        CREATE TRIGGER fail_accept_once BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_accept_once();`);
-      const res = await app.request('POST', '/api/send/transactional', {
-        apiKey: key,
-        body: { to: 'reader@example.org', fromEmail: from, subject: 'once', text: 'once', html: '<p>once</p>' },
-      });
-      expect(res.status).to.equal(201);
-      const id = res.body.messageLogId;
-      const history = await eventually(
-        () => app.infra.eventStore.readStream(`message-${id}`),
-        (events) => events.some((e) => e.type === 'ProviderAccepted'),
-        15_000,
-      );
-      // the append did fail once (the provider had been called by then)
-      expect((await app.infra.db.raw(`SELECT last_value FROM fail_accept_once`)).rows[0].last_value).to.be.greaterThan(1);
+  it('the result append fails after the provider accepted: recorded on a second try, the provider called once and never searched', () =>
+    withPostmark(async ({ app, fake, key, from }) => {
+      const tried = await failAcceptedAppends(app, 1);
+      const id = await sendOne(app, key, from);
+      const m = await eventually(() => app.request('GET', `/api/messages/${id}`, { token: app.adminToken }), (r) => r.body?.status === 'sent', 15_000);
+      expect(await tried(), 'the append did fail, after the provider had been called').to.be.at.least(2);
+      const history = await app.infra.eventStore.readStream(`message-${id}`);
       expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
       expect(fake.requests.map((r) => r.path)).to.deep.equal(['/email']);
       expect(history[1].data.providerMessageId).to.equal(fake.sent[0].messageId);
-      const m = await eventually(() => app.request('GET', `/api/messages/${id}`, { token: app.adminToken }), (r) => r.body?.status === 'sent');
       expect(m.body.providerMessageId).to.equal(fake.sent[0].messageId);
-    } finally {
-      await app.close();
-      await fake.close();
-    }
-  });
+    }));
 
-  it('the result append keeps failing: the lease runs to its end, and the run after it finds the send in Postmark\'s search; one call', async () => {
-    const fake = await startFakePostmark();
-    const app = await startTestApp(postmarkEnv(fake));
-    try {
-      const { db, eventStore, queue } = app.infra;
-      const { key, from } = await readyToSend(app);
-      await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'postmark' } });
-      await db.raw(`
-        CREATE SEQUENCE fail_accept;
-        CREATE FUNCTION fail_accept() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF NEW.type = 'ProviderAccepted' AND nextval('fail_accept') <= 4 THEN RAISE EXCEPTION 'event store down'; END IF;
-          RETURN NEW;
-        END $$;
-        CREATE TRIGGER fail_accept BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_accept();`);
-      const res = await app.request('POST', '/api/send/transactional', { apiKey: key, body: { to: 'r@example.org', fromEmail: from, subject: 's', text: 't', html: '<p>t</p>' } });
-      expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      const id = res.body.messageLogId;
+  it('the result append keeps failing: the lease runs to its end, and the run after it finds the send in Postmark\'s search; one call', () =>
+    withPostmark(async ({ app, fake, key, from }) => {
+      const { db, eventStore } = app.infra;
+      const tried = await failAcceptedAppends(app, 4);
+      const id = await sendOne(app, key, from);
       const effect = () => db('side_effects').where({ id: `send:${id}` }).first('status', db.raw('claimed_until > now() AS leased'));
       // four tries over ~5 s, then the worker gives up with the lease still held
-      await eventually(async () => Number((await db.raw(`SELECT last_value FROM fail_accept`)).rows[0].last_value), (n) => n >= 4, 15_000);
+      await eventually(tried, (n) => n >= 4, 15_000);
       await new Promise((r) => setTimeout(r, 1_000));
       expect(await effect()).to.deep.equal({ status: 'running', leased: true });
       expect((await eventStore.readStream(`message-${id}`)).map((e) => e.type)).to.deep.equal(['EmailQueued']);
@@ -198,55 +201,38 @@ describe('send worker: crashes and concurrency', function () {
 
       // the lease ends (5 minutes, in the test at once); the next run is in doubt and asks Postmark
       await db('side_effects').where({ id: `send:${id}` }).update({ claimed_until: db.raw(`now() - interval '1 second'`) });
-      const handle = createSendMessageHandler({ db, eventStore, queue, ...createProviderRegistry({ db, config: app.config }) });
-      await handle({ id: 'after-lease', name: 'provider.send', attempt: 1, data: { sideEffectId: `send:${id}`, messageId: id } });
+      await otherWorker(app)(sendJob(id));
       expect(fake.requests.map((r) => r.path)).to.deep.equal(['/email', '/messages/outbound']);
       const history = await eventStore.readStream(`message-${id}`);
       expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
       expect(history[1].data.providerMessageId).to.equal(fake.sent[0].messageId);
       await eventually(effect, (e) => e?.status === 'done');
-    } finally {
-      await app.close();
-      await fake.close();
-    }
-  });
+    }));
 
-  it('a retry after an error that came once Postmark had taken the message finds it in the search instead of sending again', async () => {
-    const fake = await startFakePostmark();
-    const app = await startTestApp({ ...postmarkEnv(fake), ...FAST_RETRIES });
-    try {
-      const { key, from } = await readyToSend(app);
-      await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'postmark' } });
+  it('a retry after an error that came once Postmark had taken the message finds it in the search instead of sending again', () =>
+    withPostmark(async ({ app, fake, key, from }) => {
       fake.failSends(502, 0, 'Bad Gateway', 1, { afterAccepting: true });
-      const res = await app.request('POST', '/api/send/transactional', { apiKey: key, body: { to: 'r@example.org', fromEmail: from, subject: 's', text: 't', html: '<p>t</p>' } });
-      const id = res.body.messageLogId;
+      const id = await sendOne(app, key, from);
       const m = await eventually(() => app.request('GET', `/api/messages/${id}`, { token: app.adminToken }), (r) => r.body?.status === 'sent');
       expect(fake.requests.map((r) => r.path)).to.deep.equal(['/email', '/messages/outbound']);
       expect(m.body.providerMessageId).to.equal(fake.sent[0].messageId);
       const history = await app.infra.eventStore.readStream(`message-${id}`);
       expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAttemptFailed', 'ProviderAccepted']);
-    } finally {
-      await app.close();
-      await fake.close();
-    }
-  });
+    }, FAST_RETRIES));
 
-  it('a send in doubt is not sent while the provider cannot say whether it has it; once it says no, it is sent', async () => {
-    const fake = await startFakePostmark();
-    const app = await startTestApp(postmarkEnv(fake));
-    try {
-      const { db, eventStore, queue } = app.infra;
+  it('a send in doubt is not sent while the provider cannot say whether it has it; once it says no, it is sent', () =>
+    withPostmark(async ({ app, fake }) => {
+      const { db, eventStore } = app.infra;
       const accountId = (await db('accounts').where({ name: 'default' }).first('id')).id;
       const id = await queueDirect(app, { accountId, provider: 'postmark', to: 'doubt@example.org' }, { heldBySender: true });
       // the worker holding it died: its lease ran out
       await db('side_effects').where({ id: `send:${id}` }).update({ claimed_until: db.raw(`now() - interval '1 second'`) });
-      const handle = createSendMessageHandler({ db, eventStore, queue, ...createProviderRegistry({ db, config: app.config }) });
-      const job = { id: 'doubt', name: 'provider.send', attempt: 1, data: { sideEffectId: `send:${id}`, messageId: id } };
+      const handle = otherWorker(app);
       const searches = () => fake.requests.filter((r) => r.path === '/messages/outbound').length;
       const sends = () => fake.requests.filter((r) => r.path === '/email').length;
 
       fake.failSearches(503, 'Service unavailable');
-      const err = await handle(job).catch((e) => e);
+      const err = await handle(sendJob(id)).catch((e) => e);
       expect(err).to.be.instanceOf(Error);
       expect([searches(), sends()]).to.deep.equal([1, 0]);
       // handed on still in doubt: the queue's retry may take it at once, and asks again
@@ -254,40 +240,25 @@ describe('send worker: crashes and concurrency', function () {
       expect(effect).to.deep.equal({ status: 'running', lease_over: true });
       expect((await eventStore.readStream(`message-${id}`)).map((e) => e.type)).to.deep.equal(['EmailQueued']);
 
-      await handle(job);
+      await handle(sendJob(id));
       expect([searches(), sends()]).to.deep.equal([2, 1]);
       const history = await eventStore.readStream(`message-${id}`);
       expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
       expect(history[1].data.providerMessageId).to.equal(fake.sent[0].messageId);
-    } finally {
-      await app.close();
-      await fake.close();
-    }
-  });
+    }));
 
-  it('workers handed the same job at once call the provider once (the side-effect lease), and a late duplicate does nothing', async () => {
-    const fake = await startFakePostmark();
-    fake.sendDelayMs = 300; // a slow provider: the racing workers overlap its call
-    const app = await startTestApp(postmarkEnv(fake));
-    try {
-      const { key, from } = await readyToSend(app);
-      await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'postmark' } });
-      const { db, eventStore, queue } = app.infra;
-      // More workers of another process on the same database, racing the app's own worker.
-      const extra = () => createSendMessageHandler({ db, eventStore, queue, ...createProviderRegistry({ db, config: app.config }) });
-      const res = await app.request('POST', '/api/send/transactional', { apiKey: key, body: { to: 'r@example.org', fromEmail: from, subject: 's', text: 't', html: '<p>t</p>' } });
-      const id = res.body.messageLogId;
-      const job = { id: 'dup', name: 'provider.send', attempt: 1, data: { sideEffectId: `send:${id}`, messageId: id } };
+  it('workers handed the same job at once call the provider once (the side-effect lease), and a late duplicate does nothing', () =>
+    withPostmark(async ({ app, fake, key, from }) => {
+      fake.sendDelayMs = 300; // a slow provider: the racing workers overlap its call
+      const id = await sendOne(app, key, from);
+      const job = sendJob(id, 'dup');
       await eventually(() => app.infra.db('side_effects').where({ id: `send:${id}` }).first(), (row) => Boolean(row));
-      await Promise.all([extra()(job), extra()(job), extra()(job)]);
+      // more workers of another process on the same database, racing the app's own worker
+      await Promise.all([otherWorker(app)(job), otherWorker(app)(job), otherWorker(app)(job)]);
       await eventually(() => app.request('GET', `/api/messages/${id}`, { token: app.adminToken }), (r) => r.body?.status === 'sent');
-      await extra()(job); // delivered again after it is done
+      await otherWorker(app)(job); // delivered again after it is done
       expect(fake.requests.filter((r) => r.path === '/email')).to.have.length(1);
       const history = await app.infra.eventStore.readStream(`message-${id}`);
       expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
-    } finally {
-      await app.close();
-      await fake.close();
-    }
-  });
+    }));
 });
