@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { createPostgresEventStore } from '../../src/adapters/eventstore/postgres-event-store.js';
 import { createTestDatabase } from '../../test/support/db.js';
-import { measureRate, type BenchModule } from './lib.js';
+import { measureRates, type BenchModule } from './lib.js';
 
 const WRITERS = 16;
 /** streams each writer rotates through, so appends land on existing streams with real revisions */
@@ -34,25 +34,24 @@ const bench: BenchModule = {
       const metadata = { actor: 'bench', correlationId: randomUUID() };
 
       const streams = WRITERS * STREAMS_PER_WRITER;
-      const appendRate = await measureRate(
-        inStreamOrder(streams, (s, revision) =>
-          store.append(`bench-${s}`, [{ id: randomUUID(), type: 'EmailQueued', data, metadata }], {
-            expectedRevision: revision === 0 ? 'no_stream' : revision - 1,
-          }),
-        ),
-        { concurrency: WRITERS },
-      );
-      const insertRate = await measureRate(
-        inStreamOrder(streams, (s, revision) =>
-          plain.query('INSERT INTO plain_events (stream_id, revision, event_id, type, data, metadata) VALUES ($1, $2, $3, $4, $5, $6)', [
-            `bench-${s}`,
-            revision,
-            randomUUID(),
-            'EmailQueued',
-            data,
-            metadata,
-          ]),
-        ),
+      const { append: appendRate, insert: insertRate } = await measureRates(
+        {
+          append: inStreamOrder(streams, (s, revision) =>
+            store.append(`bench-${s}`, [{ id: randomUUID(), type: 'EmailQueued', data, metadata }], {
+              expectedRevision: revision === 0 ? 'no_stream' : revision - 1,
+            }),
+          ),
+          insert: inStreamOrder(streams, (s, revision) =>
+            plain.query('INSERT INTO plain_events (stream_id, revision, event_id, type, data, metadata) VALUES ($1, $2, $3, $4, $5, $6)', [
+              `bench-${s}`,
+              revision,
+              randomUUID(),
+              'EmailQueued',
+              data,
+              metadata,
+            ]),
+          ),
+        },
         { concurrency: WRITERS },
       );
 

@@ -6,7 +6,7 @@ import { startTestApp } from '../../test/support/app.js';
 import { readyToSend } from '../../test/support/email-setup.js';
 import { FAKE_AWS_CREDENTIALS, startFakeSns } from '../../test/support/fake-sns.js';
 import { readyToSendSms, useFakeAwsCredentials } from '../../test/support/sms-setup.js';
-import { call, measureRate, scaled, type BenchModule } from './lib.js';
+import { call, measureRates, scaled, type BenchModule } from './lib.js';
 
 /**
  * Issue 9: segment counting (next to `sms-segments-calculator` on the same bodies), accepted SMS sends
@@ -38,17 +38,14 @@ const bench: BenchModule = {
       await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { dailySendCap: 100_000_000 } });
       const sms = await readyToSendSms(app, { scopes: ['sms:send'] });
       const email = await readyToSend(app, { scopes: ['send'] });
-      const smsRate = await measureRate((i) => call(app.baseUrl, 'POST', '/api/send/sms', { headers: { 'x-api-key': sms.key }, body: { to: '+14155550100', body: `Code ${i}` } }), {
-        concurrency: 32,
-      });
-      const emailRate = await measureRate(
-        (i) =>
+      const { sms: smsRate, email: emailRate } = await measureRates({
+        sms: (i) => call(app.baseUrl, 'POST', '/api/send/sms', { headers: { 'x-api-key': sms.key }, body: { to: '+14155550100', body: `Code ${i}` } }),
+        email: (i) =>
           call(app.baseUrl, 'POST', '/api/send/transactional', {
             headers: { 'x-api-key': email.key },
             body: { to: 'r@example.org', fromEmail: email.from, subject: `Code ${i}`, html: '<p>x</p>', text: 'x' },
           }),
-        { concurrency: 32 },
-      );
+      });
       log(`sends: sms ${Math.round(smsRate)}/s, email ${Math.round(emailRate)}/s`);
 
       const provider = createSnsSmsProvider({ region: 'us-east-1', endpoint: fake.url, credentials: FAKE_AWS_CREDENTIALS });

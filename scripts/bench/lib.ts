@@ -25,25 +25,48 @@ export interface BenchOptions {
 
 /** Operations per second of `op` called by `concurrency` loops for `durationMs`. */
 export async function measureRate(op: (i: number) => Promise<unknown>, options: { concurrency?: number; durationMs?: number; warmupMs?: number } = {}): Promise<number> {
+  return (await measureRates({ op }, { ...options, rounds: 1, windowMs: options.durationMs ?? 3_000 })).op;
+}
+
+/**
+ * Operations per second of each of `ops`, measured in alternating windows (a, b, a, b, ...) rather
+ * than one after the other: these machines speed up and slow down by a third within a minute, and
+ * alternating lets that weigh on every op alike, so the ratios between them hold where the rates do not.
+ */
+export async function measureRates<K extends string>(
+  ops: Record<K, (i: number) => Promise<unknown>>,
+  options: { concurrency?: number; rounds?: number; windowMs?: number; warmupMs?: number } = {},
+): Promise<Record<K, number>> {
   const concurrency = options.concurrency ?? 32;
-  const run = async (durationMs: number) => {
+  const names = Object.keys(ops) as K[];
+  const counters = new Map(names.map((name) => [name, 0]));
+  const run = async (name: K, durationMs: number) => {
     let done = 0;
-    let next = 0;
     const end = performance.now() + durationMs;
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
         while (performance.now() < end) {
-          await op(next++);
+          const i = counters.get(name)!;
+          counters.set(name, i + 1);
+          await ops[name](i);
           done++;
         }
       }),
     );
     return done;
   };
-  await run(options.warmupMs ?? 500);
-  const start = performance.now();
-  const done = await run(options.durationMs ?? 3_000);
-  return done / ((performance.now() - start) / 1000);
+  for (const name of names) await run(name, options.warmupMs ?? 500);
+  const totals = new Map(names.map((name) => [name, { done: 0, ms: 0 }]));
+  for (let round = 0; round < (options.rounds ?? 6); round++) {
+    for (const name of names) {
+      const start = performance.now();
+      const done = await run(name, options.windowMs ?? 500);
+      const total = totals.get(name)!;
+      total.done += done;
+      total.ms += performance.now() - start;
+    }
+  }
+  return Object.fromEntries(names.map((name) => [name, totals.get(name)!.done / (totals.get(name)!.ms / 1000)])) as Record<K, number>;
 }
 
 /** Operations per second of a fixed amount of work, run in `concurrency` parallel loops. */

@@ -1,6 +1,5 @@
 import type { Request } from 'express';
-import type { Knex } from 'knex';
-import type { Db } from '../adapters/db/knex.js';
+import { query, type Db } from '../adapters/db/knex.js';
 import { hashApiKey, keyColumnsSql, keyRefusalSql, type CheckedKeyRow, type KeyRefusal, type PresentedKey } from '../commands/api-keys.js';
 import { forbidden, unauthorized, type AppError } from '../domain/errors.js';
 import { clientIp } from '../domain/ip.js';
@@ -10,6 +9,12 @@ import type { JwtIssuer } from './jwt.js';
 import type { Principal, Scope } from './principal.js';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
+
+const KEY_LOOKUP = `
+  SELECT r.i, ${keyColumnsSql('k')}, ${keyRefusalSql('k', 'r.ip', 'r.scope', 'r.at')} AS refusal
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) WITH ORDINALITY AS r (key_hash, ip, scope, at, i)
+  LEFT JOIN api_keys k ON k.key_hash = r.key_hash
+  ORDER BY r.i`;
 
 const refusals: Record<KeyRefusal, (scope: Scope) => AppError> = {
   invalid: () => unauthorized('invalid API key'),
@@ -52,14 +57,12 @@ export function createAuthenticator(deps: { db: Db; jwt: JwtIssuer; now?: () => 
   // Requests arriving together look their keys up in one statement. A request never shares a lookup
   // that was already running when it arrived, so a revocation is still seen by the next request.
   const keyLookups = createGroupCommit<PresentedKey, CheckedKeyRow>(async (keys) => {
-    const { rows } = await deps.db.raw(
-      `SELECT r.i, ${keyColumnsSql('k')}, ${keyRefusalSql('k', 'r.ip', 'r.scope', 'r.at')} AS refusal
-       FROM unnest(?::text[], ?::text[], ?::text[], ?::timestamptz[]) WITH ORDINALITY AS r (key_hash, ip, scope, at, i)
-       LEFT JOIN api_keys k ON k.key_hash = r.key_hash
-       ORDER BY r.i`,
-      [keys.map((k) => k.hash), keys.map((k) => k.clientIp), keys.map((k) => k.scope), keys.map((k) => k.at)] as Knex.Value[],
-    );
-    return rows;
+    return query<CheckedKeyRow>(deps.db, KEY_LOOKUP, [
+      keys.map((k) => k.hash),
+      keys.map((k) => k.clientIp),
+      keys.map((k) => k.scope),
+      keys.map((k) => k.at),
+    ], 'api_key_lookup');
   });
 
   function presentKey(req: Request, scope: Scope): PresentedKey {

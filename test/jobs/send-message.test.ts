@@ -199,11 +199,12 @@ describe('send worker: crashes and concurrency', function () {
       expect((await eventStore.readStream(`message-${id}`)).map((e) => e.type)).to.deep.equal(['EmailQueued']);
       expect(fake.requests.map((r) => r.path)).to.deep.equal(['/email']);
 
-      // the lease ends (5 minutes, in the test at once); the next run is in doubt and asks Postmark
+      // The lease ends (5 minutes, in the test at once); the next run is in doubt and asks Postmark.
+      // That run is this one, or the queue's retry of the failed job if it comes now: one of them claims.
       await db('side_effects').where({ id: `send:${id}` }).update({ claimed_until: db.raw(`now() - interval '1 second'`) });
       await otherWorker(app)(sendJob(id));
+      const history = await eventually(() => eventStore.readStream(`message-${id}`), (h) => h.length === 2);
       expect(fake.requests.map((r) => r.path)).to.deep.equal(['/email', '/messages/outbound']);
-      const history = await eventStore.readStream(`message-${id}`);
       expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
       expect(history[1].data.providerMessageId).to.equal(fake.sent[0].messageId);
       await eventually(effect, (e) => e?.status === 'done');

@@ -22,3 +22,27 @@ export function createDb(connectionString: string, options: { pool?: number; syn
 export async function migrate(db: Db): Promise<void> {
   await db.migrate.latest();
 }
+
+interface PgConnections {
+  acquireConnection(): Promise<pg.PoolClient>;
+  releaseConnection(connection: pg.PoolClient): Promise<unknown>;
+}
+
+/**
+ * Runs `text` (parameters $1..$n) on one of the pool's connections straight through node-postgres,
+ * prepared under `name` on each connection (planned once there) when a name is given. For the API key
+ * lookup every keyed request makes, where knex's raw() (its binding rewrite and query machinery, an
+ * unnamed statement planned on every call) cost the authenticated no-op route a tenth of its rate:
+ * 0.67–0.71× of the unauthenticated route through raw(), 0.70–0.73× unnamed through this, 0.76–0.80×
+ * prepared (four interleaved runs each). Prepare only statements over tables that grow slowly: a cached
+ * plan is replanned when ANALYZE updates the table's statistics, not as the table grows before that.
+ */
+export async function query<R>(db: Db, text: string, values: unknown[], name?: string): Promise<R[]> {
+  const connections = db.client as unknown as PgConnections;
+  const connection = await connections.acquireConnection();
+  try {
+    return (await connection.query<R & pg.QueryResultRow>(name ? { name, text, values } : { text, values })).rows;
+  } finally {
+    await connections.releaseConnection(connection);
+  }
+}
