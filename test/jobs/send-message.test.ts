@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createSendMessageHandler } from '../../src/jobs/send-message.js';
 import { createProviderRegistry } from '../../src/providers.js';
+import { SEND_JOB } from '../../src/process-managers/send-messages.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
 import { postmarkEnv, startFakePostmark, type FakePostmark } from '../support/fake-postmark.js';
@@ -163,7 +164,7 @@ const sendOne = async (app: TestApp, key: string, from: string) => {
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
   return res.body.messageLogId as string;
 };
-const sendJob = (id: string, jobId = 'direct') => ({ id: jobId, name: 'provider.send', attempt: 1, data: { sideEffectId: `send:${id}`, messageId: id } });
+const sendJob = (id: string, jobId = 'direct') => ({ id: jobId, name: SEND_JOB, attempt: 1, data: { sideEffectId: `send:${id}`, messageId: id } });
 /** A send worker of another process on the app's database. */
 const otherWorker = (app: TestApp) => {
   const { db, eventStore, queue } = app.infra;

@@ -5,6 +5,7 @@ import { createId } from '@paralleldrive/cuid2';
 import { execute } from '../../src/commands/execute.js';
 import { messageStream, type EmailQueued, type ProviderOutcome } from '../../src/domain/messages/events.js';
 import { messageDecider } from '../../src/domain/messages/message.js';
+import { SEND_JOB } from '../../src/process-managers/send-messages.js';
 import type { TestApp } from './app.js';
 import { eventually } from './email-setup.js';
 import { emailQueued } from './messages-projection.js';
@@ -49,7 +50,7 @@ export async function queueDirect(app: TestApp, over: Partial<EmailQueued['data'
   if (options.heldBySender) {
     await app.infra.db('side_effects').insert({
       id: `send:${id}`,
-      kind: 'provider.send',
+      kind: SEND_JOB,
       payload: JSON.stringify({ messageId: id }),
       run_after: new Date(),
       status: 'running',
