@@ -1,6 +1,5 @@
-import type { Knex } from 'knex';
 import { createId } from '../cuid.js';
-import type { Db } from '../adapters/db/knex.js';
+import { query, type Db } from '../adapters/db/knex.js';
 import { ACCOUNT_SCOPE_PREFIX, KEY_SCOPE_PREFIX, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
 import { emailDomain, formatFromHeader, normaliseEmail } from '../domain/email/address.js';
 import { renderTemplate } from '../domain/email/render.js';
@@ -60,7 +59,7 @@ interface AdmissionRow extends CheckedKeyRow {
 // already known (a principal) comes without a key to check.
 const ADMIT_SENDS = `
   WITH r AS (
-    SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::text[], ?::int[], ?::text[], ?::text[], ?::text[])
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[])
       WITH ORDINALITY AS r (key_hash, ip, scope, at, account_id, key_id, key_cap, to_address, domain, sender, i)
   ),
   who AS (
@@ -73,8 +72,8 @@ const ADMIT_SENDS = `
   ),
   scoped AS (
     -- the counters of scopesOf (src/adapters/db/send-counters.ts): a key's only when it has a cap
-    SELECT w.*, CASE WHEN sender_key IS NOT NULL AND key_cap IS NOT NULL THEN ?::text || sender_key END AS key_scope,
-           ?::text || sender_account AS account_scope
+    SELECT w.*, CASE WHEN sender_key IS NOT NULL AND key_cap IS NOT NULL THEN $11::text || sender_key END AS key_scope,
+           $12::text || sender_account AS account_scope
     FROM who w
   ),
   checked AS (
@@ -92,7 +91,7 @@ const ADMIT_SENDS = `
   ),
   reserved AS (
     SELECT u.i, u.outcome
-    FROM admitted, unnest(admitted.i, reserve_send_slots(?::date, key_scopes, key_caps, account_scopes, account_caps)) AS u (i, outcome)
+    FROM admitted, unnest(admitted.i, reserve_send_slots($13::date, key_scopes, key_caps, account_scopes, account_caps)) AS u (i, outcome)
   )
   SELECT c.i, c.id, c.account_id, c.scopes, c.daily_limit, c.refusal, c.account_found, c.email_provider, c.tracking, c.suppressed,
          c.verified_sender, c.key_scope, c.account_scope, reserved.outcome
@@ -125,7 +124,7 @@ export function createSendEmail(deps: SendEmailDeps) {
   // a suppression recorded before the send was asked is always seen.
   const admissions = deps.counters.slotBatches<Admission, AdmissionRow>(async (db, day, items) => {
     const principals = items.map((a) => a.principal);
-    const { rows } = await db.raw(ADMIT_SENDS, [
+    return query<AdmissionRow>(db, ADMIT_SENDS, [
       items.map((a) => a.key?.hash ?? null),
       items.map((a) => a.key?.clientIp ?? null),
       items.map((a) => a.key?.scope ?? null),
@@ -139,8 +138,7 @@ export function createSendEmail(deps: SendEmailDeps) {
       KEY_SCOPE_PREFIX,
       ACCOUNT_SCOPE_PREFIX,
       day,
-    ] as Knex.Value[]);
-    return rows;
+    ], 'admit_sends');
   });
 
   /**

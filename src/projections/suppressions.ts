@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { SUPPRESSION_STREAM_PREFIX } from '../domain/suppression/suppression.js';
 import type { Projection } from './projection.js';
+import { analyzeAfterGrowth } from './statistics.js';
 
 /** The account-wide suppression list the send path checks. */
 export const suppressionsProjection: Projection = {
@@ -48,5 +49,6 @@ export const suppressionsProjection: Projection = {
         await trx(t('suppressions')).where({ account_id: d.accountId, value: d.value }).delete();
       }
     }
+    await analyzeAfterGrowth(trx, t('suppressions'), events.filter((e) => e.type === 'AddressSuppressed').length);
   },
 };

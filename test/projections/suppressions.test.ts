@@ -73,4 +73,18 @@ describe('suppressions projection (given events, then rows)', function () {
       ['ada@example.org', 'email', 'unsubscribed', 'one_click'],
     ]);
   });
+
+  it('a batch that grows the list by a tenth or more leaves the planner counting its rows (statements prepared over it replan)', async () => {
+    const reltuples = async () => Number((await spec.db.raw("SELECT reltuples FROM pg_class WHERE oid = 'suppressions_spec'::regclass")).rows[0].reltuples);
+    const batch = (from: number, n: number): [string, AddressSuppressed[]][] =>
+      Array.from({ length: n }, (_, i) => [stream('a1', `r${from + i}@example.org`), [suppressed({ value: `r${from + i}@example.org` })]]);
+    await spec.given(...batch(0, 99));
+    expect(await reltuples()).to.equal(-1); // never analyzed: a batch this small changes no plan
+    await spec.given(...batch(99, 1_000));
+    expect(await reltuples()).to.equal(1_099);
+    await spec.given(...batch(1_099, 100)); // less than a tenth more
+    expect(await reltuples()).to.equal(1_099);
+    await spec.given(...batch(1_199, 200));
+    expect(await reltuples()).to.equal(1_399);
+  });
 });

@@ -9,11 +9,14 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export type Db = Knex;
 
-export function createDb(connectionString: string, options: { pool?: number; synchronousCommit?: boolean } = {}): Db {
+/** Session settings of every connection of a pool (a pool that wants them gets its own). */
+export type SessionSettings = Partial<Record<'synchronous_commit' | 'enable_seqscan', 'on' | 'off'>>;
+
+export function createDb(connectionString: string, options: { pool?: number; settings?: SessionSettings } = {}): Db {
+  const settings = Object.entries(options.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`);
   return knexFactory({
     client: 'pg',
-    // Asynchronous commit is per connection (a session setting), so a pool that wants it gets its own.
-    connection: options.synchronousCommit === false ? { connectionString, options: '-c synchronous_commit=off' } : connectionString,
+    connection: settings.length > 0 ? { connectionString, options: settings.join(' ') } : connectionString,
     pool: { min: 0, max: options.pool ?? 10 },
     migrations: { migrationSource, tableName: 'knex_migrations' },
   });
@@ -34,15 +37,34 @@ interface PgConnections {
  * lookup every keyed request makes, where knex's raw() (its binding rewrite and query machinery, an
  * unnamed statement planned on every call) cost the authenticated no-op route a tenth of its rate:
  * 0.67–0.71× of the unauthenticated route through raw(), 0.70–0.73× unnamed through this, 0.76–0.80×
- * prepared (four interleaved runs each). Prepare only statements over tables that grow slowly: a cached
- * plan is replanned when ANALYZE updates the table's statistics, not as the table grows before that.
+ * prepared (four interleaved runs each); and for the send admission, whose planning cost PostgreSQL
+ * more than running it. Prepare only statements over tables that grow slowly, or on connections that
+ * plan index scans only: a cached plan is replanned when ANALYZE updates the table's statistics, not
+ * as the table grows before that.
  */
 export async function query<R>(db: Db, text: string, values: unknown[], name?: string): Promise<R[]> {
   const connections = db.client as unknown as PgConnections;
   const connection = await connections.acquireConnection();
   try {
-    return (await connection.query<R & pg.QueryResultRow>(name ? { name, text, values } : { text, values })).rows;
+    if (!name) return (await connection.query<R & pg.QueryResultRow>({ text, values })).rows;
+    try {
+      return (await connection.query<R & pg.QueryResultRow>({ name: preparedName(connection, name), text, values })).rows;
+    } catch (err) {
+      if ((err as { code?: string }).code !== CACHED_PLAN_CHANGED_TYPE) throw err;
+      // A rebuild re-pointed a view at a table whose columns have other types: this connection's
+      // statement can no longer run, so it prepares the text again under a new name.
+      renamed.set(connection, { ...renamed.get(connection), [name]: (renamed.get(connection)?.[name] ?? 0) + 1 });
+      return (await connection.query<R & pg.QueryResultRow>({ name: preparedName(connection, name), text, values })).rows;
+    }
   } finally {
     await connections.releaseConnection(connection);
   }
 }
+
+/** "cached plan must not change result type" (feature_not_supported) */
+const CACHED_PLAN_CHANGED_TYPE = '0A000';
+const renamed = new WeakMap<pg.PoolClient, Record<string, number>>();
+const preparedName = (connection: pg.PoolClient, name: string) => {
+  const version = renamed.get(connection)?.[name];
+  return version ? `${name}_${version}` : name;
+};

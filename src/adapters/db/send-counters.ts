@@ -56,7 +56,9 @@ export function scopesOf(request: SlotRequest): CapScopes {
  * them in arrival order under the counters' row locks.
  */
 export function createSendCounters(connectionString: string) {
-  const db = createDb(connectionString, { pool: 4, synchronousCommit: false });
+  // Index scans only: the admission statement runs prepared here (src/commands/send-email.ts), and a
+  // plan cached while a table was small would otherwise keep scanning it whole as it grows.
+  const db = createDb(connectionString, { pool: 4, settings: { synchronous_commit: 'off', enable_seqscan: 'off' } });
 
   /**
    * A group commit of statements that take slots (reserve_send_slots, alone or behind checks of their

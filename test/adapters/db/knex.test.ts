@@ -1,0 +1,50 @@
+import { expect } from 'chai';
+import { createDb, query, type Db } from '../../../src/adapters/db/knex.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
+
+describe('database connections', () => {
+  let testDb: TestDatabase;
+  before(async () => {
+    testDb = await createTestDatabase({ migrate: false });
+  });
+  after(async () => {
+    await testDb.drop();
+  });
+
+  it("a pool's session settings hold on each of its connections", async () => {
+    const db = createDb(testDb.url, { pool: 2, settings: { synchronous_commit: 'off', enable_seqscan: 'off' } });
+    try {
+      const shown = await Promise.all(
+        [1, 2, 3].map(() => query<{ sync: string; seqscan: string }>(db, "SELECT current_setting('synchronous_commit') AS sync, current_setting('enable_seqscan') AS seqscan", [])),
+      );
+      expect(shown.map((rows) => rows[0])).to.deep.equal([1, 2, 3].map(() => ({ sync: 'off', seqscan: 'off' })));
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  describe('query() with a prepared statement', () => {
+    let db: Db;
+    before(async () => {
+      // one connection, so every call below reuses the statement prepared on it
+      db = createDb(testDb.url, { pool: 1 });
+      await db.raw(`CREATE TABLE things_g1 (id text PRIMARY KEY, size text); INSERT INTO things_g1 VALUES ('a', 'large')`);
+      await db.raw(`CREATE TABLE things_g2 (id text PRIMARY KEY, size int); INSERT INTO things_g2 VALUES ('a', 3)`);
+      await db.raw('CREATE VIEW things AS SELECT * FROM things_g1');
+    });
+    after(async () => {
+      await db.destroy();
+    });
+
+    it('still runs after a rebuild points its view at columns of another type', async () => {
+      const size = async () => (await query<{ size: unknown }>(db, 'SELECT size FROM things WHERE id = $1', ['a'], 'thing_size'))[0].size;
+      expect(await size()).to.equal('large');
+      // what a projection's new generation does (src/projections/generations.ts)
+      await db.raw('DROP VIEW things; CREATE VIEW things AS SELECT * FROM things_g2');
+      expect(await size()).to.equal(3);
+      expect(await size()).to.equal(3);
+      await db.raw('DROP VIEW things; CREATE VIEW things AS SELECT * FROM things_g1');
+      expect(await size()).to.equal('large');
+    });
+  });
+});
