@@ -76,7 +76,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     linkSecret,
     baseUrl: () => config.BASE_URL,
   });
-  const sendSms = createSendSms({ eventStore, db, counters, provider: config.SMS_PROVIDER });
+  const sendSms = createSendSms({ eventStore, counters, provider: config.SMS_PROVIDER });
   const contacts = createContactCommands({ eventStore, db, waitFor });
   const engagement = createEngagementCommands({ eventStore, suppressions });
   const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider' });

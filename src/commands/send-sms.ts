@@ -1,9 +1,7 @@
 import { createId } from '../cuid.js';
-import type { Db } from '../adapters/db/knex.js';
-import type { SendCounters } from '../adapters/db/send-counters.js';
-import type { SmsSettings } from '../domain/accounts/account.js';
+import { query } from '../adapters/db/knex.js';
+import { ACCOUNT_SCOPE_PREFIX, KEY_SCOPE_PREFIX, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { createGroupCommit } from '../group-commit.js';
 import { messageStream, type SmsQueued } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
 import { parsePhoneNumber } from '../domain/sms/phone.js';
@@ -14,32 +12,95 @@ import { execute } from './execute.js';
 
 export const MAX_SMS_SEGMENTS = 10;
 
+/** Why an account refuses an SMS, in the order SPEC.md §4 gives its rules (ADMIT_SMS's `refusal`). */
+type SmsRefusal = 'account' | 'disabled' | 'no_origination' | 'sandbox' | 'opted_out' | 'suppressed';
+
+interface SmsAdmission {
+  principal: Principal;
+  to: string;
+  day: string;
+}
+
+interface SmsAdmissionRow {
+  refusal: SmsRefusal | null;
+  origination_number: string | null;
+  key_scope: string | null;
+  account_scope: string;
+  /** reserve_send_slots' answer; null for a send refused before it, which takes no slot */
+  outcome: string | null;
+}
+
+// The account's SMS settings, the suppression check and the cap reservation of the sends that pass
+// them, in one statement for all sends arriving together, as ADMIT_SENDS does for email: a send
+// refused by any rule takes no slot. Run prepared on the counters' connections (index scans only).
+const ADMIT_SMS = `
+  WITH r AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[]) WITH ORDINALITY AS r (account_id, key_id, key_cap, to_value, i)
+  ),
+  checked AS (
+    SELECT r.i, r.to_value, a.daily_send_cap, a.sms->>'originationNumber' AS origination_number,
+      -- the counters of scopesOf (src/adapters/db/send-counters.ts): a key's only when it has a cap
+      CASE WHEN r.key_id IS NOT NULL AND r.key_cap IS NOT NULL THEN $5::text || r.key_id END AS key_scope,
+      r.key_cap, $6::text || r.account_id AS account_scope,
+      CASE
+        WHEN a.id IS NULL THEN 'account'
+        WHEN NOT coalesce((a.sms->>'enabled')::boolean, false) THEN 'disabled'
+        WHEN coalesce(a.sms->>'originationNumber', '') = '' THEN 'no_origination'
+        WHEN coalesce((a.sms->>'sandbox')::boolean, false) AND NOT coalesce(a.sms->'sandboxDestinations' ? r.to_value, false) THEN 'sandbox'
+        ELSE (SELECT CASE WHEN s.reason = 'sms_optout' THEN 'opted_out' ELSE 'suppressed' END
+              FROM suppressions s WHERE s.account_id = a.id AND s.value = r.to_value)
+      END AS refusal
+    FROM r LEFT JOIN accounts a ON a.id = r.account_id
+  ),
+  admitted AS (
+    SELECT array_agg(i ORDER BY i) AS i,
+           array_agg(key_scope ORDER BY i) AS key_scopes, array_agg(CASE WHEN key_scope IS NOT NULL THEN key_cap END ORDER BY i) AS key_caps,
+           array_agg(account_scope ORDER BY i) AS account_scopes, array_agg(daily_send_cap ORDER BY i) AS account_caps
+    FROM checked WHERE refusal IS NULL
+  ),
+  reserved AS (
+    SELECT u.i, u.outcome
+    FROM admitted, unnest(admitted.i, reserve_send_slots($7::date, key_scopes, key_caps, account_scopes, account_caps)) AS u (i, outcome)
+  )
+  SELECT c.refusal, c.origination_number, c.key_scope, c.account_scope, reserved.outcome
+  FROM checked c LEFT JOIN reserved ON reserved.i = c.i
+  ORDER BY c.i`;
+
+/** The 400s of a refused SMS (a missing account is a 404). */
+function refusalError(refusal: SmsRefusal, to: string) {
+  switch (refusal) {
+    case 'account':
+      return notFound('account not found');
+    case 'disabled':
+      return badRequest('SMS is not enabled for this account');
+    case 'no_origination':
+      return badRequest('no origination number is provisioned for this account');
+    case 'sandbox':
+      return badRequest(`${to} is not a verified sandbox destination (the account's SMS is in sandbox mode)`);
+    case 'opted_out':
+      return badRequest(`${to} has opted out of SMS`);
+    case 'suppressed':
+      return badRequest(`${to} is suppressed`);
+  }
+}
+
 /**
  * SendSms: every 400 of SPEC.md §4 with a message saying which rule failed, then the caps, then
  * `SmsQueued` on a new message stream (same stream, history and status model as email).
  */
-interface SmsCheckRow {
-  daily_send_cap: number;
-  sms: SmsSettings;
-  suppressed_reason: string | null;
-}
-
-export function createSendSms(deps: { eventStore: EventStore; db: Db; counters: SendCounters; provider: 'sns' | 'sandbox' }) {
-  // The account's settings and the suppression check in one round trip, and those of sends arriving
-  // together in one statement (as for email). A send never joins a statement already running, so an
-  // opt-out recorded before the send was asked is always seen.
-  const smsChecks = createGroupCommit<{ accountId: string; to: string }, SmsCheckRow | undefined>(async (items) => {
-    const { rows } = await deps.db.raw(
-      `SELECT r.i, a.daily_send_cap, a.sms,
-         (SELECT s.reason FROM suppressions s WHERE s.account_id = a.id AND s.value = r.to_value LIMIT 1) AS suppressed_reason
-       FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS r (account_id, to_value, i)
-       JOIN accounts a ON a.id = r.account_id`,
-      [items.map((c) => c.accountId), items.map((c) => c.to)],
-    );
-    const results: (SmsCheckRow | undefined)[] = items.map(() => undefined);
-    for (const row of rows) results[Number(row.i) - 1] = row;
-    return results;
-  });
+export function createSendSms(deps: { eventStore: EventStore; counters: SendCounters; provider: 'sns' | 'sandbox' }) {
+  // A send never joins a statement already running, so an opt-out recorded before it was asked is seen.
+  const admissions = deps.counters.slotBatches<SmsAdmission, SmsAdmissionRow>((db, day, items) =>
+    query<SmsAdmissionRow>(db, ADMIT_SMS, [
+      items.map((a) => a.principal.accountId),
+      items.map((a) => (a.principal.kind === 'apiKey' ? a.principal.apiKeyId : null)),
+      items.map((a) => (a.principal.kind === 'apiKey' ? a.principal.dailyLimit : null)),
+      items.map((a) => a.to),
+      KEY_SCOPE_PREFIX,
+      ACCOUNT_SCOPE_PREFIX,
+      day,
+    ], 'admit_sms'),
+  );
 
   return async function sendSms(principal: Principal, input: { to: string; body: string }) {
     const accountId = principal.accountId;
@@ -49,22 +110,10 @@ export function createSendSms(deps: { eventStore: EventStore; db: Db; counters: 
     if (segments > MAX_SMS_SEGMENTS) {
       throw badRequest(`body is too long: ${segments} segments (${encoding}), at most ${MAX_SMS_SEGMENTS} allowed`);
     }
-    const account = await smsChecks.add({ accountId, to });
-    if (!account) throw notFound('account not found');
-    const sms: SmsSettings = account.sms;
-    if (!sms.enabled) throw badRequest('SMS is not enabled for this account');
-    if (!sms.originationNumber) throw badRequest('no origination number is provisioned for this account');
-    if (sms.sandbox && !sms.sandboxDestinations.includes(to)) {
-      throw badRequest(`${to} is not a verified sandbox destination (the account's SMS is in sandbox mode)`);
-    }
-    if (account.suppressed_reason) throw badRequest(account.suppressed_reason === 'sms_optout' ? `${to} has opted out of SMS` : `${to} is suppressed`);
-
-    const reservation = await deps.counters.reserve({
-      accountId,
-      accountCap: account.daily_send_cap,
-      apiKeyId: principal.kind === 'apiKey' ? principal.apiKeyId : null,
-      keyLimit: principal.kind === 'apiKey' ? principal.dailyLimit : null,
-    });
+    const day = utcDay(new Date()); // the day the slots are taken, and given back on
+    const row = await admissions.add({ principal, to, day });
+    if (row.refusal) throw refusalError(row.refusal, to);
+    const reservation = deps.counters.settle(row.outcome!, { day, keyScope: row.key_scope, accountScope: row.account_scope });
     const messageId = createId();
     const data: SmsQueued['data'] = {
       messageId,
@@ -74,7 +123,7 @@ export function createSendSms(deps: { eventStore: EventStore; db: Db; counters: 
       body: input.body,
       segments,
       encoding,
-      originationNumber: sms.originationNumber,
+      originationNumber: row.origination_number!,
       provider: deps.provider,
       queuedAt: new Date().toISOString(),
     };
