@@ -1,6 +1,6 @@
 import { createId } from '../cuid.js';
 import { query, type Db } from '../adapters/db/knex.js';
-import { ACCOUNT_SCOPE_PREFIX, KEY_SCOPE_PREFIX, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
+import { ACCOUNT_SCOPE_PREFIX, KEY_SCOPE_PREFIX, reserveAdmittedSql, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
 import { emailDomain, formatFromHeader, normaliseEmail } from '../domain/email/address.js';
 import { renderTemplate } from '../domain/email/render.js';
 import { rewriteForTracking } from '../domain/email/tracking.js';
@@ -83,16 +83,7 @@ const ADMIT_SENDS = `
                 AND ((i.kind = 'domain' AND i.value = w.domain) OR (i.kind = 'email' AND i.value = w.sender))) AS verified_sender
     FROM scoped w LEFT JOIN accounts a ON a.id = w.sender_account
   ),
-  admitted AS (
-    SELECT array_agg(i ORDER BY i) AS i,
-           array_agg(key_scope ORDER BY i) AS key_scopes, array_agg(CASE WHEN key_scope IS NOT NULL THEN key_cap END ORDER BY i) AS key_caps,
-           array_agg(account_scope ORDER BY i) AS account_scopes, array_agg(daily_send_cap ORDER BY i) AS account_caps
-    FROM checked WHERE refusal IS NULL AND account_found AND NOT suppressed AND verified_sender
-  ),
-  reserved AS (
-    SELECT u.i, u.outcome
-    FROM admitted, unnest(admitted.i, reserve_send_slots($13::date, key_scopes, key_caps, account_scopes, account_caps)) AS u (i, outcome)
-  )
+  ${reserveAdmittedSql('refusal IS NULL AND account_found AND NOT suppressed AND verified_sender', '$13')}
   SELECT c.i, c.id, c.account_id, c.scopes, c.daily_limit, c.refusal, c.account_found, c.email_provider, c.tracking, c.suppressed,
          c.verified_sender, c.key_scope, c.account_scope, reserved.outcome
   FROM checked c LEFT JOIN reserved ON reserved.i = c.i

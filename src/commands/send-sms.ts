@@ -1,6 +1,6 @@
 import { createId } from '../cuid.js';
 import { query } from '../adapters/db/knex.js';
-import { ACCOUNT_SCOPE_PREFIX, KEY_SCOPE_PREFIX, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
+import { ACCOUNT_SCOPE_PREFIX, KEY_SCOPE_PREFIX, reserveAdmittedSql, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { messageStream, type SmsQueued } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
@@ -52,16 +52,7 @@ const ADMIT_SMS = `
       END AS refusal
     FROM r LEFT JOIN accounts a ON a.id = r.account_id
   ),
-  admitted AS (
-    SELECT array_agg(i ORDER BY i) AS i,
-           array_agg(key_scope ORDER BY i) AS key_scopes, array_agg(CASE WHEN key_scope IS NOT NULL THEN key_cap END ORDER BY i) AS key_caps,
-           array_agg(account_scope ORDER BY i) AS account_scopes, array_agg(daily_send_cap ORDER BY i) AS account_caps
-    FROM checked WHERE refusal IS NULL
-  ),
-  reserved AS (
-    SELECT u.i, u.outcome
-    FROM admitted, unnest(admitted.i, reserve_send_slots($7::date, key_scopes, key_caps, account_scopes, account_caps)) AS u (i, outcome)
-  )
+  ${reserveAdmittedSql('refusal IS NULL', '$7')}
   SELECT c.refusal, c.origination_number, c.key_scope, c.account_scope, reserved.outcome
   FROM checked c LEFT JOIN reserved ON reserved.i = c.i
   ORDER BY c.i`;

@@ -45,6 +45,23 @@ export function scopesOf(request: SlotRequest): CapScopes {
 }
 
 /**
+ * The CTEs `admitted` and `reserved` of an admission statement (ADMIT_SENDS, ADMIT_SMS): the rows of
+ * `checked` (i: arrival order, key_scope, key_cap, account_scope, daily_send_cap) that pass `admits`
+ * take their slots in one call of reserve_send_slots on `day` (a parameter); `reserved` answers each
+ * of them by `i`. A row refused by `admits` takes no slot.
+ */
+export const reserveAdmittedSql = (admits: string, day: string) => `admitted AS (
+    SELECT array_agg(i ORDER BY i) AS i,
+           array_agg(key_scope ORDER BY i) AS key_scopes, array_agg(CASE WHEN key_scope IS NOT NULL THEN key_cap END ORDER BY i) AS key_caps,
+           array_agg(account_scope ORDER BY i) AS account_scopes, array_agg(daily_send_cap ORDER BY i) AS account_caps
+    FROM checked WHERE ${admits}
+  ),
+  reserved AS (
+    SELECT u.i, u.outcome
+    FROM admitted, unnest(admitted.i, reserve_send_slots(${day}::date, key_scopes, key_caps, account_scopes, account_caps)) AS u (i, outcome)
+  )`;
+
+/**
  * The counters get a pool of their own whose sessions commit asynchronously. Every send of an account
  * takes the same counter row, and a synchronous commit holds that row's lock through the WAL flush,
  * which would make the account's sends take turns at disk speed. Nothing is lost that matters: a send
