@@ -71,7 +71,7 @@ const ADMIT_SENDS = `
     FROM r LEFT JOIN api_keys k ON k.key_hash = r.key_hash
   ),
   scoped AS (
-    -- the counters of scopesOf (src/adapters/db/send-counters.ts): a key's only when it has a cap
+    -- the counters a send takes a slot of: its key's only when the key has a cap, its account's always
     SELECT w.*, CASE WHEN sender_key IS NOT NULL AND key_cap IS NOT NULL THEN $11::text || sender_key END AS key_scope,
            $12::text || sender_account AS account_scope
     FROM who w

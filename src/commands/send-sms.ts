@@ -39,7 +39,7 @@ const ADMIT_SMS = `
   ),
   checked AS (
     SELECT r.i, r.to_value, a.daily_send_cap, a.sms->>'originationNumber' AS origination_number,
-      -- the counters of scopesOf (src/adapters/db/send-counters.ts): a key's only when it has a cap
+      -- the counters a send takes a slot of: its key's only when the key has a cap, its account's always
       CASE WHEN r.key_id IS NOT NULL AND r.key_cap IS NOT NULL THEN $5::text || r.key_id END AS key_scope,
       r.key_cap, $6::text || r.account_id AS account_scope,
       CASE

@@ -7,7 +7,7 @@ const GROWTH = 0.1;
 
 /**
  * Gives the planner new statistics at once when a batch grew `table` by a tenth or more. Statements
- * prepared over it (the send admission, src/commands/send-email.ts) keep the plan made for the table
+ * prepared over it (the admissions of email and SMS sends) keep the plan made for the table
  * as it was until its statistics change: one made for an empty suppression list probed a 100,000-row
  * list at 30 ms a statement instead of 0.4 ms. Autovacuum would analyze it too, but up to a minute
  * later (and not at all where it is switched off); ANALYZE inside this transaction counts the rows it

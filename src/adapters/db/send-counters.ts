@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import { createDb, type Db } from './knex.js';
 import { badRequest, tooManyRequests } from '../../domain/errors.js';
 import { createGroupCommit, type GroupCommit } from '../../group-commit.js';
@@ -12,20 +11,12 @@ export interface CapReservation {
   release(): Promise<void>;
 }
 
-/** The counters one send takes a slot of, on the UTC day it was asked. */
+/** The counters one send took a slot of, on the UTC day it was asked. */
 export interface CapScopes {
   day: string;
   /** null when the send has no per-key cap */
   keyScope: string | null;
-  keyCap: number | null;
   accountScope: string;
-}
-
-export interface SlotRequest {
-  accountId: string;
-  apiKeyId?: string | null;
-  keyLimit?: number | null;
-  now?: Date;
 }
 
 export const utcDay = (now: Date) => now.toISOString().slice(0, 10);
@@ -33,16 +24,6 @@ export const utcDay = (now: Date) => now.toISOString().slice(0, 10);
 /** Counter names: a key's cap counts under `key:<apiKeyId>`, an account's under `account:<accountId>`. */
 export const KEY_SCOPE_PREFIX = 'key:';
 export const ACCOUNT_SCOPE_PREFIX = 'account:';
-
-export function scopesOf(request: SlotRequest): CapScopes {
-  const keyScope = request.apiKeyId && request.keyLimit != null ? KEY_SCOPE_PREFIX + request.apiKeyId : null;
-  return {
-    day: utcDay(request.now ?? new Date()),
-    keyScope,
-    keyCap: keyScope ? request.keyLimit! : null,
-    accountScope: ACCOUNT_SCOPE_PREFIX + request.accountId,
-  };
-}
 
 /**
  * The CTEs `admitted` and `reserved` of an admission statement (ADMIT_SENDS, ADMIT_SMS): the rows of
@@ -73,7 +54,7 @@ export const reserveAdmittedSql = (admits: string, day: string) => `admitted AS 
  * them in arrival order under the counters' row locks.
  */
 export function createSendCounters(connectionString: string) {
-  // Index scans only: the admission statement runs prepared here (src/commands/send-email.ts), and a
+  // Index scans only: the admission statements (ADMIT_SENDS, ADMIT_SMS) run prepared here, and a
   // plan cached while a table was small would otherwise keep scanning it whole as it grows.
   const db = createDb(connectionString, { pool: 4, settings: { synchronous_commit: 'off', enable_seqscan: 'off' } });
 
@@ -94,18 +75,6 @@ export function createSendCounters(connectionString: string) {
     });
   }
 
-  const reservations = slotBatches<{ day: string; scopes: CapScopes; accountCap: number }, string>(async (db, day, items) => {
-    const of = <K extends keyof CapScopes>(key: K) => items.map((r) => r.scopes[key]) as Knex.Value;
-    const { rows } = await db.raw('SELECT reserve_send_slots(?::date, ?::text[], ?::int[], ?::text[], ?::int[]) AS outcomes', [
-      day,
-      of('keyScope'),
-      of('keyCap'),
-      of('accountScope'),
-      items.map((r) => r.accountCap),
-    ]);
-    return rows[0].outcomes;
-  });
-
   async function releaseSlots(scopes: string[], day: string): Promise<void> {
     // locked in scope order, like reserve_send_slots, so the two never deadlock
     await db.raw(
@@ -117,7 +86,7 @@ export function createSendCounters(connectionString: string) {
   }
 
   /** The answer to one send of reserve_send_slots' outcome: the spec's error, or slots to give back. */
-  function settle(outcome: string, scopes: Omit<CapScopes, 'keyCap'>): CapReservation {
+  function settle(outcome: string, scopes: CapScopes): CapReservation {
     if (outcome === 'key') throw badRequest('daily send limit reached for this API key');
     if (outcome === 'account') throw tooManyRequests('Daily send limit reached');
     const taken = scopes.keyScope ? [scopes.keyScope, scopes.accountScope] : [scopes.accountScope];
@@ -129,11 +98,6 @@ export function createSendCounters(connectionString: string) {
     close: () => db.destroy(),
     slotBatches,
     settle,
-
-    async reserve(opts: SlotRequest & { accountCap: number }): Promise<CapReservation> {
-      const scopes = scopesOf(opts);
-      return settle(await reservations.add({ day: scopes.day, scopes, accountCap: opts.accountCap }), scopes);
-    },
 
     async used(scope: string, now = new Date()): Promise<number> {
       const row = await db('send_counters').where({ scope, day: utcDay(now) }).first('count');
