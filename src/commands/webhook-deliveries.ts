@@ -3,7 +3,7 @@ import type { WebhookSender } from '../adapters/webhooks/http-sender.js';
 import { classifyAttempt } from '../domain/webhooks/classify-response.js';
 import { deliveryDecider, deliveryStream } from '../domain/webhooks/delivery.js';
 import { notFound } from '../domain/errors.js';
-import { DELIVER_WEBHOOK_JOB } from '../process-managers/webhook-fanout.js';
+import { DELIVER_WEBHOOK_JOB, deliveryEffectId } from '../process-managers/webhook-fanout.js';
 import { enqueueSideEffects } from '../process-managers/side-effects.js';
 import { signedRequest } from '../jobs/deliver-webhook.js';
 import type { EventStore } from '../ports/event-store.js';
@@ -64,10 +64,13 @@ export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db
         streamId: deliveryStream(deliveryId),
         metadata: { actor },
       });
+      // The webhook-retries process manager makes the same effect from the event, due a little later,
+      // for a process that stops before the next lines; recorded here, it is due at once, and queued
+      // only once the answer below is read.
       const series = result.state.series;
       const runAfter = new Date();
       const effect = {
-        id: `webhook:${deliveryId}:${series}`,
+        id: deliveryEffectId(deliveryId, series),
         kind: DELIVER_WEBHOOK_JOB,
         payload: { deliveryId, series },
         runAfter,

@@ -7,6 +7,9 @@ import type { SideEffect } from './side-effects.js';
 
 export const DELIVER_WEBHOOK_JOB = 'webhook.deliver';
 
+/** The side effect that makes a delivery's attempts of one series (1: the first; a manual retry starts the next). */
+export const deliveryEffectId = (deliveryId: string, series: number) => `webhook:${deliveryId}:${series}`;
+
 /**
  * The JSON body of SPEC.md §6, plus `id` (the suppression event's id: the same on every attempt and for
  * every subscription, for receivers to dedupe on). Contact fields are null when the address is no
@@ -52,7 +55,7 @@ export const webhookFanoutManager: ProcessManager = {
       for (const sub of subscriptions) {
         const deliveryId = deterministicEventId('delivery', event.id, sub.id);
         effects.push({
-          id: `webhook:${deliveryId}:1`,
+          id: deliveryEffectId(deliveryId, 1),
           kind: DELIVER_WEBHOOK_JOB,
           payload: {
             deliveryId,

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { signWebhookPayload, verifyWebhookSignature } from '../../src/domain/webhooks/signature.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { purgeFailedDeliveries } from '../../src/commands/webhook-deliveries.js';
+import { execute } from '../../src/commands/execute.js';
+import { deliveryDecider, deliveryStream } from '../../src/domain/webhooks/delivery.js';
 import { eventually } from '../support/email-setup.js';
 import { verifyWebhook } from '../support/webhook-guide.js';
 import { hookRequests, newAccount, startScriptedReceiver, type Reply, type ScriptedReceiver } from '../support/webhook-receiver.js';
@@ -202,6 +204,23 @@ describe('webhook deliveries (SPEC.md §6, CONTRACT.md §3–§4)', function () 
     expect((await stranger.call('POST', `/api/webhook-deliveries/${item.id}/retry`)).status).to.equal(404);
     expect((await stranger.call('GET', `/api/webhooks/${sub.id}/deliveries`)).status).to.equal(404);
     expect((await account.call('POST', '/api/webhook-deliveries/nope/retry')).status).to.equal(404);
+  });
+
+  it('a retry the log has is made even when the endpoint stopped right after recording it', async () => {
+    const account = await newAccount(app);
+    const hook = await receiver([400]);
+    const sub = await account.subscribe(hook.hook);
+    await account.suppress('gone@example.org');
+    const item = await account.settled(sub.id, 'failed', 1);
+    hook.script([200]);
+    // all that POST /api/webhook-deliveries/:id/retry has done when its process stops before it records the attempts' effect
+    await execute(deliveryDecider, { kind: 'retry', accountId: account.accountId, by: 'user:test', now: new Date().toISOString() }, {
+      eventStore: app.infra.eventStore,
+      streamId: deliveryStream(item.id),
+    });
+    const done = await account.settled(sub.id, 'delivered', 1);
+    expect(done).to.deep.include({ id: item.id, lastResponseStatus: 200 });
+    expect(hookRequests(hook).map((r) => r.headers['x-service-attempt'])).to.deep.equal(['1', '1']);
   });
 
   it('POST /api/webhooks/:id/test sends one signed webhook.test now and returns the result', async () => {
