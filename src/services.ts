@@ -26,6 +26,8 @@ import { createSuppressionRoutes } from './http/routes/suppressions.js';
 import { createTemplateRoutes } from './http/routes/templates.js';
 import { createWebhookRoutes } from './http/routes/webhooks.js';
 import { createProjectionWaiter } from './projections/waiter.js';
+import { ensureProjection } from './projections/generations.js';
+import { projections } from './projections/registry.js';
 import { createSnsMessageVerifier } from './adapters/sns-verify/verify-sns-message.js';
 import { createWebhookSender } from './adapters/webhooks/http-sender.js';
 import { createEngagementCommands } from './commands/engagement.js';
@@ -48,6 +50,9 @@ const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
 /** Everything the API role needs, wired from configuration and infrastructure. */
 export async function createApiServices(config: Config, infra: Infrastructure, logger: Logger) {
   const { db, eventStore, counters } = infra;
+  // An API process may be the first to reach a new database, before any worker has created the read
+  // models it reads (every request but the writes would fail on a missing table until one started).
+  for (const projection of projections) await ensureProjection(db, projection);
   const jwt = createJwtIssuer(await getOrCreateSecret(db, 'jwt', config.JWT_SECRET));
   const linkSecret = await getOrCreateSecret(db, 'links');
   const waiter = createProjectionWaiter({ db });

@@ -8,6 +8,7 @@ import { AppError, unauthorized } from '../domain/errors.js';
 import { WrongExpectedRevisionError, type EventStore, type Position } from '../ports/event-store.js';
 import type { JwtIssuer } from '../http/jwt.js';
 import { execute } from './execute.js';
+import { accountRow } from './account-row.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
 export const DEFAULT_ACCOUNT_ID = 'default';
@@ -79,8 +80,7 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
     },
 
     async getSettings(accountId: string) {
-      const row = await deps.db('accounts').where({ id: accountId }).first();
-      return settingsView(row);
+      return settingsView(await accountRow(deps.db, accountId));
     },
 
     async changeSettings(accountId: string, actor: string, patch: Partial<AccountSettings>) {
@@ -94,8 +94,7 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
     },
 
     async getSmsSettings(accountId: string): Promise<SmsSettings> {
-      const row = await deps.db('accounts').where({ id: accountId }).first('sms');
-      return row.sms;
+      return (await accountRow(deps.db, accountId, ['sms'])).sms;
     },
 
     async changeSmsSettings(accountId: string, actor: string, sms: SmsSettings) {

@@ -7,6 +7,7 @@ import { normaliseIp } from '../domain/ip.js';
 import type { EventStore } from '../ports/event-store.js';
 import { SCOPES, type Scope } from '../http/principal.js';
 import { execute } from './execute.js';
+import { accountRow } from './account-row.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
 export const API_KEY_PREFIX = 'cl_';
@@ -82,7 +83,7 @@ export function createApiKeyCommands(deps: { eventStore: EventStore; db: Db; wai
         if (!normal) throw badRequest(`ipAllowlist: ${ip} is not a single IPv4 or IPv6 address (CIDR ranges are unsupported)`);
         return normal;
       });
-      const account = await deps.db('accounts').where({ id: accountId }).first('daily_send_cap');
+      const account = await accountRow(deps.db, accountId, ['daily_send_cap']);
       const id = createId();
       const secret = API_KEY_PREFIX + randomBytes(32).toString('base64url');
       const now = new Date().toISOString();
@@ -101,7 +102,7 @@ export function createApiKeyCommands(deps: { eventStore: EventStore; db: Db; wai
       };
       const result = await execute(
         apiKeyDecider,
-        { kind: 'create', accountDailyCap: account?.daily_send_cap ?? 1000, ...data },
+        { kind: 'create', accountDailyCap: account.daily_send_cap, ...data },
         { eventStore: deps.eventStore, streamId: apiKeyStream(id), metadata: { actor } },
       );
       await deps.waitFor('accounts', result.position);

@@ -6,6 +6,7 @@ import type { EventStore } from '../ports/event-store.js';
 import { ProviderError, type EmailProvider } from '../ports/email-provider.js';
 import type { EmailProviderKind } from '../domain/accounts/account.js';
 import { execute } from './execute.js';
+import { accountRow } from './account-row.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
 export function identityView(row: Record<string, any>) {
@@ -30,7 +31,7 @@ export function createIdentityCommands(deps: {
   emailProviderFor(kind: EmailProviderKind): EmailProvider;
 }) {
   async function provider(accountId: string) {
-    const row = await deps.db('accounts').where({ id: accountId }).first('email_provider');
+    const row = await accountRow(deps.db, accountId, ['email_provider']);
     return deps.emailProviderFor(row.email_provider);
   }
 

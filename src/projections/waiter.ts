@@ -2,6 +2,9 @@ import type { Db } from '../adapters/db/knex.js';
 import { AppError } from '../domain/errors.js';
 import { comparePositions, type Position } from '../ports/event-store.js';
 
+/** A read model has not caught up with what the caller knows exists (no worker, or one just starting). */
+export const readModelBehind = (name: string) => new AppError(503, `the ${name} read model is not up to date yet; is a worker running?`);
+
 /**
  * Read-your-writes across processes: waits until a projection's active generation has applied an
  * event position, by reading its checkpoint (cheap: one primary-key lookup per poll).
@@ -26,7 +29,7 @@ export function createProjectionWaiter(deps: { db: Db }) {
         const cp = await checkpoint(name);
         if (cp && comparePositions(cp, position) >= 0) return;
         if (Date.now() > deadline) {
-          throw new AppError(503, `the ${name} read model is not up to date yet; is a worker running?`);
+          throw readModelBehind(name);
         }
         await new Promise((r) => setTimeout(r, delay));
         delay = Math.min(delay * 2, 50);
