@@ -50,8 +50,8 @@ const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
 /** Everything the API role needs, wired from configuration and infrastructure. */
 export async function createApiServices(config: Config, infra: Infrastructure, logger: Logger) {
   const { db, eventStore, counters } = infra;
-  // An API process may be the first to reach a new database, before any worker has created the read
-  // models it reads (every request but the writes would fail on a missing table until one started).
+  // An API process may be the first on a new database: without this, every request reading a read
+  // model answered 500 (a missing table) until a worker had started and created them.
   for (const projection of projections) await ensureProjection(db, projection);
   const jwt = createJwtIssuer(await getOrCreateSecret(db, 'jwt', config.JWT_SECRET));
   const linkSecret = await getOrCreateSecret(db, 'links');
