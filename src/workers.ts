@@ -54,7 +54,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
 
   // 32 provider calls at once: sandbox sends are recorded together, and at 16 the 20,000-send bench
   // left the worker 32 s behind the API (13.6 s at 32, same ratio of accepted sends).
-  await queue.work(SEND_JOB, createSendMessageHandler({ db, eventStore, queue, ...providers, retryDelaysMs: config.PROVIDER_RETRY_DELAYS_MS, logger }) as never, { concurrency: 32 });
+  await queue.work(SEND_JOB, createSendMessageHandler({ db, eventStore, queue, ...providers, retryDelaysMs: config.PROVIDER_RETRY_DELAYS_MS, searchSettleMs: config.PROVIDER_SEARCH_SETTLE_MS, logger }) as never, { concurrency: 32 });
   const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
   // 32 attempts at once across all endpoints: with attempts batched into shared statements, 16 left the
   // worker waiting on round trips (bench: 230 → 337 deliveries/s from 16 to 32, 365 at 64).

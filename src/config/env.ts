@@ -59,6 +59,7 @@ const schema = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt.default(15000),
   /** delays before provider send attempts 2..6 after a transient provider error (throttling, outage) */
   PROVIDER_RETRY_DELAYS_MS: msList.default([5000, 30000, 120000, 600000, 1800000]),
+  PROVIDER_SEARCH_SETTLE_MS: positiveInt.default(60000),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean.default(false),
   SMS_OPTOUT_SYNC_INTERVAL_MS: positiveInt.default(900000),
   /** `sns` sends through AWS; `sandbox` records SMS in the database and never delivers (the default, like email). */

@@ -15,6 +15,13 @@ import { createSideEffectLeases, endLease, releaseSideEffect, rescheduleSideEffe
 /** Delays before provider attempts 2..6 for transient errors (throttling, outages). */
 export const PROVIDER_RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000];
 
+/**
+ * The least delay before the retry of a send the provider may have taken (see ProviderError
+ * `mayHaveSent`) when the retry will ask the provider first: its search must have had time to show
+ * the message, or the retry sends it a second time.
+ */
+export const PROVIDER_SEARCH_SETTLE_MS = 60_000;
+
 export interface SendMessageDeps {
   db: Db;
   eventStore: EventStore;
@@ -22,6 +29,7 @@ export interface SendMessageDeps {
   emailProviderFor(kind: EmailProviderKind): EmailProvider;
   smsProviderFor(kind: 'sns' | 'sandbox'): SmsProvider;
   retryDelaysMs?: number[];
+  searchSettleMs?: number;
   logger?: Logger;
 }
 
@@ -110,7 +118,10 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     } catch (err) {
       const retryable = !(err instanceof ProviderError) || err.retryable;
       const detail = err instanceof Error ? err.message : String(err);
-      const delay = retryable ? delays[attempt - 1] : undefined;
+      let delay = retryable ? delays[attempt - 1] : undefined;
+      if (delay !== undefined && askable && err instanceof ProviderError && err.mayHaveSent) {
+        delay = Math.max(delay, deps.searchSettleMs ?? PROVIDER_SEARCH_SETTLE_MS);
+      }
       if (delay === undefined) {
         await record({ kind: 'providerError', attempt, error: detail, retryAt: null, now: now() });
         await leases.markDone(sideEffectId);

@@ -31,13 +31,16 @@ export interface IdentityStatus {
 
 /**
  * A provider failure. `retryable` errors (throttling, outages) are retried with backoff;
- * the others end the message as `failed` with `message` as the detail.
+ * the others end the message as `failed` with `message` as the detail. `mayHaveSent`: the request may
+ * have reached the provider and been taken before the failure (a timeout, a dropped connection, a 5xx),
+ * unlike a refusal such as throttling.
  */
 export class ProviderError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly code?: string,
+    readonly mayHaveSent = false,
   ) {
     super(message);
     this.name = 'ProviderError';

@@ -9,7 +9,7 @@ import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
 import { queueDirect } from '../support/messages-http.js';
 
 /** Provider retries a few hundred ms apart, so a transient error's retry is seen within a test. */
-const FAST_RETRIES = { PROVIDER_RETRY_DELAYS_MS: '200,200,200,200,200' };
+const FAST_RETRIES = { PROVIDER_RETRY_DELAYS_MS: '200,200,200,200,200', PROVIDER_SEARCH_SETTLE_MS: '300' };
 
 interface ProviderUnderTest {
   kind: 'ses' | 'postmark';
@@ -221,6 +221,24 @@ describe('send worker: crashes and concurrency', function () {
       const history = await app.infra.eventStore.readStream(`message-${id}`);
       expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAttemptFailed', 'ProviderAccepted']);
     }, FAST_RETRIES));
+
+  it('a retry of a send Postmark may have taken (5xx) waits for its search to show it; a throttled one (429) only the retry delay', () =>
+    withPostmark(async ({ app, fake, key, from }) => {
+      const failedAttempt = async (id: string) => {
+        // the retry may already have followed: the first attempt's event is the second of the stream
+        const history = await eventually(() => app.infra.eventStore.readStream(`message-${id}`), (h) => h.length >= 2);
+        expect(history.slice(0, 2).map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAttemptFailed']);
+        const { nextAttemptAt, failedAt } = history[1].data;
+        return Date.parse(nextAttemptAt) - Date.parse(failedAt);
+      };
+      fake.failSends(502, 0, 'Bad Gateway', 1, { afterAccepting: true });
+      const delay = await failedAttempt(await sendOne(app, key, from));
+      expect(delay).to.be.within(59_000, 61_000);
+      fake.failSends(429, 0, 'Rate limit exceeded');
+      expect(await failedAttempt(await sendOne(app, key, from))).to.be.within(0, 1_000);
+      // the first is taken once: the retry would find it in the search (the test above), not send it again
+      expect(fake.sent.length).to.equal(1);
+    }, { PROVIDER_RETRY_DELAYS_MS: '200,200,200,200,200' }));
 
   it('a send in doubt is not sent while the provider cannot say whether it has it; once it says no, it is sent', () =>
     withPostmark(async ({ app, fake }) => {

@@ -62,6 +62,8 @@ function asProviderError(err: unknown): ProviderError {
   const e = err as { statusCode?: number; code?: number; message?: string };
   const status = e.statusCode ?? 0;
   // 429 and server/network failures are transient; 401 (token) and 422 (ErrorCode 300, 406, ...) are final.
+  // Only a throttled or refused request is known not to have been taken.
   const retryable = status === 429 || status >= 500 || status === 0;
-  return new ProviderError(`Postmark error${e.code ? ` ${e.code}` : ''}: ${e.message ?? String(err)}`, retryable, e.code ? String(e.code) : undefined);
+  const mayHaveSent = status >= 500 || status === 0;
+  return new ProviderError(`Postmark error${e.code ? ` ${e.code}` : ''}: ${e.message ?? String(err)}`, retryable, e.code ? String(e.code) : undefined, mayHaveSent);
 }
