@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Db } from '../adapters/db/knex.js';
-import { START, type EventStore, type Position, type RecordedEvent } from '../ports/event-store.js';
+import { comparePositions, START, type EventStore, type Position, type RecordedEvent } from '../ports/event-store.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import { enqueueSideEffects, recordSideEffects, type SideEffect } from './side-effects.js';
 
@@ -18,8 +18,8 @@ const LOCK_NAMESPACE = 7_411;
 
 /**
  * Runs process managers: one owner each across processes (a session advisory lock), batches applied
- * with their checkpoint in one transaction, side effects enqueued after commit (the sweeper covers a
- * crash in between).
+ * with their checkpoint in one transaction (events at or before it skipped), side effects enqueued
+ * after commit (the sweeper covers a crash in between).
  */
 export function createProcessManagerRunner(deps: {
   db: Db;
@@ -59,8 +59,15 @@ export function createProcessManagerRunner(deps: {
           onEvents: async (events) => {
             let effects: SideEffect[] = [];
             await deps.db.transaction(async (trx) => {
-              effects = await recordSideEffects(trx, await manager.handle(events, trx));
-              const last = events[events.length - 1].position;
+              // The checkpoint under its row lock is the truth, not the position this subscription
+              // read from: an owner whose lock connection died quietly keeps following the log while
+              // another takes over, and a batch one of them applied must not reach the manager twice.
+              const row = await trx('process_manager_checkpoints').where({ name: manager.name }).forUpdate().first('commit_pos', 'prepare_pos');
+              const checkpoint = { commit: BigInt(row.commit_pos), prepare: BigInt(row.prepare_pos) };
+              const fresh = events.filter((e) => comparePositions(e.position, checkpoint) > 0);
+              if (fresh.length === 0) return;
+              effects = await recordSideEffects(trx, await manager.handle(fresh, trx));
+              const last = fresh[fresh.length - 1].position;
               await trx('process_manager_checkpoints')
                 .where({ name: manager.name })
                 .update({ commit_pos: last.commit.toString(), prepare_pos: last.prepare.toString(), updated_at: new Date() });
