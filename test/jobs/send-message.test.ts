@@ -232,12 +232,12 @@ describe('send worker: crashes and concurrency', function () {
         return Date.parse(nextAttemptAt) - Date.parse(failedAt);
       };
       fake.failSends(502, 0, 'Bad Gateway', 1, { afterAccepting: true });
-      const delay = await failedAttempt(await sendOne(app, key, from));
-      expect(delay).to.be.within(59_000, 61_000);
+      const taken = await sendOne(app, key, from);
+      expect(await failedAttempt(taken)).to.be.within(59_000, 61_000);
       fake.failSends(429, 0, 'Rate limit exceeded');
       expect(await failedAttempt(await sendOne(app, key, from))).to.be.within(0, 1_000);
-      // the first is taken once: the retry would find it in the search (the test above), not send it again
-      expect(fake.sent.length).to.equal(1);
+      // the first is taken once: when its retry comes, it finds it in the search (the test above)
+      expect(fake.sent.filter((s) => s.body.Metadata.msg_id === taken)).to.have.length(1);
     }, { PROVIDER_RETRY_DELAYS_MS: '200,200,200,200,200' }));
 
   it('a send in doubt is not sent while the provider cannot say whether it has it; once it says no, it is sent', () =>
