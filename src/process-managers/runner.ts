@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Db } from '../adapters/db/knex.js';
+import { checkpointPosition } from '../adapters/db/checkpoint-position.js';
 import { comparePositions, START, type EventStore, type Position, type RecordedEvent } from '../ports/event-store.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import { enqueueSideEffects, recordSideEffects, type SideEffect } from './side-effects.js';
@@ -36,7 +37,7 @@ export function createProcessManagerRunner(deps: {
   async function checkpointOf(name: string): Promise<Position> {
     await deps.db('process_manager_checkpoints').insert({ name, commit_pos: 0, prepare_pos: 0 }).onConflict('name').ignore();
     const row = await deps.db('process_manager_checkpoints').where({ name }).first();
-    return { commit: BigInt(row.commit_pos), prepare: BigInt(row.prepare_pos) };
+    return checkpointPosition(row);
   }
 
   async function run(manager: ProcessManager, signal: { stopped: boolean }) {
@@ -63,7 +64,7 @@ export function createProcessManagerRunner(deps: {
               // read from: an owner whose lock connection died quietly keeps following the log while
               // another takes over, and a batch one of them applied must not reach the manager twice.
               const row = await trx('process_manager_checkpoints').where({ name: manager.name }).forUpdate().first('commit_pos', 'prepare_pos');
-              const checkpoint = { commit: BigInt(row.commit_pos), prepare: BigInt(row.prepare_pos) };
+              const checkpoint = checkpointPosition(row);
               const fresh = events.filter((e) => comparePositions(e.position, checkpoint) > 0);
               if (fresh.length === 0) return;
               effects = await recordSideEffects(trx, await manager.handle(fresh, trx));

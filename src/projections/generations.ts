@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../adapters/db/knex.js';
+import { checkpointPosition } from '../adapters/db/checkpoint-position.js';
 import { comparePositions, type Position, type RecordedEvent } from '../ports/event-store.js';
 import { generationTables, type Projection } from './projection.js';
 
@@ -18,7 +19,7 @@ export function toCheckpoint(row: Record<string, any>): CheckpointRow {
     generation: row.generation,
     version: row.version,
     status: row.status,
-    position: { commit: BigInt(row.commit_pos), prepare: BigInt(row.prepare_pos) },
+    position: checkpointPosition(row),
     events: Number(row.events),
   };
 }

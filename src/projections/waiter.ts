@@ -1,4 +1,5 @@
 import type { Db } from '../adapters/db/knex.js';
+import { checkpointPosition } from '../adapters/db/checkpoint-position.js';
 import { AppError } from '../domain/errors.js';
 import { comparePositions, type Position } from '../ports/event-store.js';
 
@@ -18,7 +19,7 @@ export function createProjectionWaiter(deps: { db: Db }) {
       })
       .where('c.name', name)
       .first('c.commit_pos', 'c.prepare_pos');
-    return row ? { commit: BigInt(row.commit_pos), prepare: BigInt(row.prepare_pos) } : null;
+    return row ? checkpointPosition(row) : null;
   }
 
   return {
