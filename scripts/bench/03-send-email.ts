@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { createTestDatabase } from '../../test/support/db.js';
 import { spawnServer } from '../../test/support/spawn-server.js';
-import { call, measureRate, scaled, type BenchModule } from './lib.js';
+import { call, measureClosedLoop, scaled, type BenchModule } from './lib.js';
 
 const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
 
@@ -39,34 +39,23 @@ const bench: BenchModule = {
       const probe = await call(base, 'POST', '/api/send/transactional', { headers, body: body(-1) });
       if (probe.status !== 201) throw new Error(`probe send answered ${probe.status} ${JSON.stringify(probe.body)}`);
 
-      const healthz = await measureRate(() => call(base, 'GET', '/healthz'), { concurrency, durationMs: 3_000 });
-      log(`/healthz: ${Math.round(healthz)} req/s`);
+      // The baseline: the same server's no-op answered to the same closed loop of clients, so the send
+      // figures can be read against how fast this machine was at the time (its speed varies 2-3x).
+      const noop = () => call(base, 'GET', '/healthz');
+      await measureClosedLoop(noop, { count: scaled(1_000, scale, 100), concurrency }); // warm-up, as for the sends below
+      const healthz = await measureClosedLoop(noop, { count: scaled(10_000, scale, 100), concurrency });
+      log(`/healthz: ${Math.round(healthz.perSecond)} req/s, p50 ${healthz.p50.toFixed(1)} ms, p99 ${healthz.p99.toFixed(1)} ms`);
 
       const atProvider = async () => Number((await testDb.db('sandbox_emails').count({ n: '*' }).first())!.n);
       /** Sends `count` messages from `concurrency` clients; the p99 and throughput of those. */
-      async function sendMany(count: number, first: number) {
-        const latencies: number[] = [];
-        let accepted = 0;
-        let next = 0;
-        let lastCreatedAt = 0;
-        const start = performance.now();
-        await Promise.all(
-          Array.from({ length: concurrency }, async () => {
-            for (let i = next++; i < count; i = next++) {
-              const t = performance.now();
-              const res = await call(base, 'POST', '/api/send/transactional', { headers, body: body(first + i) });
-              const now = performance.now();
-              latencies.push(now - t);
-              if (res.status !== 201) throw new Error(`a send was refused: ${res.status} ${JSON.stringify(res.body)}`);
-              accepted++;
-              lastCreatedAt = Math.max(lastCreatedAt, now);
-            }
-          }),
+      const sendMany = (count: number, first: number) =>
+        measureClosedLoop(
+          async (i) => {
+            const res = await call(base, 'POST', '/api/send/transactional', { headers, body: body(first + i) });
+            if (res.status !== 201) throw new Error(`a send was refused: ${res.status} ${JSON.stringify(res.body)}`);
+          },
+          { count, concurrency },
         );
-        latencies.sort((a, b) => a - b);
-        const p = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
-        return { accepted, seconds: (performance.now() - start) / 1000, p50: p(0.5), p99: p(0.99), lastCreatedAt };
-      }
       async function untilAtProvider(expected: number, since: number) {
         for (let n = await atProvider(); n < expected; n = await atProvider()) {
           if (performance.now() - since > 120_000) return n;
@@ -84,16 +73,16 @@ const bench: BenchModule = {
       log(`warm-up: ${warmup} sends, p50 ${warm.p50.toFixed(1)} ms, p99 ${warm.p99.toFixed(1)} ms (not counted), all at the provider`);
 
       const run = await sendMany(total, 0);
-      log(`${run.accepted} accepted in ${run.seconds.toFixed(1)} s; p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms`);
+      log(`${total} accepted in ${run.seconds.toFixed(1)} s; p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms`);
       // Every accepted send (plus probe and warm-up) must reach the provider.
-      const expected = run.accepted + warmup + 1;
-      const reached = await untilAtProvider(expected, run.lastCreatedAt);
-      const drainSeconds = (performance.now() - run.lastCreatedAt) / 1000;
+      const expected = total + warmup + 1;
+      const reached = await untilAtProvider(expected, run.lastAnsweredAt);
+      const drainSeconds = (performance.now() - run.lastAnsweredAt) / 1000;
       log(`${reached}/${expected} at the provider ${drainSeconds.toFixed(1)} s after the last 201`);
 
       return [
-        { name: 'accepted sends', value: run.accepted / run.seconds, unit: 'req/s', baseline: { name: '/healthz', value: healthz }, aim: '≥ 1,500/s' },
-        { name: 'send p99 latency', value: run.p99, unit: 'ms', aim: '< 50 ms' },
+        { name: 'accepted sends', value: run.perSecond, unit: 'req/s', baseline: { name: '/healthz', value: healthz.perSecond }, aim: '≥ 1,500/s' },
+        { name: 'send p99 latency', value: run.p99, unit: 'ms', baseline: { name: '/healthz p99', value: healthz.p99 }, aim: '< 50 ms' },
         { name: 'all sends at the provider after the last 201', value: reached >= expected ? drainSeconds : Number.POSITIVE_INFINITY, unit: 's', aim: '≤ 10 s' },
       ];
     } finally {

@@ -82,6 +82,30 @@ export async function measureThroughput(total: number, op: (i: number) => Promis
   return { perSecond: total / seconds, seconds };
 }
 
+/**
+ * `count` calls of `op` from `concurrency` loops, each starting its next call when its last one
+ * answered (the closed loop of N waiting clients): the rate, the p50/p99 latency in ms, and when the
+ * last call answered.
+ */
+export async function measureClosedLoop(op: (i: number) => Promise<unknown>, options: { count: number; concurrency: number }) {
+  const latencies: number[] = [];
+  let next = 0;
+  let lastAnsweredAt = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      for (let i = next++; i < options.count; i = next++) {
+        const t = performance.now();
+        await op(i);
+        lastAnsweredAt = performance.now();
+        latencies.push(lastAnsweredAt - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  return { perSecond: options.count / seconds, seconds, ...percentiles(latencies), lastAnsweredAt };
+}
+
 /** p50/p99 latency in ms of `iterations` sequential calls (after a few warm-up calls). */
 export async function measureLatency(op: (i: number) => Promise<unknown>, iterations = 200): Promise<{ p50: number; p99: number }> {
   for (let i = 0; i < Math.min(10, iterations); i++) await op(i);
@@ -91,6 +115,10 @@ export async function measureLatency(op: (i: number) => Promise<unknown>, iterat
     await op(i);
     samples.push(performance.now() - t);
   }
+  return percentiles(samples);
+}
+
+function percentiles(samples: number[]): { p50: number; p99: number } {
   samples.sort((a, b) => a - b);
   const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
   return { p50: at(0.5), p99: at(0.99) };

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -33,13 +34,18 @@ export interface SpawnedServer {
   stop(): Promise<void>;
 }
 
+// The node flags `npm start` runs the service with (package.json's start script), so a spawned server
+// is the service as users run it.
+const startScript: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).scripts.start;
+const SERVICE_NODE_FLAGS = startScript.split(' ').filter((arg) => arg.startsWith('--'));
+
 /** Another server process (`src/main.ts <role>`) on the same database, for cross-process tests. */
 export async function spawnServer(role: 'api' | 'worker' | 'all', env: Record<string, string>, options: SpawnOptions = {}): Promise<SpawnedServer> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
   const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', PORT: String(port), ...env };
   for (const name of options.unset ?? []) delete childEnv[name];
-  const child = spawn(process.execPath, [...(process.env.SPAWN_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', main, role], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(process.env.SPAWN_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', main, role], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
