@@ -81,7 +81,7 @@ export function createDeliverWebhookHandler(deps: {
     },
   );
   return async function handle(job: Job<DeliverWebhookJob>): Promise<void> {
-    if (!(await leases.claim(job.data.sideEffectId, DELIVERY_LEASE_MS))) return;
+    if (!(await leases.claim(job.data, DELIVERY_LEASE_MS))) return;
     try {
       await attemptDelivery(job.data);
     } catch (err) {

@@ -56,7 +56,7 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
 
   return async function handle(job: Job<SideEffectJob & { messageId: string }>): Promise<void> {
     const { messageId, sideEffectId } = job.data;
-    const claim = await leases.claim(sideEffectId, SEND_LEASE_MS);
+    const claim = await leases.claim(job.data, SEND_LEASE_MS);
     if (!claim) return;
     const run: Run = { onFailure: claim.leaseLost ? 'keep' : 'release' };
     try {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../adapters/db/knex.js';
+import { query, type Db } from '../adapters/db/knex.js';
 import { createGroupCommit } from '../group-commit.js';
 import type { JobQueue } from '../ports/job-queue.js';
 
@@ -16,6 +16,12 @@ export interface SideEffect {
 
 export interface SideEffectJob {
   sideEffectId: string;
+  /**
+   * The effect's `runAfter` (ms since the epoch) when this job was queued for it: a job queued before
+   * the effect was rescheduled to a later time has an earlier one, and leaves the effect to the later
+   * job. (Absent from jobs queued by versions before it.)
+   */
+  dueAt?: number;
   [key: string]: unknown;
 }
 
@@ -39,7 +45,7 @@ export async function recordSideEffects(trx: Knex.Transaction, effects: SideEffe
 export async function enqueueSideEffects(queue: JobQueue, effects: SideEffect[]): Promise<void> {
   await Promise.all(
     effects.map((e) =>
-      queue.enqueue<SideEffectJob>(e.kind, { sideEffectId: e.id, ...e.payload }, {
+      queue.enqueue<SideEffectJob>(e.kind, { ...e.payload, sideEffectId: e.id, dueAt: e.runAfter.getTime() }, {
         jobId: jobIdOf(e),
         delayMs: Math.max(0, e.runAfter.getTime() - Date.now()),
       }),
@@ -59,9 +65,10 @@ export interface SideEffectLeases {
   /**
    * Takes the effect for one worker until `leaseMs` from now: a second delivery of the same job, or a
    * job re-run while the first run is still going, finds it taken and gets false. A worker that dies
-   * loses the claim when the lease ends, and the sweeper queues the effect again.
+   * loses the claim when the lease ends, and the sweeper queues the effect again. `job` is the job
+   * that asks: one queued for an earlier time than the effect is now due (rescheduled since) gets null.
    */
-  claim(id: string, leaseMs: number): Promise<Claim | null>;
+  claim(job: SideEffectJob, leaseMs: number): Promise<Claim | null>;
   /**
    * Marks an effect done and, in the same statement, makes the next pending effect under its ordering
    * key due now and queues it, instead of leaving it to its own retry timer (a webhook delivery waiting
@@ -75,26 +82,32 @@ export interface SideEffectLeases {
  * claim and complete in one statement per batch instead of one round trip each.
  */
 export function createSideEffectLeases(db: Db, queue: JobQueue): SideEffectLeases {
-  const claims = createGroupCommit<{ id: string; leaseMs: number }, Claim | null>(async (items) => {
+  const claims = createGroupCommit<{ id: string; leaseMs: number; dueAt: Date | null }, Claim | null>(async (items) => {
     // The rows are locked and read before the update, which cannot return what it overwrote; a
     // concurrent claimer waits on the lock and then re-checks the conditions on the claimed row.
-    const { rows } = await db.raw(
+    // An older job of a rescheduled effect leaves it to the job for the new time. Which job is which is
+    // told by the time each was queued for, not by the clock: run_after comes from the clock of the
+    // process that scheduled it, and one running a few seconds ahead of the database would otherwise
+    // have every effect it schedules look not yet due, left to the sweeper a minute later. (Jobs
+    // without that time fall back to the clock, with a second of tolerance.)
+    const rows = await query<{ id: string; lease_lost: boolean }>(
+      db,
       `WITH claimable AS (
          SELECT s.id, c.lease_ms, s.status = 'running' AS lease_lost
          FROM side_effects s
-         JOIN (SELECT DISTINCT ON (id) id, lease_ms FROM unnest(?::text[], ?::int[]) AS u (id, lease_ms)) c ON c.id = s.id
-         -- a job that arrives before the effect is due (an older job of a rescheduled effect) leaves it to the job for that time
-         WHERE s.run_after <= now() + interval '1 second'
+         JOIN (SELECT id, max(lease_ms) AS lease_ms, max(due_at) AS due_at
+               FROM unnest($1::text[], $2::int[], $3::timestamptz[]) AS u (id, lease_ms, due_at) GROUP BY id) c ON c.id = s.id
+         WHERE s.run_after <= coalesce(c.due_at, now() + interval '1 second')
            AND (s.status = 'pending' OR (s.status = 'running' AND s.claimed_until < now()))
          FOR UPDATE OF s
        )
        UPDATE side_effects s SET status = 'running', claimed_until = now() + k.lease_ms * interval '1 millisecond'
        FROM claimable k WHERE s.id = k.id
        RETURNING s.id, k.lease_lost`,
-      [items.map((i) => i.id), items.map((i) => i.leaseMs)],
+      [items.map((i) => i.id), items.map((i) => i.leaseMs), items.map((i) => i.dueAt)],
     );
     // the same effect twice in one batch (a job delivered twice): the first asker has it
-    const taken = new Map<string, boolean>(rows.map((r: { id: string; lease_lost: boolean }) => [r.id, r.lease_lost]));
+    const taken = new Map<string, boolean>(rows.map((r) => [r.id, r.lease_lost]));
     return items.map((i) => {
       const leaseLost = taken.get(i.id);
       taken.delete(i.id);
@@ -119,7 +132,7 @@ export function createSideEffectLeases(db: Db, queue: JobQueue): SideEffectLease
   });
 
   return {
-    claim: (id, leaseMs) => claims.add({ id, leaseMs }),
+    claim: (job, leaseMs) => claims.add({ id: job.sideEffectId, leaseMs, dueAt: typeof job.dueAt === 'number' ? new Date(job.dueAt) : null }),
     markDone: (id) => completions.add(id),
   };
 }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { spawnServer, type SpawnedServer } from '../support/spawn-server.js';
 
@@ -54,5 +55,39 @@ describe('roles (npm run start:api / start:worker)', function () {
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const listed = await call(api.baseUrl, 'GET', '/api/domains', token);
     expect(listed.body.items.map((d: { domain: string }) => d.domain)).to.deep.equal(['roles.example.com']);
+  });
+
+  it('a worker whose clock runs 5 s ahead of the database delivers a send at once, not when the sweeper finds it', async () => {
+    const env = { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password };
+    const api = await spawnServer('api', env);
+    servers.push(api);
+    servers.push(
+      await spawnServer('worker', { ...env, CLOCK_OFFSET_MS: '5000' }, { nodeArgs: ['--import', fileURLToPath(new URL('../support/clock-ahead.mjs', import.meta.url))] }),
+    );
+    const token = (await call(api.baseUrl, 'POST', '/api/auth/login', undefined, ADMIN)).body.token as string;
+    let domain = await call(api.baseUrl, 'POST', '/api/domains', token, { domain: 'skew.example.com' });
+    for (const deadline = Date.now() + 20_000; domain.status === 503 && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 100));
+      domain = await call(api.baseUrl, 'POST', '/api/domains', token, { domain: 'skew.example.com' });
+    }
+    expect(domain.status, JSON.stringify(domain.body)).to.equal(201);
+
+    const key = await call(api.baseUrl, 'POST', '/api/api-keys', token, { name: 'skew', scopes: ['send'] });
+    const res = await fetch(`${api.baseUrl}/api/send/transactional`, {
+      method: 'POST',
+      headers: { 'x-api-key': key.body.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ to: 'reader@example.org', fromEmail: 'app@skew.example.com', subject: 'Skewed', html: '<p>Hello</p>', text: 'Hello' }),
+    });
+    const sent = { status: res.status, body: await res.json() };
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
+    // The worker's process manager records the send as due at its own "now", 5 s past the database's.
+    const queuedAt = Date.now();
+    let message = await call(api.baseUrl, 'GET', `/api/messages/${sent.body.messageLogId}`, token);
+    while (message.body.status !== 'sent' && Date.now() - queuedAt < 20_000) {
+      await new Promise((r) => setTimeout(r, 100));
+      message = await call(api.baseUrl, 'GET', `/api/messages/${sent.body.messageLogId}`, token);
+    }
+    expect(message.body.status, JSON.stringify(message.body)).to.equal('sent');
+    expect(Date.now() - queuedAt).to.be.below(10_000);
   });
 });

@@ -14,6 +14,8 @@ describe('side-effect leases (claims and completions of concurrent handlers)', (
     async close() {},
   };
   const effect = (id: string, extra: Partial<SideEffect> = {}): SideEffect => ({ id, kind: 'test.job', payload: { n: id }, runAfter: new Date(), ...extra });
+  /** A job as the queue hands it over: queued for `dueAt`, by default now. */
+  const job = (id: string, dueAt = Date.now()) => ({ sideEffectId: id, dueAt });
 
   before(async () => {
     db = await createTestDatabase();
@@ -30,10 +32,11 @@ describe('side-effect leases (claims and completions of concurrent handlers)', (
     );
     await db.db('side_effects').where({ id: 'done' }).update({ status: 'done' });
     const leases = createSideEffectLeases(db.db, queue);
-    const claimed = await Promise.all(['a', 'b', 'a', 'later', 'done', 'missing'].map((id) => leases.claim(id, 60_000)));
+    // 'later': a job queued for now, of an effect since rescheduled for a minute later
+    const claimed = await Promise.all(['a', 'b', 'a', 'later', 'done', 'missing'].map((id) => leases.claim(job(id), 60_000)));
     const fresh = { leaseLost: false };
     expect(claimed).to.deep.equal([fresh, fresh, null, null, null, null]);
-    expect(await Promise.all(['a', 'b'].map((id) => leases.claim(id, 60_000)))).to.deep.equal([null, null]);
+    expect(await Promise.all(['a', 'b'].map((id) => leases.claim(job(id), 60_000)))).to.deep.equal([null, null]);
     const rows = await db.db('side_effects').whereIn('id', ['a', 'b']).select('status', 'claimed_until');
     for (const r of rows) {
       expect(r.status).to.equal('running');
@@ -44,19 +47,19 @@ describe('side-effect leases (claims and completions of concurrent handlers)', (
   it('takes over a claim whose lease ran out, saying so; a claim given back is taken fresh', async () => {
     await db.db.transaction((trx) => recordSideEffects(trx, [effect('a')]));
     const leases = createSideEffectLeases(db.db, queue);
-    expect(await leases.claim('a', 1)).to.deep.equal({ leaseLost: false });
+    expect(await leases.claim(job('a'), 1)).to.deep.equal({ leaseLost: false });
     await new Promise((r) => setTimeout(r, 20));
-    expect(await leases.claim('a', 60_000)).to.deep.equal({ leaseLost: true });
+    expect(await leases.claim(job('a'), 60_000)).to.deep.equal({ leaseLost: true });
     await releaseSideEffect(db.db, 'a');
-    expect(await leases.claim('a', 60_000)).to.deep.equal({ leaseLost: false });
+    expect(await leases.claim(job('a'), 60_000)).to.deep.equal({ leaseLost: false });
   });
 
   it('a lost lease goes to exactly one of the workers asking for it at once (separate statements)', async () => {
     await db.db.transaction((trx) => recordSideEffects(trx, [effect('a')]));
-    expect(await createSideEffectLeases(db.db, queue).claim('a', 1)).to.deep.equal({ leaseLost: false });
+    expect(await createSideEffectLeases(db.db, queue).claim(job('a'), 1)).to.deep.equal({ leaseLost: false });
     await new Promise((r) => setTimeout(r, 20));
     const workers = Array.from({ length: 8 }, () => createSideEffectLeases(db.db, queue));
-    const claims = await Promise.all(workers.map((w) => w.claim('a', 60_000)));
+    const claims = await Promise.all(workers.map((w) => w.claim(job('a'), 60_000)));
     expect(claims.filter(Boolean)).to.deep.equal([{ leaseLost: true }]);
   });
 
@@ -73,7 +76,7 @@ describe('side-effect leases (claims and completions of concurrent handlers)', (
       ]),
     );
     const leases = createSideEffectLeases(db.db, queue);
-    expect(await Promise.all(['a1', 'b1', 'solo'].map((id) => leases.claim(id, 60_000)))).to.deep.equal([0, 1, 2].map(() => ({ leaseLost: false })));
+    expect(await Promise.all(['a1', 'b1', 'solo'].map((id) => leases.claim(job(id), 60_000)))).to.deep.equal([0, 1, 2].map(() => ({ leaseLost: false })));
     await Promise.all(['a1', 'b1', 'solo'].map((id) => leases.markDone(id)));
     const rows = await db.db('side_effects').orderBy('seq').select('id', 'status', 'run_after');
     expect(rows.map((r) => [r.id, r.status])).to.deep.equal([
@@ -87,5 +90,29 @@ describe('side-effect leases (claims and completions of concurrent handlers)', (
     const due = rows.filter((r) => new Date(r.run_after).getTime() < later.getTime()).map((r) => r.id);
     expect(due).to.include.members(['a2', 'b2']).and.not.include('a3');
     expect(enqueued.map((e) => e.data.sideEffectId).sort()).to.deep.equal(['a2', 'b2']);
+    // each job says which time it was queued for: the time its effect was made due
+    for (const e of enqueued) expect(e.data.dueAt).to.equal(new Date(rows.find((r) => r.id === e.data.sideEffectId)!.run_after).getTime());
+  });
+
+  it('an effect scheduled by a process whose clock runs ahead of the database is claimed by its job at once', async () => {
+    // A host 5 s ahead records "now" as 5 s from the database's now, and queues the job with no delay.
+    const hostNow = new Date(Date.now() + 5_000);
+    await db.db.transaction((trx) => recordSideEffects(trx, [effect('ahead', { runAfter: hostNow }), effect('rescheduled', { runAfter: hostNow })]));
+    const leases = createSideEffectLeases(db.db, queue);
+    expect(await leases.claim(job('ahead', hostNow.getTime()), 60_000)).to.deep.equal({ leaseLost: false });
+    // an older job of an effect rescheduled since still leaves it alone, however the clocks stand
+    expect(await leases.claim(job('rescheduled', hostNow.getTime() - 1), 60_000)).to.equal(null);
+    // a job queued before jobs said their time falls back to the clock, with a second of tolerance
+    expect(await leases.claim({ sideEffectId: 'rescheduled' }, 60_000)).to.equal(null);
+    await db.db('side_effects').where({ id: 'rescheduled' }).update({ run_after: new Date(Date.now() + 500) });
+    expect(await leases.claim({ sideEffectId: 'rescheduled' }, 60_000)).to.deep.equal({ leaseLost: false });
+  });
+
+  it('the same effect asked for by an older and a current job in one batch is claimed once', async () => {
+    const due = new Date(Date.now() + 5_000);
+    await db.db.transaction((trx) => recordSideEffects(trx, [effect('x', { runAfter: due })]));
+    const leases = createSideEffectLeases(db.db, queue);
+    const claims = await Promise.all([leases.claim(job('x', due.getTime() - 10_000), 60_000), leases.claim(job('x', due.getTime()), 60_000)]);
+    expect(claims.filter(Boolean)).to.deep.equal([{ leaseLost: false }]);
   });
 });

@@ -19,6 +19,8 @@ export interface SpawnOptions {
   unset?: string[];
   /** how long to wait for /healthz; a first embedded-PostgreSQL boot runs initdb */
   startTimeoutMs?: number;
+  /** node options for this process only (`--import` of a test hook) */
+  nodeArgs?: string[];
 }
 
 export interface SpawnedServer {
@@ -45,7 +47,7 @@ export async function spawnServer(role: 'api' | 'worker' | 'all', env: Record<st
   const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
   const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', PORT: String(port), ...env };
   for (const name of options.unset ?? []) delete childEnv[name];
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(process.env.SPAWN_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', main, role], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(process.env.SPAWN_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(options.nodeArgs ?? []), '--import', 'tsx', main, role], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
