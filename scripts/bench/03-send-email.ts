@@ -8,7 +8,7 @@ const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
 /**
  * Issue 4: accepted transactional sends per second and their p99 latency (sandbox provider, 50
  * concurrent clients, after a warm-up that is reported but not counted), next to the same server's
- * /healthz rate, and how long after the last 201 every send had reached the provider (a row in
+ * /healthz rate and p99 under the same clients, and how long after the last 201 every send had reached the provider (a row in
  * sandbox_emails). The service runs in its own process (API and workers, as `npm start`), so the load
  * generator does not share its event loop.
  */
