@@ -11,7 +11,7 @@ import { createSendMessageHandler } from './jobs/send-message.js';
 import { createProcessManagerRunner } from './process-managers/runner.js';
 import { SEND_JOB, sendMessagesManager } from './process-managers/send-messages.js';
 import { startSideEffectSweeper } from './process-managers/side-effects.js';
-import { DELIVER_WEBHOOK_JOB, webhookFanoutManager } from './process-managers/webhook-fanout.js';
+import { createWebhookFanoutManager, DELIVER_WEBHOOK_JOB } from './process-managers/webhook-fanout.js';
 import { webhookRetriesManager } from './process-managers/webhook-retries.js';
 import { createProjectionRunner } from './projections/runner.js';
 import { createProjectionWaiter } from './projections/waiter.js';
@@ -64,7 +64,8 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
     { concurrency: 32 },
   );
 
-  const managers = createProcessManagerRunner({ db, eventStore, queue, managers: [sendMessagesManager, webhookFanoutManager, webhookRetriesManager], logger });
+  const webhookFanout = createWebhookFanoutManager({ waitForReadModel: (name, position) => waiter.waitFor(name, position, 10_000) });
+  const managers = createProcessManagerRunner({ db, eventStore, queue, managers: [sendMessagesManager, webhookFanout, webhookRetriesManager], logger });
   managers.start();
   const sweeper = startSideEffectSweeper({ db, queue, onError: (err) => logger.warn({ err }, 'side-effect sweep failed') });
 

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { deterministicEventId } from '../domain/event-id.js';
 import { SUPPRESSION_STREAM_PREFIX, webhookEventFor, type AddressSuppressed } from '../domain/suppression/suppression.js';
-import type { RecordedEvent } from '../ports/event-store.js';
+import { WEBHOOK_STREAM_PREFIX } from '../domain/webhooks/subscription.js';
+import type { Position, RecordedEvent } from '../ports/event-store.js';
 import type { ProcessManager } from './runner.js';
 import type { SideEffect } from './side-effects.js';
 
@@ -38,43 +39,61 @@ export function webhookBody(event: RecordedEvent, contact: { id: string; first_n
 /**
  * One delivery per (suppression event, subscribed endpoint). Ordered per endpoint and contact: the
  * ordering key makes a later event wait until the earlier one is delivered or has failed.
+ *
+ * Every endpoint subscribed before the event gets it and none removed before it does: the manager
+ * follows the subscriptions' streams too, and a suppression that comes after a change to them waits
+ * until the webhooks read model has that change (`waitForReadModel`, which throws when it has not in
+ * time: the batch is then tried again). Without it, an endpoint added just before a suppression, while
+ * the read model was a few milliseconds behind, missed the event, and one just removed still got it.
+ * (Changes from before this process started are not waited for: the read model took them long ago.)
  */
-export const webhookFanoutManager: ProcessManager = {
-  name: 'webhook-fanout',
-  streamPrefixes: [SUPPRESSION_STREAM_PREFIX],
-  async handle(events: RecordedEvent[], trx: Knex.Transaction): Promise<SideEffect[]> {
-    const effects: SideEffect[] = [];
-    for (const event of events) {
-      if (event.type !== 'AddressSuppressed') continue;
-      const d = event.data as AddressSuppressed['data'];
-      const name = webhookEventFor(d.reason);
-      const subscriptions = await trx('webhooks').where({ account_id: d.accountId }).whereRaw('events \\? ?', [name]).select('id');
-      if (subscriptions.length === 0) continue;
-      const contact = d.kind === 'phone' ? undefined : await trx('contacts').where({ account_id: d.accountId, email: d.value }).first('id', 'first_name', 'last_name');
-      const body = webhookBody(event, contact);
-      for (const sub of subscriptions) {
-        const deliveryId = deterministicEventId('delivery', event.id, sub.id);
-        effects.push({
-          id: deliveryEffectId(deliveryId, 1),
-          kind: DELIVER_WEBHOOK_JOB,
-          payload: {
-            deliveryId,
-            series: 1,
-            schedule: {
+export function createWebhookFanoutManager(deps: { waitForReadModel(name: string, position: Position): Promise<void> }): ProcessManager {
+  let unconfirmedChange: Position | undefined;
+  return {
+    name: 'webhook-fanout',
+    streamPrefixes: [SUPPRESSION_STREAM_PREFIX, WEBHOOK_STREAM_PREFIX],
+    async handle(events: RecordedEvent[], trx: Knex.Transaction): Promise<SideEffect[]> {
+      const effects: SideEffect[] = [];
+      for (const event of events) {
+        if (event.streamId.startsWith(WEBHOOK_STREAM_PREFIX)) {
+          unconfirmedChange = event.position;
+          continue;
+        }
+        if (event.type !== 'AddressSuppressed') continue;
+        if (unconfirmedChange) {
+          await deps.waitForReadModel('webhooks', unconfirmedChange);
+          unconfirmedChange = undefined;
+        }
+        const d = event.data as AddressSuppressed['data'];
+        const name = webhookEventFor(d.reason);
+        const subscriptions = await trx('webhooks').where({ account_id: d.accountId }).whereRaw('events \\? ?', [name]).select('id');
+        if (subscriptions.length === 0) continue;
+        const contact = d.kind === 'phone' ? undefined : await trx('contacts').where({ account_id: d.accountId, email: d.value }).first('id', 'first_name', 'last_name');
+        const body = webhookBody(event, contact);
+        for (const sub of subscriptions) {
+          const deliveryId = deterministicEventId('delivery', event.id, sub.id);
+          effects.push({
+            id: deliveryEffectId(deliveryId, 1),
+            kind: DELIVER_WEBHOOK_JOB,
+            payload: {
               deliveryId,
-              accountId: d.accountId,
-              subscriptionId: sub.id,
-              event: name,
-              body,
-              orderingKey: `${sub.id}:${d.value}`,
-              scheduledAt: new Date().toISOString(),
+              series: 1,
+              schedule: {
+                deliveryId,
+                accountId: d.accountId,
+                subscriptionId: sub.id,
+                event: name,
+                body,
+                orderingKey: `${sub.id}:${d.value}`,
+                scheduledAt: new Date().toISOString(),
+              },
             },
-          },
-          runAfter: new Date(),
-          orderingKey: `${sub.id}:${d.value}`,
-        });
+            runAfter: new Date(),
+            orderingKey: `${sub.id}:${d.value}`,
+          });
+        }
       }
-    }
-    return effects;
-  },
-};
+      return effects;
+    },
+  };
+}

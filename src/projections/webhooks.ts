@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { WEBHOOK_STREAM_PREFIX } from '../domain/webhooks/subscription.js';
 import type { RecordedEvent } from '../ports/event-store.js';
 import type { Projection } from './projection.js';
 
@@ -7,7 +8,7 @@ export const webhooksProjection: Projection = {
   name: 'webhooks',
   version: 1,
   tables: ['webhooks'],
-  streamPrefixes: ['webhook-'],
+  streamPrefixes: [WEBHOOK_STREAM_PREFIX],
   async setup(trx: Knex.Transaction, t: (base: string) => string) {
     await trx.schema.createTable(t('webhooks'), (tb) => {
       tb.text('id').primary();

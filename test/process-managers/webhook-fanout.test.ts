@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import { createEventStore } from '../../src/adapters/eventstore/index.js';
 import { createPgBossQueue } from '../../src/adapters/queue/pg-boss-queue.js';
 import type { AddressSuppressed } from '../../src/domain/suppression/suppression.js';
-import type { WebhookSubscriptionEvent } from '../../src/domain/webhooks/subscription.js';
-import type { EventStore } from '../../src/ports/event-store.js';
+import { webhookStream, type WebhookSubscriptionEvent } from '../../src/domain/webhooks/subscription.js';
+import type { EventStore, Position } from '../../src/ports/event-store.js';
 import type { JobQueue } from '../../src/ports/job-queue.js';
 import { createProcessManagerRunner } from '../../src/process-managers/runner.js';
-import { DELIVER_WEBHOOK_JOB, webhookFanoutManager } from '../../src/process-managers/webhook-fanout.js';
+import { createWebhookFanoutManager, DELIVER_WEBHOOK_JOB } from '../../src/process-managers/webhook-fanout.js';
 import { contactsProjection } from '../../src/projections/contacts.js';
 import { webhooksProjection } from '../../src/projections/webhooks.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
@@ -20,6 +20,13 @@ const suppressed = (value: string, over: Partial<AddressSuppressed['data']> = {}
 const subscribed = (id: string, events: string[], accountId = 'a1'): WebhookSubscriptionEvent => ({
   type: 'WebhookSubscribed',
   data: { id, accountId, url: `https://${id}.example.com/`, events: events as never, secret: `whsec_${id}`, createdAt: '2024-05-01T00:00:00.000Z' },
+});
+
+// subscriptions are given straight to the read model here: the manager sees no change to wait for
+const webhookFanoutManager = createWebhookFanoutManager({
+  waitForReadModel: async () => {
+    throw new Error('no subscription change was appended');
+  },
 });
 
 describe('webhook fan-out process manager', function () {
@@ -128,6 +135,35 @@ describe('webhook fan-out process manager', function () {
       const rows = await database.db.raw(`SELECT data->>'sideEffectId' AS id, count(*)::int AS n FROM pgboss.job WHERE name = ? GROUP BY 1`, [DELIVER_WEBHOOK_JOB]);
       return rows.rows as { id: string; n: number }[];
     };
+
+    it('a suppression right after an endpoint subscribed waits for the webhooks read model to have it, then reaches it', async () => {
+      let caughtUp!: () => void;
+      const readModelHasIt = new Promise<void>((resolve) => (caughtUp = resolve));
+      const waits: [string, Position][] = [];
+      const manager = createWebhookFanoutManager({
+        async waitForReadModel(name, position) {
+          waits.push([name, position]);
+          await readModelHasIt;
+        },
+      });
+      const change = await eventStore.append(webhookStream('late'), [{ id: crypto.randomUUID(), ...subscribed('late', ['contact.bounced']) }], { expectedRevision: 'no_stream' });
+      await suppress(1);
+      const r = createProcessManagerRunner({ db: database.db, eventStore, queue, managers: [manager] });
+      r.start();
+      try {
+        await eventually(() => Promise.resolve(waits.length), (n) => n === 1);
+        expect(waits).to.deep.equal([['webhooks', change.position]]);
+        expect(await effects()).to.equal(0);
+        // the webhooks projection applies the subscription, and the manager is told
+        await givenSubscriptions(subscribed('late', ['contact.bounced']));
+        caughtUp();
+        await eventually(effects, (n) => n === 1);
+        const [payload] = await database.db('side_effects').where('kind', DELIVER_WEBHOOK_JOB).pluck('payload');
+        expect(payload.schedule.subscriptionId).to.equal('late');
+      } finally {
+        await r.stop();
+      }
+    });
 
     it('stops promptly when stopped while still starting up (between taking ownership and subscribing)', async () => {
       for (const delayMs of [0, 1, 5, 20]) {

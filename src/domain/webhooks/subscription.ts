@@ -23,7 +23,8 @@ export interface WebhookSubscriptionState {
   subscription: (WebhookFields & { id: string; accountId: string; secret: string; createdAt: string }) | null;
 }
 
-export const webhookStream = (id: string) => `webhook-${id}`;
+export const WEBHOOK_STREAM_PREFIX = 'webhook-';
+export const webhookStream = (id: string) => `${WEBHOOK_STREAM_PREFIX}${id}`;
 
 export const webhookSubscriptionDecider: Decider<WebhookSubscriptionState, WebhookSubscriptionCommand, WebhookSubscriptionEvent> = {
   initialState: { subscription: null },
