@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { eventually } from '../support/email-setup.js';
 import { spawnServer, type SpawnedServer } from '../support/spawn-server.js';
 
 const ADMIN = { email: 'admin@localhost', password: 'roles-test-password' };
@@ -13,6 +14,10 @@ async function call(base: string, method: string, path: string, token?: string, 
   });
   return { status: res.status, body: await res.json() };
 }
+
+/** Adds a domain once a worker has caught the accounts read model up (503 until then). */
+const addDomainOnceReady = (base: string, token: string, domain: string) =>
+  eventually(() => call(base, 'POST', '/api/domains', token, { domain }), (r) => r.status !== 503, 20_000);
 
 describe('roles (npm run start:api / start:worker)', function () {
   this.timeout(60_000);
@@ -47,11 +52,7 @@ describe('roles (npm run start:api / start:worker)', function () {
 
     // A worker started later catches the read models up; the same write then succeeds and is read back.
     servers.push(await spawnServer('worker', { DATABASE_URL: testDb.url }));
-    let created = early;
-    for (const deadline = Date.now() + 20_000; created.status === 503 && Date.now() < deadline; ) {
-      await new Promise((r) => setTimeout(r, 100));
-      created = await call(api.baseUrl, 'POST', '/api/domains', token, { domain: 'roles.example.com' });
-    }
+    const created = await addDomainOnceReady(api.baseUrl, token, 'roles.example.com');
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const listed = await call(api.baseUrl, 'GET', '/api/domains', token);
     expect(listed.body.items.map((d: { domain: string }) => d.domain)).to.deep.equal(['roles.example.com']);
@@ -65,11 +66,7 @@ describe('roles (npm run start:api / start:worker)', function () {
       await spawnServer('worker', { ...env, CLOCK_OFFSET_MS: '5000' }, { nodeArgs: ['--import', fileURLToPath(new URL('../support/clock-ahead.mjs', import.meta.url))] }),
     );
     const token = (await call(api.baseUrl, 'POST', '/api/auth/login', undefined, ADMIN)).body.token as string;
-    let domain = await call(api.baseUrl, 'POST', '/api/domains', token, { domain: 'skew.example.com' });
-    for (const deadline = Date.now() + 20_000; domain.status === 503 && Date.now() < deadline; ) {
-      await new Promise((r) => setTimeout(r, 100));
-      domain = await call(api.baseUrl, 'POST', '/api/domains', token, { domain: 'skew.example.com' });
-    }
+    const domain = await addDomainOnceReady(api.baseUrl, token, 'skew.example.com');
     expect(domain.status, JSON.stringify(domain.body)).to.equal(201);
 
     const key = await call(api.baseUrl, 'POST', '/api/api-keys', token, { name: 'skew', scopes: ['send'] });
@@ -82,11 +79,7 @@ describe('roles (npm run start:api / start:worker)', function () {
     expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
     // The worker's process manager records the send as due at its own "now", 5 s past the database's.
     const queuedAt = Date.now();
-    let message = await call(api.baseUrl, 'GET', `/api/messages/${sent.body.messageLogId}`, token);
-    while (message.body.status !== 'sent' && Date.now() - queuedAt < 20_000) {
-      await new Promise((r) => setTimeout(r, 100));
-      message = await call(api.baseUrl, 'GET', `/api/messages/${sent.body.messageLogId}`, token);
-    }
+    const message = await eventually(() => call(api.baseUrl, 'GET', `/api/messages/${sent.body.messageLogId}`, token), (m) => m.body.status === 'sent', 20_000);
     expect(message.body.status, JSON.stringify(message.body)).to.equal('sent');
     expect(Date.now() - queuedAt).to.be.below(10_000);
   });

@@ -6,6 +6,7 @@ import { createProcessManagerRunner, type ProcessManager } from '../../src/proce
 import type { EventStore, RecordedEvent } from '../../src/ports/event-store.js';
 import type { JobQueue } from '../../src/ports/job-queue.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { eventually } from '../support/email-setup.js';
 
 const unusedQueue = new Proxy({}, { get: () => () => Promise.reject(new Error('no job queue in this test')) }) as JobQueue;
 
@@ -45,17 +46,14 @@ describe('process manager runner', function () {
     await admin.connect();
     const lockHolder = async () =>
       (await admin.query("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = 7411 AND granted")).rows[0]?.pid as number | undefined;
-    const until = async (check: () => boolean | Promise<boolean>) => {
-      for (const deadline = Date.now() + 10_000; !(await check()) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
-    };
     try {
       start();
-      await until(async () => Boolean(await lockHolder()));
+      await eventually(lockHolder, Boolean);
       // The owner's lock goes away with its connection; it does not notice and keeps following the log.
       const first = await lockHolder();
       await admin.query('SELECT pg_terminate_backend($1)', [first]);
       start(); // a second owner takes the lock over
-      await until(async () => ![undefined, first].includes(await lockHolder()));
+      await eventually(lockHolder, (pid) => ![undefined, first].includes(pid));
 
       const appended: string[] = [];
       for (let i = 0; i < 20; i++) {
@@ -63,7 +61,7 @@ describe('process manager runner', function () {
         await store.append(`thing-${i}`, [{ id, type: 'ThingHappened', data: { i } }]);
         appended.push(id);
       }
-      await until(() => new Set(handled).size === appended.length);
+      await eventually(async () => new Set(handled).size, (n) => n === appended.length);
       await new Promise((r) => setTimeout(r, 500)); // both owners are done with what they read
       expect([...handled].sort()).to.deep.equal([...appended].sort());
     } finally {
