@@ -4,7 +4,7 @@ import { classifyAttempt } from '../domain/webhooks/classify-response.js';
 import { deliveryDecider, deliveryStream } from '../domain/webhooks/delivery.js';
 import { notFound } from '../domain/errors.js';
 import { DELIVER_WEBHOOK_JOB, deliveryEffectId } from '../process-managers/webhook-fanout.js';
-import { enqueueSideEffects } from '../process-managers/side-effects.js';
+import { enqueueSideEffects, recordSideEffects } from '../process-managers/side-effects.js';
 import { signedRequest } from '../jobs/deliver-webhook.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { JobQueue } from '../ports/job-queue.js';
@@ -74,11 +74,9 @@ export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db
         kind: DELIVER_WEBHOOK_JOB,
         payload: { deliveryId, series },
         runAfter,
+        orderingKey: result.state.scheduled!.orderingKey,
       };
-      await deps.db('side_effects')
-        .insert({ id: effect.id, kind: effect.kind, payload: JSON.stringify(effect.payload), run_after: runAfter, ordering_key: result.state.scheduled!.orderingKey })
-        .onConflict('id')
-        .ignore();
+      await recordSideEffects(deps.db, [effect]);
       await deps.waitFor('webhook_deliveries', result.position);
       const row = await deps.db('webhook_deliveries').where({ id: deliveryId, account_id: accountId }).first();
       // The answer is the delivery as the retry left it: read before the job is queued, which a fast

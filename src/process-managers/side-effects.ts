@@ -29,9 +29,10 @@ export interface SideEffectJob {
 // a retry scheduled for later is a new job.
 const jobIdOf = (e: Pick<SideEffect, 'id' | 'runAfter'>) => `${e.id}@${e.runAfter.getTime()}`;
 
-export async function recordSideEffects(trx: Knex.Transaction, effects: SideEffect[]): Promise<SideEffect[]> {
+/** Records effects not recorded yet (unique by id: the first to record one wins); returns those it recorded. */
+export async function recordSideEffects(db: Knex, effects: SideEffect[]): Promise<SideEffect[]> {
   if (effects.length === 0) return [];
-  const rows = await trx('side_effects')
+  const rows = await db('side_effects')
     .insert(
       effects.map((e) => ({ id: e.id, kind: e.kind, payload: JSON.stringify(e.payload), run_after: e.runAfter, ordering_key: e.orderingKey ?? null })),
     )
