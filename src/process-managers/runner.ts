@@ -11,6 +11,12 @@ export interface ProcessManager {
   streamPrefixes: string[];
   /** only events of these types reach `handle` (all types when absent) */
   eventTypes?: string[];
+  /**
+   * Runs before the batch's transaction, for waits that must not hold it open: the transaction locks
+   * the checkpoint row, and the event store's readers take no event committed after the oldest
+   * running transaction that did so (a wait in it held up every reader of the log, sends included).
+   */
+  prepare?(events: RecordedEvent[]): Promise<void>;
   /** Decides side effects for a batch; may also write its own state with `trx` (same transaction as the checkpoint). */
   handle(events: RecordedEvent[], trx: Knex.Transaction): Promise<SideEffect[]>;
 }
@@ -59,6 +65,7 @@ export function createProcessManagerRunner(deps: {
           eventTypes: manager.eventTypes,
           onEvents: async (events) => {
             let effects: SideEffect[] = [];
+            await manager.prepare?.(events);
             await deps.db.transaction(async (trx) => {
               // The checkpoint under its row lock is the truth, not the position this subscription
               // read from: an owner whose lock connection died quietly keeps following the log while

@@ -42,9 +42,10 @@ export function webhookBody(event: RecordedEvent, contact: { id: string; first_n
  *
  * Every endpoint subscribed before the event gets it and none removed before it does: the manager
  * follows the subscriptions' streams too, and a suppression that comes after a change to them waits
- * until the webhooks read model has that change (`waitForReadModel`, which throws when it has not in
- * time: the batch is then tried again). Without it, an endpoint added just before a suppression, while
- * the read model was a few milliseconds behind, missed the event, and one just removed still got it.
+ * until the webhooks read model has that change (`waitForReadModel` in `prepare`, before the batch's
+ * transaction; it throws when the read model has not caught up in time, and the batch is tried again).
+ * Without it, an endpoint added just before a suppression, while the read model was a few
+ * milliseconds behind, missed the event, and one just removed still got it.
  * (Changes from before this process started are not waited for: the read model took them long ago.)
  */
 export function createWebhookFanoutManager(deps: { waitForReadModel(name: string, position: Position): Promise<void> }): ProcessManager {
@@ -52,18 +53,21 @@ export function createWebhookFanoutManager(deps: { waitForReadModel(name: string
   return {
     name: 'webhook-fanout',
     streamPrefixes: [SUPPRESSION_STREAM_PREFIX, WEBHOOK_STREAM_PREFIX],
+    async prepare(events: RecordedEvent[]): Promise<void> {
+      let change = unconfirmedChange;
+      let confirm: Position | undefined;
+      for (const event of events) {
+        if (event.streamId.startsWith(WEBHOOK_STREAM_PREFIX)) change = event.position;
+        else if (event.type === 'AddressSuppressed' && change) [confirm, change] = [change, undefined];
+      }
+      // the read model has every change up to the last one a suppression of this batch comes after
+      if (confirm) await deps.waitForReadModel('webhooks', confirm);
+      unconfirmedChange = change;
+    },
     async handle(events: RecordedEvent[], trx: Knex.Transaction): Promise<SideEffect[]> {
       const effects: SideEffect[] = [];
       for (const event of events) {
-        if (event.streamId.startsWith(WEBHOOK_STREAM_PREFIX)) {
-          unconfirmedChange = event.position;
-          continue;
-        }
         if (event.type !== 'AddressSuppressed') continue;
-        if (unconfirmedChange) {
-          await deps.waitForReadModel('webhooks', unconfirmedChange);
-          unconfirmedChange = undefined;
-        }
         const d = event.data as AddressSuppressed['data'];
         const name = webhookEventFor(d.reason);
         const subscriptions = await trx('webhooks').where({ account_id: d.accountId }).whereRaw('events \\? ?', [name]).select('id');

@@ -154,6 +154,10 @@ describe('webhook fan-out process manager', function () {
         await eventually(() => Promise.resolve(waits.length), (n) => n === 1);
         expect(waits).to.deep.equal([['webhooks', change.position]]);
         expect(await effects()).to.equal(0);
+        // the wait holds no transaction open, which would keep everything appended meanwhile from every reader of the log
+        const later = crypto.randomUUID();
+        await eventStore.append(`other-${later}`, [{ id: later, type: 'Happened', data: {} }]);
+        await eventually(async () => (await eventStore.readAll({ after: change.position, limit: 1000 })).map((e) => e.id), (ids) => ids.includes(later), 5_000);
         // the webhooks projection applies the subscription, and the manager is told
         await givenSubscriptions(subscribed('late', ['contact.bounced']));
         caughtUp();
@@ -161,6 +165,7 @@ describe('webhook fan-out process manager', function () {
         const [payload] = await database.db('side_effects').where('kind', DELIVER_WEBHOOK_JOB).pluck('payload');
         expect(payload.schedule.subscriptionId).to.equal('late');
       } finally {
+        caughtUp(); // a failed assertion must not leave the manager waiting
         await r.stop();
       }
     });
