@@ -25,6 +25,9 @@ async function secondaryIndexes(db: Db, tables: string[]): Promise<{ name: strin
   return rows;
 }
 
+/** pg_indexes' `CREATE [UNIQUE] INDEX name ON ...` as its CONCURRENTLY form. */
+const concurrently = (definition: string) => definition.replace(/^CREATE (UNIQUE )?INDEX /, 'CREATE $1INDEX CONCURRENTLY ');
+
 async function countEvents(db: Db, projection: Projection): Promise<number> {
   const { streamPrefixes: prefixes, eventTypes: types } = projection;
   const query = db('events');
@@ -45,6 +48,11 @@ export async function rebuildProjection(options: {
   projection: Projection;
   batchSize?: number;
   onProgress?(done: number, total: number): void;
+  /**
+   * Nothing to do when the live generation already has the projection's version: a version change
+   * that another process rebuilt between this one's look at the registry and the rebuild lock.
+   */
+  skipIfVersionLive?: boolean;
 }): Promise<RebuildResult> {
   const { db, eventStore, projection } = options;
   const batchSize = options.batchSize ?? 5000;
@@ -55,6 +63,10 @@ export async function rebuildProjection(options: {
   try {
     const { rows } = await lock.query('SELECT pg_try_advisory_lock(hashtext($1)) AS owned', [`projection-rebuild:${projection.name}`]);
     if (!rows[0].owned) throw new AppError(409, `a rebuild of ${projection.name} is already running`);
+    if (options.skipIfVersionLive) {
+      const live = await db('projection_registry').where({ name: projection.name }).first();
+      if (live.version === projection.version) return { generation: live.active_generation, events: 0, seconds: (Date.now() - started) / 1000 };
+    }
 
     const max = await db('projection_checkpoints').where({ name: projection.name }).max('generation as g').first();
     const generation = Number(max?.g ?? 0) + 1;
@@ -82,23 +94,36 @@ export async function rebuildProjection(options: {
       next.catch(() => {}); // awaited below; a failure while a batch is being applied must not go unhandled
       return next;
     };
-    let next = read(position);
-    for (;;) {
-      const batch = await next;
-      if (batch.length === 0) break;
-      // Read the next batch while this one is written: a rebuild is bound by both, one after the other.
-      if (batch.length === batchSize) next = read(batch[batch.length - 1].position);
-      await db.transaction((trx) => applyBatch(trx, projection, generation, batch, { requireActive: false }));
-      position = batch[batch.length - 1].position;
-      done += batch.length;
-      options.onProgress?.(done, Math.max(total, done));
-      if (batch.length < batchSize) break;
+    async function catchUp() {
+      let next = read(position);
+      for (;;) {
+        const batch = await next;
+        if (batch.length === 0) break;
+        // Read the next batch while this one is written: a rebuild is bound by both, one after the other.
+        if (batch.length === batchSize) next = read(batch[batch.length - 1].position);
+        await db.transaction((trx) => applyBatch(trx, projection, generation, batch, { requireActive: false }));
+        position = batch[batch.length - 1].position;
+        done += batch.length;
+        options.onProgress?.(done, Math.max(total, done));
+        if (batch.length < batchSize) break;
+      }
     }
+    await catchUp();
 
-    await db.transaction(async (trx) => {
-      await trx.raw(`SET LOCAL maintenance_work_mem = '256MB'`);
-      for (const index of deferred) await trx.raw(index.definition);
-    });
+    // CONCURRENTLY, one index at a time outside any transaction block: a plain CREATE INDEX holds a
+    // transaction id for the whole build, and the event store's readers take no event committed after
+    // the oldest running transaction id (postgres-event-store.ts), so every projection and process
+    // manager of the service (sends, webhooks) stood still until the indexes of a large read model were
+    // built. Nobody writes the building tables, so nothing else changes.
+    await lock.query(`SET maintenance_work_mem = '256MB'`);
+    try {
+      for (const index of deferred) await lock.query(concurrently(index.definition));
+    } finally {
+      await lock.query('RESET maintenance_work_mem').catch(() => {});
+    }
+    // What was appended during the index builds, so that the switch below, which pauses the live
+    // generation and holds a transaction id, has only the last few events to apply.
+    await catchUp();
 
     // Switch: hold the registry row so live batches pause, apply the last events, repoint the views.
     let previous = 0;

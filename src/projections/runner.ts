@@ -5,8 +5,10 @@ import type { EventStore } from '../ports/event-store.js';
 import type { Projection } from './projection.js';
 import { applyBatch, ensureProjection, toCheckpoint } from './generations.js';
 import { rebuildProjection } from './rebuild.js';
+import { AppError } from '../domain/errors.js';
 
 const OWNER_RETRY_MS = 1000;
+const PROGRESS_LOG_MS = 10_000;
 
 class GenerationChanged extends Error {}
 
@@ -14,7 +16,8 @@ class GenerationChanged extends Error {}
  * Keeps read models up to date. Every process may run one; per projection a session advisory lock
  * picks one owner, and the others take over when it dies (its connection, and so its lock, goes away).
  * The owner follows the event log and applies each batch with its checkpoint in one transaction.
- * A projection whose code version differs from the live generation's is rebuilt beside it first.
+ * A projection whose code version is newer than the live generation's is rebuilt beside it first; one
+ * whose code is older than the live generation's is left alone.
  */
 export function createProjectionRunner(deps: {
   db: Db;
@@ -33,36 +36,84 @@ export function createProjectionRunner(deps: {
   let lockClient: pg.Client | undefined;
   const loops: Promise<void>[] = [];
   const closers = new Set<() => Promise<void>>();
+  /** projections whose read model is a newer version than this code (warned about once) */
+  const outranked = new Set<string>();
 
   // One client holds every lock of this runner; its queries are serialised (pg forbids overlapping ones).
+  // Session advisory locks count: `held` keeps a lock taken once however often its loop comes back, so
+  // that one unlock gives it up.
   let lockQueue: Promise<unknown> = Promise.resolve();
-  function owns(name: string): Promise<boolean> {
-    const run = lockQueue.then(() => tryLock(name));
+  const held = new Set<string>();
+  function serialised<T>(work: () => Promise<T>): Promise<T> {
+    const run = lockQueue.then(work);
     lockQueue = run.catch(() => {});
     return run;
   }
 
-  async function tryLock(name: string): Promise<boolean> {
-    if (!lockClient) {
-      const client = new pg.Client(clientConfig);
-      client.on('error', () => {
-        // Our locks died with the connection: stop following, the loops re-acquire on a new one.
-        if (lockClient === client) lockClient = undefined;
-        closers.forEach((close) => void close());
-      });
-      await client.connect();
-      lockClient = client;
-    }
-    const { rows } = await lockClient.query('SELECT pg_try_advisory_lock(hashtext($1)) AS owned', [`projection:${name}`]);
-    return rows[0].owned;
-  }
+  const owns = (name: string) =>
+    serialised(async () => {
+      if (!lockClient) {
+        const client = new pg.Client(clientConfig);
+        client.on('error', () => {
+          // Our locks died with the connection: stop following, the loops re-acquire on a new one.
+          if (lockClient !== client) return;
+          lockClient = undefined;
+          held.clear();
+          closers.forEach((close) => void close());
+        });
+        await client.connect();
+        lockClient = client;
+      }
+      if (held.has(name)) return true;
+      const { rows } = await lockClient.query('SELECT pg_try_advisory_lock(hashtext($1)) AS owned', [`projection:${name}`]);
+      if (rows[0].owned) held.add(name);
+      return rows[0].owned as boolean;
+    });
 
-  async function follow(projection: Projection): Promise<void> {
+  const release = (name: string) =>
+    serialised(async () => {
+      if (held.delete(name)) await lockClient?.query('SELECT pg_advisory_unlock(hashtext($1))', [`projection:${name}`]);
+    });
+
+  /**
+   * Follows the live generation while this process owns the projection. A version change is settled
+   * first, and neither side of it holds the live lock meanwhile: in a rolling upgrade the processes
+   * still running the code of the live generation keep it current until the switch.
+   * Returns 'wait' when this process has nothing to do with the projection for now.
+   */
+  async function follow(projection: Projection): Promise<'wait' | undefined> {
     const reg = await deps.db('projection_registry').where({ name: projection.name }).first();
-    if (reg.version !== projection.version) {
-      deps.logger?.info({ projection: projection.name, from: reg.version, to: projection.version }, 'projection version changed: rebuilding');
-      await rebuildProjection({ db: deps.db, eventStore: deps.eventStore, projection });
-      return;
+    if (reg.version > projection.version) {
+      // This process runs older code than the read model (a newer one has rebuilt it): its handler may
+      // not fit the newer tables, and rebuilding back would undo the upgrade.
+      if (!outranked.has(projection.name)) {
+        outranked.add(projection.name);
+        deps.logger?.warn({ projection: projection.name, live: reg.version, code: projection.version }, 'read model is a newer version than this code: left to the newer processes');
+      }
+      await release(projection.name);
+      return 'wait';
+    }
+    outranked.delete(projection.name);
+    if (reg.version < projection.version) {
+      await release(projection.name);
+      const log = { projection: projection.name, from: reg.version, to: projection.version };
+      let lastLogged = 0;
+      const result = await rebuildProjection({
+        db: deps.db,
+        eventStore: deps.eventStore,
+        projection,
+        skipIfVersionLive: true,
+        onProgress(done, total) {
+          if (done > 0 && done < total && Date.now() - lastLogged < PROGRESS_LOG_MS) return;
+          lastLogged = Date.now();
+          deps.logger?.info({ ...log, done, total }, done === 0 ? 'projection version changed: rebuilding' : 'rebuilding projection');
+        },
+      }).catch((err: unknown) => {
+        // another newer process is rebuilding it: follow its result once it is live
+        if (err instanceof AppError && err.status === 409) return undefined;
+        throw err;
+      });
+      return result ? undefined : 'wait';
     }
     const generation: number = reg.active_generation;
     const cp = toCheckpoint(await deps.db('projection_checkpoints').where({ name: projection.name, generation }).first());
@@ -97,10 +148,7 @@ export function createProjectionRunner(deps: {
     while (!stopped) {
       try {
         await ensureProjection(deps.db, projection);
-        if (await owns(projection.name)) {
-          await follow(projection);
-          continue;
-        }
+        if ((await owns(projection.name)) && (await follow(projection)) !== 'wait') continue;
       } catch (err) {
         deps.logger?.error({ err, projection: projection.name }, 'projection batch failed; retrying');
       }
@@ -120,6 +168,7 @@ export function createProjectionRunner(deps: {
       await Promise.all(loops);
       await lockClient?.end().catch(() => {});
       lockClient = undefined;
+      held.clear();
     },
   };
 }

@@ -12,7 +12,7 @@ import { eventually } from '../support/email-setup.js';
  * A test read model: one row per stream with the count of its events. `seen` has the event id as its
  * key, so an event applied twice fails the batch instead of passing unnoticed.
  */
-function tallyProjection(options: { version?: number; failOn?: string } = {}): Projection {
+function tallyProjection(options: { version?: number; failOn?: string; slowIndex?: boolean } = {}): Projection {
   return {
     name: 'tally',
     version: options.version ?? 1,
@@ -24,6 +24,8 @@ function tallyProjection(options: { version?: number; failOn?: string } = {}): P
         table.integer('events').notNullable();
       });
       await trx.schema.createTable(t('tally_seen'), (table) => table.uuid('event_id').primary());
+      // 20 ms per row to index (slow_key, created by the test that asks for it)
+      if (options.slowIndex) await trx.raw(`CREATE INDEX ${t('tally')}_slow ON ${t('tally')} (slow_key(stream_id))`);
     },
     async handle(events, trx, t) {
       for (const e of events) {
@@ -149,6 +151,98 @@ describe('projection runner', function () {
     } finally {
       await v2.stop();
     }
+  });
+
+  it('an older process neither follows nor rebuilds back a read model a newer version rebuilt', async () => {
+    const v2 = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection({ version: 2 })] });
+    await v2.start();
+    await appendMany(store, 3, 10);
+    await eventually(() => total(t), (n) => n === 30);
+    await v2.stop();
+
+    // a process of the previous release, still running during a rolling upgrade
+    const v1 = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection({ version: 1 })] });
+    await v1.start();
+    try {
+      await appendMany(store, 1, 5);
+      await new Promise((r) => setTimeout(r, 2500)); // two of its ownership retries
+      expect(await t.db('projection_registry').where({ name: 'tally' }).first()).to.include({ version: 2, active_generation: 1 });
+      expect(await total(t)).to.equal(30);
+    } finally {
+      await v1.stop();
+    }
+    const again = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection({ version: 2 })] });
+    await again.start();
+    try {
+      await eventually(() => total(t), (n) => n === 35);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it('while a newer version rebuilds, an older process keeps the live read model current until the switch', async () => {
+    const first = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection({ version: 1 })] });
+    await first.start();
+    await appendMany(store, 3, 10);
+    await eventually(() => total(t), (n) => n === 30);
+    await first.stop();
+
+    // The new release's rebuild is held at its first read of the log until the gate opens.
+    let entered!: () => void;
+    const rebuilding = new Promise<void>((r) => (entered = r));
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const gated: EventStore = { ...store, readAll: async (options) => (entered(), await gate, store.readAll(options)) };
+    const newer = createProjectionRunner({ db: t.db, eventStore: gated, projections: [tallyProjection({ version: 2 })] });
+    const older = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection({ version: 1 })] });
+    await newer.start();
+    try {
+      await rebuilding;
+      await older.start();
+      await appendMany(store, 1, 5);
+      await eventually(() => total(t), (n) => n === 35, 10_000); // applied to the live generation by the older process
+
+      open();
+      await eventually(() => t.db('projection_registry').where({ name: 'tally' }).first(), (r) => r.version === 2 && r.active_generation === 2);
+      expect(await total(t)).to.equal(35);
+      await appendMany(store, 1, 5);
+      await eventually(() => total(t), (n) => n === 40, 10_000); // the newer process follows its generation
+      expect(await t.db('projection_registry').where({ name: 'tally' }).first()).to.include({ version: 2, active_generation: 2 });
+    } finally {
+      open();
+      await older.stop();
+      await newer.stop();
+    }
+  });
+
+  it('a rebuild for a version change does nothing when that version went live meanwhile', async () => {
+    const v2 = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection({ version: 2 })] });
+    await v2.start();
+    await appendMany(store, 2, 10);
+    await eventually(() => total(t), (n) => n === 20);
+    await v2.stop();
+    const result = await rebuildProjection({ db: t.db, eventStore: store, projection: tallyProjection({ version: 2 }), skipIfVersionLive: true });
+    expect(result).to.include({ generation: 1, events: 0 });
+    expect(await t.db('projection_checkpoints').where({ name: 'tally' }).select('generation', 'status')).to.deep.equal([{ generation: 1, status: 'active' }]);
+  });
+
+  it('builds a new generation\'s indexes without holding back the event log\'s readers', async () => {
+    // Declared immutable so that it can be indexed; it only sleeps.
+    await t.db.raw(`CREATE FUNCTION slow_key(text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT $1 FROM (SELECT pg_sleep(0.02)) s'`);
+    await appendMany(store, 100, 1);
+    const building = () => t.db.raw(`SELECT 1 FROM pg_stat_activity WHERE query LIKE 'CREATE INDEX%tally%' AND state = 'active'`).then((r) => r.rows.length > 0);
+    const rebuild = rebuildProjection({ db: t.db, eventStore: store, projection: tallyProjection({ slowIndex: true }) });
+    try {
+      await eventually(building, (b) => b);
+      const head = (await store.readAll({ limit: 1000 })).at(-1)!.position;
+      await store.append('other-1', [{ id: randomUUID(), type: 'Happened', data: {} }]);
+      const seen = await eventually(() => store.readAll({ after: head, streamPrefixes: ['other-'] }), (events) => events.length === 1);
+      expect(seen).to.have.length(1);
+      expect(await building(), 'the event was read only once the index was built').to.equal(true);
+    } finally {
+      await rebuild;
+    }
+    expect(await t.db.raw(`SELECT indisvalid FROM pg_index WHERE indexrelid = 'tally_g2_slow'::regclass`).then((r) => r.rows[0].indisvalid)).to.equal(true);
   });
 
   it('rebuild while reads continue: readers never see an empty or partial read model', async () => {
