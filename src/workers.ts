@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config/env.js';
 import type { Infrastructure } from './infrastructure.js';
+import { findLongTransaction } from './adapters/eventstore/long-transactions.js';
 import { createWebhookSender } from './adapters/webhooks/http-sender.js';
 import { createProviderEventIngest } from './commands/ingest-provider-events.js';
 import { createSuppressionCommands } from './commands/suppressions.js';
@@ -33,6 +34,14 @@ function every(ms: number, task: () => Promise<unknown>, logger: Logger, name: s
     clearInterval(timer);
     await running;
   };
+}
+
+const LONG_TRANSACTION_CHECK_MS = 10_000;
+const LONG_TRANSACTION_MS = 30_000;
+
+async function warnOfLongTransaction(db: Infrastructure['db'], logger: Logger) {
+  const open = await findLongTransaction(db, LONG_TRANSACTION_MS);
+  if (open) logger.warn({ transaction: open }, 'a long-open transaction holds back every reader of the event log: sends, webhooks and read models wait until it ends');
 }
 
 /**
@@ -76,6 +85,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
     every(config.SMS_OPTOUT_SYNC_INTERVAL_MS, () => optOuts.sync(), logger, 'sms opt-out sync'),
     every(3_600_000, () => purgeFailedDeliveries(db), logger, 'purge failed webhook deliveries'),
   ];
+  if (!config.EVENTSTORE_URL) stops.push(every(LONG_TRANSACTION_CHECK_MS, () => warnOfLongTransaction(db, logger), logger, 'long transaction check'));
 
   return {
     async stop() {
