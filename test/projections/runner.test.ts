@@ -133,11 +133,7 @@ describe('projection runner', function () {
   });
 
   it('rebuilds a new version beside the live one when the code version changes', async () => {
-    const v1 = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection()] });
-    await v1.start();
-    await appendMany(store, 3, 10);
-    await eventually(() => total(t), (n) => n === 30);
-    await v1.stop();
+    await applyWith(1, 3, 10, 30);
 
     const v2 = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection({ version: 2 })] });
     await v2.start();
@@ -153,12 +149,20 @@ describe('projection runner', function () {
     }
   });
 
+  /** A runner of code `version` applies `streams` × `perStream` new events (the read model's total is then `expected`), and stops. */
+  async function applyWith(version: number, streams: number, perStream: number, expected: number) {
+    const runner = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection({ version })] });
+    await runner.start();
+    try {
+      await appendMany(store, streams, perStream);
+      await eventually(() => total(t), (n) => n === expected);
+    } finally {
+      await runner.stop();
+    }
+  }
+
   it('an older process neither follows nor rebuilds back a read model a newer version rebuilt', async () => {
-    const v2 = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection({ version: 2 })] });
-    await v2.start();
-    await appendMany(store, 3, 10);
-    await eventually(() => total(t), (n) => n === 30);
-    await v2.stop();
+    await applyWith(2, 3, 10, 30);
 
     // a process of the previous release, still running during a rolling upgrade
     const v1 = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection({ version: 1 })] });
@@ -171,21 +175,11 @@ describe('projection runner', function () {
     } finally {
       await v1.stop();
     }
-    const again = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection({ version: 2 })] });
-    await again.start();
-    try {
-      await eventually(() => total(t), (n) => n === 35);
-    } finally {
-      await again.stop();
-    }
+    await applyWith(2, 0, 0, 35); // the newer release takes up the 5 events
   });
 
   it('while a newer version rebuilds, an older process keeps the live read model current until the switch', async () => {
-    const first = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection({ version: 1 })] });
-    await first.start();
-    await appendMany(store, 3, 10);
-    await eventually(() => total(t), (n) => n === 30);
-    await first.stop();
+    await applyWith(1, 3, 10, 30);
 
     // The new release's rebuild is held at its first read of the log until the gate opens.
     let entered!: () => void;
@@ -216,11 +210,7 @@ describe('projection runner', function () {
   });
 
   it('a rebuild for a version change does nothing when that version went live meanwhile', async () => {
-    const v2 = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection({ version: 2 })] });
-    await v2.start();
-    await appendMany(store, 2, 10);
-    await eventually(() => total(t), (n) => n === 20);
-    await v2.stop();
+    await applyWith(2, 2, 10, 20);
     const result = await rebuildProjection({ db: t.db, eventStore: store, projection: tallyProjection({ version: 2 }), skipIfVersionLive: true });
     expect(result).to.include({ generation: 1, events: 0 });
     expect(await t.db('projection_checkpoints').where({ name: 'tally' }).select('generation', 'status')).to.deep.equal([{ generation: 1, status: 'active' }]);
@@ -236,8 +226,7 @@ describe('projection runner', function () {
       await eventually(building, (b) => b);
       const head = (await store.readAll({ limit: 1000 })).at(-1)!.position;
       await store.append('other-1', [{ id: randomUUID(), type: 'Happened', data: {} }]);
-      const seen = await eventually(() => store.readAll({ after: head, streamPrefixes: ['other-'] }), (events) => events.length === 1);
-      expect(seen).to.have.length(1);
+      await eventually(async () => (await store.readAll({ after: head, streamPrefixes: ['other-'] })).length, (n) => n === 1);
       expect(await building(), 'the event was read only once the index was built').to.equal(true);
     } finally {
       await rebuild;
