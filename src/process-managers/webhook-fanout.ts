@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
+import { contactDecider, contactStream } from '../domain/contacts/contact.js';
+import { fold } from '../domain/decider.js';
 import { deterministicEventId } from '../domain/event-id.js';
 import { SUPPRESSION_STREAM_PREFIX, webhookEventFor, type AddressSuppressed } from '../domain/suppression/suppression.js';
 import { WEBHOOK_STREAM_PREFIX } from '../domain/webhooks/subscription.js';
-import type { Position, RecordedEvent } from '../ports/event-store.js';
+import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../ports/event-store.js';
 import type { ProcessManager } from './runner.js';
 import type { SideEffect } from './side-effects.js';
 
@@ -11,13 +13,20 @@ export const DELIVER_WEBHOOK_JOB = 'webhook.deliver';
 /** The side effect that makes a delivery's attempts of one series (1: the first; a manual retry starts the next). */
 export const deliveryEffectId = (deliveryId: string, series: number) => `webhook:${deliveryId}:${series}`;
 
+/** The contact of a suppressed address as it stood when the suppression was recorded. */
+export interface ContactAtEvent {
+  id: string;
+  first_name: string | null;
+  last_name: string | null;
+}
+
 /**
  * The JSON body of SPEC.md §6, plus `id` (the suppression event's id: the same on every attempt and for
  * every subscription, for receivers to dedupe on). Contact fields are null when the address is no
  * contact. A phone suppression (an SMS opt-out) has no email: `data.email` is null and the number is
  * in `data.phone`, the one field beyond the spec's table.
  */
-export function webhookBody(event: RecordedEvent, contact: { id: string; first_name: string | null; last_name: string | null } | undefined) {
+export function webhookBody(event: RecordedEvent, contact: ContactAtEvent | undefined) {
   const d = event.data as AddressSuppressed['data'];
   return JSON.stringify({
     id: event.id,
@@ -48,8 +57,25 @@ export function webhookBody(event: RecordedEvent, contact: { id: string; first_n
  * milliseconds behind, missed the event, and one just removed still got it.
  * (Changes from before this process started are not waited for: the read model took them long ago.)
  */
-export function createWebhookFanoutManager(deps: { waitForReadModel(name: string, position: Position): Promise<void> }): ProcessManager {
+export function createWebhookFanoutManager(deps: {
+  eventStore: Pick<EventStore, 'readStream'>;
+  waitForReadModel(name: string, position: Position): Promise<void>;
+}): ProcessManager {
   let unconfirmedChange: Position | undefined;
+  /** by suppression event id: its contact, read from the contact's stream in `prepare` */
+  let contacts = new Map<string, ContactAtEvent | undefined>();
+
+  // The contact's own stream up to the suppression, not the contacts read model as it stands: the
+  // body is the same however late (or how often) the event is fanned out, and a contact upserted just
+  // before its suppression is named even if that read model has not applied it yet.
+  async function contactAt(event: RecordedEvent): Promise<ContactAtEvent | undefined> {
+    const d = event.data as AddressSuppressed['data'];
+    if (d.kind === 'phone') return undefined;
+    const history = await deps.eventStore.readStream(contactStream(d.accountId, d.value));
+    const state = fold(contactDecider, history.filter((e) => comparePositions(e.position, event.position) < 0));
+    return state.contactId ? { id: state.contactId, first_name: state.fields!.firstName, last_name: state.fields!.lastName } : undefined;
+  }
+
   return {
     name: 'webhook-fanout',
     streamPrefixes: [SUPPRESSION_STREAM_PREFIX, WEBHOOK_STREAM_PREFIX],
@@ -63,6 +89,8 @@ export function createWebhookFanoutManager(deps: { waitForReadModel(name: string
       // the read model has every change up to the last one a suppression of this batch comes after
       if (confirm) await deps.waitForReadModel('webhooks', confirm);
       unconfirmedChange = change;
+      const suppressions = events.filter((e) => e.type === 'AddressSuppressed');
+      contacts = new Map(await Promise.all(suppressions.map(async (e) => [e.id, await contactAt(e)] as const)));
     },
     async handle(events: RecordedEvent[], trx: Knex.Transaction): Promise<SideEffect[]> {
       const effects: SideEffect[] = [];
@@ -72,8 +100,7 @@ export function createWebhookFanoutManager(deps: { waitForReadModel(name: string
         const name = webhookEventFor(d.reason);
         const subscriptions = await trx('webhooks').where({ account_id: d.accountId }).whereRaw('events \\? ?', [name]).select('id');
         if (subscriptions.length === 0) continue;
-        const contact = d.kind === 'phone' ? undefined : await trx('contacts').where({ account_id: d.accountId, email: d.value }).first('id', 'first_name', 'last_name');
-        const body = webhookBody(event, contact);
+        const body = webhookBody(event, contacts.get(event.id));
         for (const sub of subscriptions) {
           const deliveryId = deterministicEventId('delivery', event.id, sub.id);
           effects.push({

@@ -3,11 +3,10 @@ import { createEventStore } from '../../src/adapters/eventstore/index.js';
 import { createPgBossQueue } from '../../src/adapters/queue/pg-boss-queue.js';
 import type { AddressSuppressed } from '../../src/domain/suppression/suppression.js';
 import { webhookStream, type WebhookSubscriptionEvent } from '../../src/domain/webhooks/subscription.js';
-import type { EventStore, Position } from '../../src/ports/event-store.js';
+import type { EventStore, Position, RecordedEvent } from '../../src/ports/event-store.js';
 import type { JobQueue } from '../../src/ports/job-queue.js';
-import { createProcessManagerRunner } from '../../src/process-managers/runner.js';
+import { createProcessManagerRunner, type ProcessManager } from '../../src/process-managers/runner.js';
 import { createWebhookFanoutManager, DELIVER_WEBHOOK_JOB } from '../../src/process-managers/webhook-fanout.js';
-import { contactsProjection } from '../../src/projections/contacts.js';
 import { webhooksProjection } from '../../src/projections/webhooks.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { eventually } from '../support/email-setup.js';
@@ -22,30 +21,46 @@ const subscribed = (id: string, events: string[], accountId = 'a1'): WebhookSubs
   data: { id, accountId, url: `https://${id}.example.com/`, events: events as never, secret: `whsec_${id}`, createdAt: '2024-05-01T00:00:00.000Z' },
 });
 
-// subscriptions are given straight to the read model here: the manager sees no change to wait for
-const webhookFanoutManager = createWebhookFanoutManager({
-  waitForReadModel: async () => {
-    throw new Error('no subscription change was appended');
-  },
-});
+const noChangeToWaitFor = async () => {
+  throw new Error('no subscription change was appended');
+};
 
 describe('webhook fan-out process manager', function () {
   this.timeout(60_000);
   let database: TestDatabase;
+  let eventStore: EventStore;
+  // subscriptions are given straight to the read model here: the manager sees no change to wait for
+  let webhookFanoutManager: ProcessManager;
   const identity = (base: string) => base;
 
   beforeEach(async () => {
     database = await createTestDatabase();
-    // the read models the manager consults, under their base names
-    await database.db.transaction(async (trx) => {
-      await webhooksProjection.setup(trx, identity);
-      await contactsProjection.setup(trx, identity);
-    });
+    // the read model the manager consults, under its base name
+    await database.db.transaction((trx) => webhooksProjection.setup(trx, identity));
+    eventStore = createEventStore({ databaseUrl: database.url });
+    webhookFanoutManager = createWebhookFanoutManager({ eventStore, waitForReadModel: noChangeToWaitFor });
   });
-  afterEach(async () => database?.drop());
+  afterEach(async () => {
+    await eventStore?.close();
+    await database?.drop();
+  });
 
   const givenSubscriptions = (...events: WebhookSubscriptionEvent[]) =>
     database.db.transaction((trx) => webhooksProjection.handle(recorded('webhook-x', events), trx, identity));
+  /** What the runner does with a batch: prepare, then decide in a transaction. */
+  const decide = async (events: RecordedEvent[]) => {
+    await webhookFanoutManager.prepare!(events);
+    return database.db.transaction((trx) => webhookFanoutManager.handle(events, trx));
+  };
+  const upserted = (email: string, contactId: string, firstName: string, at: string) => ({
+    id: crypto.randomUUID(),
+    type: 'ContactUpserted',
+    data: { contactId, accountId: 'a1', email, created: true, fields: { firstName, lastName: 'L', company: null, tags: [], status: 'subscribed', listIds: [] }, at },
+  });
+  const appended = async (streamId: string, event: { id: string; type: string; data: unknown }) => {
+    await eventStore.append(streamId, [event]);
+    return (await eventStore.readStream(streamId)).at(-1)!;
+  };
 
   describe('given suppression events, then side effects', () => {
     it('one delivery per (event, subscription) that chose the event; the body is the spec payload plus the event id', async () => {
@@ -55,17 +70,9 @@ describe('webhook fan-out process manager', function () {
         subscribed('unsubs', ['contact.unsubscribed']),
         subscribed('elsewhere', ['contact.bounced'], 'a2'),
       );
-      await database.db.transaction((trx) =>
-        contactsProjection.handle(
-          recorded('contact-a1-ada@example.org', [
-            { type: 'ContactUpserted', data: { contactId: 'c1', accountId: 'a1', email: 'ada@example.org', created: true, fields: { firstName: 'Ada', lastName: 'L', company: null, tags: [], status: 'subscribed', listIds: [] }, at: '2024-04-01T00:00:00.000Z' } },
-          ]),
-          trx,
-          identity,
-        ),
-      );
-      const [event] = recorded('suppression-a1-ada@example.org', [suppressed('ada@example.org', { campaignId: 'camp-1' })]);
-      const effects = await database.db.transaction((trx) => webhookFanoutManager.handle([event], trx));
+      await appended('contact-a1-ada@example.org', upserted('ada@example.org', 'c1', 'Ada', '2024-04-01T00:00:00.000Z'));
+      const event = await appended('suppression-a1-ada@example.org', { id: crypto.randomUUID(), ...suppressed('ada@example.org', { campaignId: 'camp-1' }) });
+      const effects = await decide([event]);
       expect(effects.map((e) => e.payload.schedule as any).map((s) => s.subscriptionId).sort()).to.deep.equal(['all', 'bounces']);
       for (const effect of effects) {
         expect(effect.kind).to.equal(DELIVER_WEBHOOK_JOB);
@@ -82,7 +89,7 @@ describe('webhook fan-out process manager', function () {
         });
       }
       // deciding again gives the same ids: recorded once
-      const again = await database.db.transaction((trx) => webhookFanoutManager.handle([event], trx));
+      const again = await decide([event]);
       expect(again.map((e) => e.id).sort()).to.deep.equal(effects.map((e) => e.id).sort());
     });
 
@@ -94,7 +101,7 @@ describe('webhook fan-out process manager', function () {
         suppressed('c@example.org', { reason: 'manual', source: 'manual', messageId: null }),
         suppressed('+14155550100', { kind: 'phone', reason: 'sms_optout', source: 'sms_optout', messageId: null }),
       ]);
-      const effects = await database.db.transaction((trx) => webhookFanoutManager.handle(events, trx));
+      const effects = await decide(events);
       const bodies = effects.map((e) => JSON.parse((e.payload.schedule as any).body));
       expect(bodies.map((b) => [b.event, b.data.source])).to.deep.equal([
         ['contact.unsubscribed', 'one_click'],
@@ -106,20 +113,26 @@ describe('webhook fan-out process manager', function () {
       expect(bodies[3].data).to.deep.include({ email: null, phone: '+14155550100' });
       // lifting a suppression is no webhook event
       const lifted = recorded('s', [{ type: 'SuppressionLifted', data: { accountId: 'a1', value: 'a@example.org', kind: 'email', liftedAt: 't', by: 'u' } }]);
-      expect(await database.db.transaction((trx) => webhookFanoutManager.handle(lifted, trx))).to.deep.equal([]);
+      expect(await decide(lifted)).to.deep.equal([]);
+    });
+
+    it('names the contact as it stood at the suppression: upserted just before (whatever the contacts read model has), renamed after', async () => {
+      await givenSubscriptions(subscribed('all', ['contact.bounced']));
+      await appended('contact-a1-ada@example.org', upserted('ada@example.org', 'c1', 'Ada', '2024-04-01T00:00:00.000Z'));
+      const event = await appended('suppression-a1-ada@example.org', { id: crypto.randomUUID(), ...suppressed('ada@example.org') });
+      await appended('contact-a1-ada@example.org', upserted('ada@example.org', 'c1', 'Augusta', '2024-06-01T00:00:00.000Z'));
+      const [effect] = await decide([event]);
+      expect(JSON.parse((effect.payload.schedule as any).body).data).to.include({ contactId: 'c1', firstName: 'Ada' });
     });
   });
 
   describe('restarts (its checkpoint)', () => {
-    let eventStore: EventStore;
     let queue: JobQueue;
     beforeEach(() => {
-      eventStore = createEventStore({ databaseUrl: database.url });
       queue = createPgBossQueue({ connectionString: database.url });
     });
     afterEach(async () => {
       await queue.close();
-      await eventStore.close();
     });
 
     const suppress = (n: number, from = 0) =>
@@ -141,6 +154,7 @@ describe('webhook fan-out process manager', function () {
       const readModelHasIt = new Promise<void>((resolve) => (caughtUp = resolve));
       const waits: [string, Position][] = [];
       const manager = createWebhookFanoutManager({
+        eventStore,
         async waitForReadModel(name, position) {
           waits.push([name, position]);
           await readModelHasIt;
