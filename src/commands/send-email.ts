@@ -1,6 +1,6 @@
 import { createId } from '../cuid.js';
 import { query, type Db } from '../adapters/db/knex.js';
-import { ACCOUNT_SCOPE_PREFIX, KEY_SCOPE_PREFIX, reserveAdmittedSql, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
+import { ACCOUNT_SCOPE_PREFIX, capScopesSql, KEY_SCOPE_PREFIX, reserveAdmittedSql, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
 import { emailDomain, formatFromHeader, normaliseEmail } from '../domain/email/address.js';
 import { renderTemplate } from '../domain/email/render.js';
 import { rewriteForTracking } from '../domain/email/tracking.js';
@@ -71,9 +71,7 @@ const ADMIT_SENDS = `
     FROM r LEFT JOIN api_keys k ON k.key_hash = r.key_hash
   ),
   scoped AS (
-    -- the counters a send takes a slot of: its key's only when the key has a cap, its account's always
-    SELECT w.*, CASE WHEN sender_key IS NOT NULL AND key_cap IS NOT NULL THEN $11::text || sender_key END AS key_scope,
-           $12::text || sender_account AS account_scope
+    SELECT w.*, ${capScopesSql('sender_key', 'key_cap', 'sender_account', '$11', '$12')}
     FROM who w
   ),
   checked AS (

@@ -1,6 +1,6 @@
 import { createId } from '../cuid.js';
 import { query } from '../adapters/db/knex.js';
-import { ACCOUNT_SCOPE_PREFIX, KEY_SCOPE_PREFIX, reserveAdmittedSql, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
+import { ACCOUNT_SCOPE_PREFIX, capScopesSql, KEY_SCOPE_PREFIX, reserveAdmittedSql, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { messageStream, type SmsQueued } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
@@ -39,9 +39,7 @@ const ADMIT_SMS = `
   ),
   checked AS (
     SELECT r.i, r.to_value, a.daily_send_cap, a.sms->>'originationNumber' AS origination_number,
-      -- the counters a send takes a slot of: its key's only when the key has a cap, its account's always
-      CASE WHEN r.key_id IS NOT NULL AND r.key_cap IS NOT NULL THEN $5::text || r.key_id END AS key_scope,
-      r.key_cap, $6::text || r.account_id AS account_scope,
+      r.key_cap, ${capScopesSql('r.key_id', 'r.key_cap', 'r.account_id', '$5', '$6')},
       CASE
         WHEN a.id IS NULL THEN 'account'
         WHEN NOT coalesce((a.sms->>'enabled')::boolean, false) THEN 'disabled'

@@ -26,6 +26,14 @@ export const KEY_SCOPE_PREFIX = 'key:';
 export const ACCOUNT_SCOPE_PREFIX = 'account:';
 
 /**
+ * The columns `key_scope` and `account_scope` of an admission statement: the counters a send takes a
+ * slot of, its key's only when it has a key with a cap, its account's always. The prefixes are
+ * parameters (KEY_SCOPE_PREFIX, ACCOUNT_SCOPE_PREFIX).
+ */
+export const capScopesSql = (keyId: string, keyCap: string, accountId: string, keyPrefix: string, accountPrefix: string) =>
+  `CASE WHEN ${keyId} IS NOT NULL AND ${keyCap} IS NOT NULL THEN ${keyPrefix}::text || ${keyId} END AS key_scope, ${accountPrefix}::text || ${accountId} AS account_scope`;
+
+/**
  * The CTEs `admitted` and `reserved` of an admission statement (ADMIT_SENDS, ADMIT_SMS): the rows of
  * `checked` (i: arrival order, key_scope, key_cap, account_scope, daily_send_cap) that pass `admits`
  * take their slots in one call of reserve_send_slots on `day` (a parameter); `reserved` answers each
