@@ -1,43 +1,11 @@
 import type { Knex } from 'knex';
 
-/**
- * The append-only event log. `tx_id` (the writing transaction's id) gives subscribers a commit-safe
- * order: see src/adapters/eventstore/postgres-event-store.ts.
- */
-export async function up(knex: Knex): Promise<void> {
-  await knex.raw(`
-    CREATE TABLE streams (
-      stream_id text PRIMARY KEY,
-      revision  bigint NOT NULL
-    );
-    CREATE TABLE events (
-      global_position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-      tx_id           xid8 NOT NULL DEFAULT pg_current_xact_id(),
-      stream_id       text NOT NULL,
-      revision        bigint NOT NULL,
-      event_id        uuid NOT NULL UNIQUE,
-      type            text NOT NULL,
-      schema_version  int NOT NULL DEFAULT 1,
-      data            jsonb NOT NULL,
-      metadata        jsonb NOT NULL DEFAULT '{}',
-      recorded_at     timestamptz NOT NULL DEFAULT now(),
-      UNIQUE (stream_id, revision)
-    );
-    CREATE INDEX events_commit_order ON events (tx_id, global_position);
-
-    CREATE FUNCTION events_are_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      RAISE EXCEPTION 'events are append-only: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
-    END $$;
-    CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events
-      FOR EACH ROW EXECUTE FUNCTION events_are_append_only();
-    CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
-      FOR EACH STATEMENT EXECUTE FUNCTION events_are_append_only();
-
+/** The first append_events; migration 013 replaces it with one that does not notify, and its down restores this. */
+export const APPEND_EVENTS_WITH_NOTIFY = `
     -- One round trip per append: idempotency check, optimistic revision check, insert, notify.
     -- A revision conflict is an answer, not an error (errors cost a server log write each): the row
     -- then has only conflict = the actual revision or 'no_stream', and nothing was written.
-    CREATE FUNCTION append_events(
+    CREATE OR REPLACE FUNCTION append_events(
       p_stream text, p_expected text, p_ids uuid[], p_types text[], p_versions int[], p_data jsonb[], p_meta jsonb[]
     ) RETURNS TABLE (last_revision bigint, last_tx_id text, last_position bigint, conflict text)
     LANGUAGE plpgsql AS $$
@@ -84,6 +52,43 @@ export async function up(knex: Knex): Promise<void> {
       PERFORM pg_notify('events', '');
       RETURN QUERY SELECT rev, pg_current_xact_id()::text, currval(pg_get_serial_sequence('events', 'global_position')), NULL::text;
     END $$;
+`;
+
+/**
+ * The append-only event log. `tx_id` (the writing transaction's id) gives subscribers a commit-safe
+ * order: see src/adapters/eventstore/postgres-event-store.ts.
+ */
+export async function up(knex: Knex): Promise<void> {
+  await knex.raw(`
+    CREATE TABLE streams (
+      stream_id text PRIMARY KEY,
+      revision  bigint NOT NULL
+    );
+    CREATE TABLE events (
+      global_position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      tx_id           xid8 NOT NULL DEFAULT pg_current_xact_id(),
+      stream_id       text NOT NULL,
+      revision        bigint NOT NULL,
+      event_id        uuid NOT NULL UNIQUE,
+      type            text NOT NULL,
+      schema_version  int NOT NULL DEFAULT 1,
+      data            jsonb NOT NULL,
+      metadata        jsonb NOT NULL DEFAULT '{}',
+      recorded_at     timestamptz NOT NULL DEFAULT now(),
+      UNIQUE (stream_id, revision)
+    );
+    CREATE INDEX events_commit_order ON events (tx_id, global_position);
+
+    CREATE FUNCTION events_are_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      RAISE EXCEPTION 'events are append-only: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
+    END $$;
+    CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events
+      FOR EACH ROW EXECUTE FUNCTION events_are_append_only();
+    CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
+      FOR EACH STATEMENT EXECUTE FUNCTION events_are_append_only();
+
+    ${APPEND_EVENTS_WITH_NOTIFY}
   `);
 }
 
