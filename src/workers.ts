@@ -73,7 +73,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
     { concurrency: 32 },
   );
 
-  const webhookFanout = createWebhookFanoutManager({ eventStore, waitForReadModel: (name, position) => waiter.waitFor(name, position, 10_000) });
+  const webhookFanout = createWebhookFanoutManager({ db, eventStore, waitForReadModel: (name, position) => waiter.waitFor(name, position, 10_000) });
   const managers = createProcessManagerRunner({ db, eventStore, queue, managers: [sendMessagesManager, webhookFanout, webhookRetriesManager], logger });
   managers.start();
   const sweeper = startSideEffectSweeper({ db, queue, onError: (err) => logger.warn({ err }, 'side-effect sweep failed') });

@@ -58,12 +58,13 @@ export function webhookBody(event: RecordedEvent, contact: ContactAtEvent | unde
  * (Changes from before this process started are not waited for: the read model took them long ago.)
  */
 export function createWebhookFanoutManager(deps: {
+  db: Knex;
   eventStore: Pick<EventStore, 'readStream'>;
   waitForReadModel(name: string, position: Position): Promise<void>;
 }): ProcessManager {
   let unconfirmedChange: Position | undefined;
-  /** by suppression event id: its contact, read from the contact's stream in `prepare` */
-  let contacts = new Map<string, ContactAtEvent | undefined>();
+  /** by suppression event id, decided in `prepare`: the endpoints that get it and the body they get */
+  let deliveries = new Map<string, { subscriptionIds: string[]; body: string }>();
 
   // The contact's own stream up to the suppression, not the contacts read model as it stands: the
   // body is the same however late (or how often) the event is fanned out, and a contact upserted just
@@ -89,20 +90,33 @@ export function createWebhookFanoutManager(deps: {
       // the read model has every change up to the last one a suppression of this batch comes after
       if (confirm) await deps.waitForReadModel('webhooks', confirm);
       unconfirmedChange = change;
+
+      // One read of the batch's accounts' endpoints; contacts only for events that have an endpoint
+      // (most accounts have none, and an import can suppress thousands of addresses at once).
       const suppressions = events.filter((e) => e.type === 'AddressSuppressed');
-      contacts = new Map(await Promise.all(suppressions.map(async (e) => [e.id, await contactAt(e)] as const)));
-    },
-    async handle(events: RecordedEvent[], trx: Knex.Transaction): Promise<SideEffect[]> {
-      const effects: SideEffect[] = [];
-      for (const event of events) {
-        if (event.type !== 'AddressSuppressed') continue;
+      const accounts = [...new Set(suppressions.map((e) => (e.data as AddressSuppressed['data']).accountId))];
+      const endpoints: { id: string; account_id: string; events: string[] }[] = accounts.length
+        ? await deps.db('webhooks').whereIn('account_id', accounts).select('id', 'account_id', 'events')
+        : [];
+      const subscribed = suppressions.flatMap((event) => {
         const d = event.data as AddressSuppressed['data'];
         const name = webhookEventFor(d.reason);
-        const subscriptions = await trx('webhooks').where({ account_id: d.accountId }).whereRaw('events \\? ?', [name]).select('id');
-        if (subscriptions.length === 0) continue;
-        const body = webhookBody(event, contacts.get(event.id));
-        for (const sub of subscriptions) {
-          const deliveryId = deterministicEventId('delivery', event.id, sub.id);
+        const subscriptionIds = endpoints.filter((w) => w.account_id === d.accountId && w.events.includes(name)).map((w) => w.id);
+        return subscriptionIds.length ? [{ event, subscriptionIds }] : [];
+      });
+      deliveries = new Map(
+        await Promise.all(subscribed.map(async ({ event, subscriptionIds }) => [event.id, { subscriptionIds, body: webhookBody(event, await contactAt(event)) }] as const)),
+      );
+    },
+    async handle(events: RecordedEvent[]): Promise<SideEffect[]> {
+      const effects: SideEffect[] = [];
+      for (const event of events) {
+        const decided = deliveries.get(event.id);
+        if (!decided) continue;
+        const d = event.data as AddressSuppressed['data'];
+        const name = webhookEventFor(d.reason);
+        for (const subscriptionId of decided.subscriptionIds) {
+          const deliveryId = deterministicEventId('delivery', event.id, subscriptionId);
           effects.push({
             id: deliveryEffectId(deliveryId, 1),
             kind: DELIVER_WEBHOOK_JOB,
@@ -112,15 +126,15 @@ export function createWebhookFanoutManager(deps: {
               schedule: {
                 deliveryId,
                 accountId: d.accountId,
-                subscriptionId: sub.id,
+                subscriptionId,
                 event: name,
-                body,
-                orderingKey: `${sub.id}:${d.value}`,
+                body: decided.body,
+                orderingKey: `${subscriptionId}:${d.value}`,
                 scheduledAt: new Date().toISOString(),
               },
             },
             runAfter: new Date(),
-            orderingKey: `${sub.id}:${d.value}`,
+            orderingKey: `${subscriptionId}:${d.value}`,
           });
         }
       }

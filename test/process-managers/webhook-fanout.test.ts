@@ -38,7 +38,7 @@ describe('webhook fan-out process manager', function () {
     // the read model the manager consults, under its base name
     await database.db.transaction((trx) => webhooksProjection.setup(trx, identity));
     eventStore = createEventStore({ databaseUrl: database.url });
-    webhookFanoutManager = createWebhookFanoutManager({ eventStore, waitForReadModel: noChangeToWaitFor });
+    webhookFanoutManager = createWebhookFanoutManager({ db: database.db, eventStore, waitForReadModel: noChangeToWaitFor });
   });
   afterEach(async () => {
     await eventStore?.close();
@@ -116,6 +116,24 @@ describe('webhook fan-out process manager', function () {
       expect(await decide(lifted)).to.deep.equal([]);
     });
 
+    it('reads no contact for an event no endpoint takes (an account without webhooks, an event not chosen)', async () => {
+      await givenSubscriptions(subscribed('bounces', ['contact.bounced']));
+      const reads: string[] = [];
+      webhookFanoutManager = createWebhookFanoutManager({
+        db: database.db,
+        eventStore: { readStream: async (streamId) => (reads.push(streamId), eventStore.readStream(streamId)) },
+        waitForReadModel: noChangeToWaitFor,
+      });
+      const events = recorded('s', [
+        suppressed('a@example.org', { reason: 'unsubscribed', source: 'one_click' }),
+        suppressed('b@example.org', { accountId: 'a2' }),
+        suppressed('c@example.org'),
+      ]);
+      const effects = await decide(events);
+      expect(effects.map((e) => JSON.parse((e.payload.schedule as any).body).data.email)).to.deep.equal(['c@example.org']);
+      expect(reads).to.deep.equal(['contact-a1-c@example.org']);
+    });
+
     it('names the contact as it stood at the suppression: upserted just before (whatever the contacts read model has), renamed after', async () => {
       await givenSubscriptions(subscribed('all', ['contact.bounced']));
       await appended('contact-a1-ada@example.org', upserted('ada@example.org', 'c1', 'Ada', '2024-04-01T00:00:00.000Z'));
@@ -154,6 +172,7 @@ describe('webhook fan-out process manager', function () {
       const readModelHasIt = new Promise<void>((resolve) => (caughtUp = resolve));
       const waits: [string, Position][] = [];
       const manager = createWebhookFanoutManager({
+        db: database.db,
         eventStore,
         async waitForReadModel(name, position) {
           waits.push([name, position]);
