@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { createTestDatabase } from '../../test/support/db.js';
-import { spawnServer } from '../../test/support/spawn-server.js';
+import { spawnServer, type SpawnedServer } from '../../test/support/spawn-server.js';
 import { call, measureClosedLoop, scaled, type BenchModule } from './lib.js';
 
 const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
@@ -10,7 +10,8 @@ const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
  * concurrent clients, after a warm-up that is reported but not counted), next to the same server's
  * /healthz rate and p99 under the same clients, and how long after the last 201 every send had reached the provider (a row in
  * sandbox_emails). The service runs in its own process (API and workers, as `npm start`), so the load
- * generator does not share its event loop.
+ * generator does not share its event loop. Then the same number of sends again to the API role alone,
+ * delivered afterwards by a worker role alone: the cost of delivery without the burst's contention.
  */
 const bench: BenchModule = {
   name: 'transactional send',
@@ -18,9 +19,11 @@ const bench: BenchModule = {
     const total = scaled(20_000, scale, 200);
     const concurrency = 50;
     const testDb = await createTestDatabase();
-    const server = await spawnServer('all', { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+    const env = { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password };
+    let server = await spawnServer('all', env);
+    let worker: SpawnedServer | undefined;
     try {
-      const base = server.baseUrl;
+      let base = server.baseUrl;
       const login = await call(base, 'POST', '/api/auth/login', { body: ADMIN });
       const auth = { authorization: `Bearer ${login.body.token}` };
       await call(base, 'PATCH', '/api/settings', { headers: auth, body: { dailySendCap: 100_000_000 } });
@@ -80,13 +83,35 @@ const bench: BenchModule = {
       const drainSeconds = (performance.now() - run.lastAnsweredAt) / 1000;
       log(`${reached}/${expected} at the provider ${drainSeconds.toFixed(1)} s after the last 201`);
 
+      // Delivery alone: the API role takes a backlog with no worker running, then a worker starts and
+      // delivers it (provider, result, messages read model) with the machine to itself: what delivery
+      // costs, which the burst's figures (the cores split between API and worker) cannot separate.
+      await server.stop();
+      server = await spawnServer('api', env);
+      base = server.baseUrl;
+      const backlog = await sendMany(total, 2_000_000);
+      const sentRows = async () => Number((await testDb.db('messages_g1').where({ status: 'sent' }).count({ n: '*' }).first())!.n);
+      const startedAt = performance.now();
+      worker = await spawnServer('worker', env);
+      const delivered = (await untilAtProvider(expected + total, startedAt)) === expected + total;
+      while (delivered && (await sentRows()) < expected + total && performance.now() - startedAt < 120_000) await new Promise((r) => setTimeout(r, 50));
+      const workerSeconds = (performance.now() - startedAt) / 1000;
+      log(`API alone: ${total} accepted at ${Math.round(backlog.perSecond)}/s, p99 ${backlog.p99.toFixed(1)} ms; then a worker alone delivered them in ${workerSeconds.toFixed(1)} s (start included)`);
+
       return [
         { name: 'accepted sends', value: run.perSecond, unit: 'req/s', baseline: { name: '/healthz', value: healthz.perSecond }, aim: '≥ 1,500/s' },
         { name: 'send p99 latency', value: run.p99, unit: 'ms', baseline: { name: '/healthz p99', value: healthz.p99 }, aim: '< 50 ms' },
         { name: 'all sends at the provider after the last 201', value: reached >= expected ? drainSeconds : Number.POSITIVE_INFINITY, unit: 's', aim: '≤ 10 s' },
+        {
+          name: 'backlog delivered by a worker alone',
+          value: delivered ? total / workerSeconds : 0,
+          unit: 'sends/s',
+          baseline: { name: 'the API alone accepting it', value: backlog.perSecond },
+        },
       ];
     } finally {
       await server.stop();
+      await worker?.stop();
       await testDb.drop();
     }
   },
