@@ -7,6 +7,7 @@ import { notFound } from '../domain/errors.js';
 import { containsNul, rejectNul } from './reject-nul.js';
 import { mapError } from './error-mapping.js';
 import { buildOpenApi } from './openapi.js';
+import { createApiDocs } from './api-docs.js';
 import type { PresentedKey } from '../commands/api-keys.js';
 import type { Principal, RouteAuth, Scope } from './principal.js';
 import type { AnyRoute } from './route.js';
@@ -70,6 +71,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(openapi);
   });
+  app.use(createApiDocs());
 
   for (const route of deps.routes) {
     const auth = route.auth;
