@@ -311,7 +311,7 @@ describe('webhook deliveries (SPEC.md §6, CONTRACT.md §3–§4)', function () 
     expect(await purgeFailedDeliveries(db, new Date(now.getTime() + day))).to.equal(0);
   });
 
-  it('the README receiver’s guide accepts a real delivery once, and refuses a duplicate, a tampered body and a stale timestamp', async () => {
+  it('the receiver’s guide (docs/webhooks.md) accepts a real delivery once, and refuses a duplicate, a tampered body and a stale timestamp', async () => {
     const account = await newAccount(app);
     const verdicts: string[] = [];
     let secret = '';
