@@ -30,7 +30,7 @@ async function inBatches(total: number, op: (from: number, to: number) => Promis
 }
 
 /**
- * Issue 8: bulk import through HTTP (batches of 500, as SPEC.md §8 recommends) against the floor of
+ * Issue 8: bulk import through HTTP (batches of 500, the recommended size) against the floor of
  * plain multi-row INSERTs of the same rows into a table shaped like the read model, then list
  * searches at that size.
  */

@@ -38,7 +38,7 @@ export const keyColumnsSql = (k: string) => `${k}.id, ${k}.account_id, ${k}.scop
 
 /**
  * Why the api_keys row `k` (all NULL when no key has the presented hash) refuses a request from
- * `ip` for `scope` at `at`, or NULL: the checks of SPEC.md §5.4 in order of severity (unknown or
+ * `ip` for `scope` at `at`, or NULL: the per-key checks (docs/api.md) in order of severity (unknown or
  * revoked, expired, client IP, scope). Written once, in SQL, so that a statement doing work of its
  * own (the send API's admission, which takes daily-cap slots only for an accepted key) checks the key
  * in that same statement, exactly as every other request's key lookup does.

@@ -56,7 +56,7 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 export function createContactCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection }) {
   const command = (accountId: string, email: string, input: ContactInput, addListIds: string[]): UpsertContact => {
     const { email: _raw, ...fields } = input;
-    // A UUID, not a cuid: SPEC.md fixes no format for contact ids, and cuid2 hashes each id (about
+    // A UUID, not a cuid: the API fixes no format for contact ids, and cuid2 hashes each id (about
     // 0.2 ms), which was half the cost of a 500-contact import.
     return { contactId: randomUUID(), accountId, email, fields, addListIds, now: new Date().toISOString() };
   };

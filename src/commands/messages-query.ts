@@ -21,7 +21,7 @@ export interface MessageFilters {
 
 const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
 
-/** The list/detail fields of a message (CONTRACT.md §4). */
+/** The list/detail fields of a message. */
 export function messageView(row: Record<string, any>) {
   return {
     id: row.id,

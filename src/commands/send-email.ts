@@ -103,7 +103,7 @@ export interface SendEmailDeps {
 }
 
 /**
- * SendEmail: the checks of SPEC.md §4 in the order the issue gives (suppressed, unverified sender,
+ * SendEmail: the send checks in the order the API promises (suppressed, unverified sender,
  * per-key cap, account cap), then `EmailQueued` on a new message stream. The provider is called later
  * by the send process manager, so the caller never waits for it.
  */
@@ -170,7 +170,7 @@ export function createSendEmail(deps: SendEmailDeps) {
     const principal = key ? deps.keys.accept(row, key) : known!;
     if (!row.account_found) throw notFound('account not found');
     if (row.suppressed) throw badRequest(`${input.to} is suppressed`);
-    // SPEC.md §4 rule 3 (ADMIT_SENDS): the sender's domain is verified in full, or the address is a verified single sender
+    // ADMIT_SENDS: the sender's domain is verified in full, or the address is a verified single sender
     if (!row.verified_sender) throw badRequest(`${input.fromEmail} is not verified for sending`);
     const accountId = principal.accountId;
     const apiKeyId = principal.kind === 'apiKey' ? principal.apiKeyId : null;

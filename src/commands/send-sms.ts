@@ -12,7 +12,7 @@ import { execute } from './execute.js';
 
 export const MAX_SMS_SEGMENTS = 10;
 
-/** Why an account refuses an SMS, in the order SPEC.md §4 gives its rules (ADMIT_SMS's `refusal`). */
+/** Why an account refuses an SMS, in the order the API checks its rules (ADMIT_SMS's `refusal`). */
 type SmsRefusal = 'account' | 'disabled' | 'no_origination' | 'sandbox' | 'opted_out' | 'suppressed';
 
 interface SmsAdmission {
@@ -74,7 +74,7 @@ function refusalError(refusal: SmsRefusal, to: string) {
 }
 
 /**
- * SendSms: every 400 of SPEC.md §4 with a message saying which rule failed, then the caps, then
+ * SendSms: every 400 of docs/api.md's SMS list with a message saying which rule failed, then the caps, then
  * `SmsQueued` on a new message stream (same stream, history and status model as email).
  */
 export function createSendSms(deps: { eventStore: EventStore; counters: SendCounters; provider: 'sns' | 'sandbox' }) {

@@ -61,7 +61,7 @@ export function suppressionView(row: Record<string, any>) {
 
 /**
  * Suppress and lift. Both wait for the suppression list to show the change before returning, so the
- * next send to that address is refused (ARCHITECTURE.md: suppression invariant).
+ * next send to that address is refused (docs/architecture.md, "Read-your-writes").
  */
 export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection }) {
   /** Appends the suppression without waiting for the list to show it; the stream's state is the guard. */

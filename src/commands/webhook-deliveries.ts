@@ -11,7 +11,7 @@ import type { JobQueue } from '../ports/job-queue.js';
 import { execute } from './execute.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
-/** Failed deliveries stay listed this long (SPEC.md §6), then are purged from the read model. */
+/** Failed deliveries stay listed this long (14 days, docs/webhooks.md), then are purged from the read model. */
 export const FAILED_DELIVERY_RETENTION_MS = 14 * 24 * 3600 * 1000;
 
 /**

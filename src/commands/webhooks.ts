@@ -40,7 +40,7 @@ export function createWebhookCommands(deps: { eventStore: EventStore; db: Db; wa
     async create(accountId: string, actor: string, input: { url: string; events?: WebhookFields['events'] }) {
       await deps.checkTarget(input.url);
       const id = createId();
-      // whsec_ + 32 random bytes; signatures use these exact UTF-8 characters as the HMAC key (CONTRACT.md §4).
+      // whsec_ + 32 random bytes; signatures use these exact UTF-8 characters as the HMAC key (docs/webhooks.md).
       const secret = `whsec_${randomBytes(32).toString('base64url')}`;
       const fields = { url: input.url, events: input.events ? [...new Set(input.events)] : [...WEBHOOK_EVENTS] };
       await run(id, actor, { kind: 'subscribe', id, accountId, fields, secret, now: new Date().toISOString() });

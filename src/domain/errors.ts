@@ -1,7 +1,7 @@
 import type { ZodError } from 'zod';
 
 /**
- * The one error type of the service. Its message is the exact text SPEC.md §7 dictates; src/http maps
+ * The one error type of the service. Its message is the exact text the API promises (docs/api.md); src/http maps
  * it to `{message, error, statusCode}` in one place.
  */
 export const STATUS_NAMES: Record<number, string> = {

@@ -14,7 +14,7 @@ export function errorBody(status: number, message: string, extra?: Record<string
 }
 
 /**
- * The single place where anything thrown becomes the spec's error shape (SPEC.md §7). Unknown errors
+ * The single place where anything thrown becomes the error shape `{message, error, statusCode}` (docs/api.md). Unknown errors
  * become a 500 without internals; `logged` tells the caller whether it should log the error.
  */
 export function mapError(err: unknown): { status: number; body: ErrorBody; unexpected: boolean } {

@@ -34,7 +34,7 @@ export interface SignedRequest {
   body: string;
 }
 
-/** The headers of SPEC.md §6, signed now: every attempt is re-timestamped and re-signed. */
+/** The delivery headers (docs/webhooks.md), signed now: every attempt is re-timestamped and re-signed. */
 export function signedRequest(secret: string, event: string, body: string, attempt: number, now = new Date()): SignedRequest {
   const timestamp = Math.floor(now.getTime() / 1000);
   return {
@@ -51,7 +51,7 @@ export function signedRequest(secret: string, event: string, body: string, attem
 }
 
 /**
- * One attempt of one delivery: sign, POST, classify (SPEC.md §6 retry table), record on the delivery
+ * One attempt of one delivery: sign, POST, classify (the retry table of docs/webhooks.md), record on the delivery
  * stream, and schedule the next attempt ourselves.
  */
 export function createDeliverWebhookHandler(deps: {

@@ -21,7 +21,7 @@ export interface ContactAtEvent {
 }
 
 /**
- * The JSON body of SPEC.md §6, plus `id` (the suppression event's id: the same on every attempt and for
+ * The JSON body of docs/webhooks.md, with `id` (the suppression event's id: the same on every attempt and for
  * every subscription, for receivers to dedupe on). Contact fields are null when the address is no
  * contact. A phone suppression (an SMS opt-out) has no email: `data.email` is null and the number is
  * in `data.phone`, the one field beyond the spec's table.

@@ -5,7 +5,7 @@ import { statusAfter, type MessageStatus } from '../domain/messages/message.js';
 import { insertRows, rowsById, updateRows } from './bulk-writes.js';
 import type { Projection } from './projection.js';
 
-/** Timeline kinds of SPEC.md §2, by event type. */
+/** The message timeline's kinds (sent, delivered, bounced, complained, opened, clicked), by event type. */
 export const TIMELINE_KIND: Record<string, string> = {
   ProviderAccepted: 'sent',
   Delivered: 'delivered',

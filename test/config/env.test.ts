@@ -13,7 +13,7 @@ function configError(env: Record<string, string>): ConfigError {
   expect.fail(`loadConfig accepted ${JSON.stringify(env)}`);
 }
 
-describe('loadConfig (CONTRACT.md §1)', () => {
+describe('loadConfig (docs/configuration.md)', () => {
   describe('defaults', () => {
     // An explicit empty env, so nothing from the developer's shell leaks into the defaults.
     const config = () => loadConfig({});

@@ -40,7 +40,7 @@ async function call(baseUrl: string, method: string, path: string, init: { body?
   return { status: res.status, text, body, headers: res.headers };
 }
 
-/** Exactly the SPEC.md §7 shape, nothing more (no `stack`, no `type`, no `expose`). */
+/** Exactly the `{message, error, statusCode}` shape, nothing more (no `stack`, no `type`, no `expose`). */
 function expectErrorShape(res: RawResponse, status: number, error: string): void {
   expect(res.status, res.text).to.equal(status);
   expect(res.headers.get('content-type')).to.match(/^application\/json/);
@@ -51,7 +51,7 @@ function expectErrorShape(res: RawResponse, status: number, error: string): void
   expect(res.body.message).to.be.a('string').and.not.equal('');
 }
 
-describe('HTTP skeleton: errors, limits, /healthz, /openapi.json, request ids (CONTRACT.md §4, SPEC.md §7)', function () {
+describe('HTTP skeleton: errors, limits, /healthz, /openapi.json, request ids', function () {
   this.timeout(60_000);
   let app: TestApp;
   let sendKey: string;

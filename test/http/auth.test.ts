@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { spawnServer } from '../support/spawn-server.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
-/** SPEC.md §5.4: every per-key control with its exact status and message. */
-describe('API key authentication (SPEC.md §5)', function () {
+/** Every per-key control with its exact status and message. */
+describe('API key authentication', function () {
   this.timeout(60_000);
   let app: TestApp;
   before(async () => {

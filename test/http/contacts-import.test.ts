@@ -4,7 +4,7 @@ import { WrongExpectedRevisionError } from '../../src/ports/event-store.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { contactEventCount, expectError } from '../support/contacts-http.js';
 
-describe('contacts: POST /api/contacts/import (SPEC.md §4, CONTRACT.md §4)', function () {
+describe('contacts: POST /api/contacts/import', function () {
   this.timeout(60_000);
   let app: TestApp;
   let key: string;

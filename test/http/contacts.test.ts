@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { contactEventCount, expectError } from '../support/contacts-http.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
 
-describe('contacts: POST /api/contacts and GET /api/contacts (SPEC.md §4, CONTRACT.md §4)', function () {
+describe('contacts: POST /api/contacts and GET /api/contacts', function () {
   this.timeout(60_000);
   let app: TestApp;
   let rw: string;
@@ -181,7 +181,7 @@ describe('contacts: POST /api/contacts and GET /api/contacts (SPEC.md §4, CONTR
     });
   });
 
-  describe('scopes and dashboard access (SPEC.md §5.3)', () => {
+  describe('scopes and dashboard access', () => {
     it('contacts:read lists but cannot write: 403 naming contacts:write', async () => {
       const { key } = await app.createApiKey(['contacts:read']);
       expect((await list('', key)).status).to.equal(200);

@@ -5,7 +5,7 @@ import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
 const send = (app: TestApp, key: string, fromEmail: string) =>
   app.request('POST', '/api/send/transactional', { apiKey: key, body: { to: 'r@example.org', fromEmail, subject: 's', html: '<p>x</p>', text: 'x' } });
 
-describe('domains and single senders with the sandbox provider (CONTRACT.md §3)', function () {
+describe('domains and single senders with the sandbox provider', function () {
   this.timeout(30_000);
   let app: TestApp;
   const req = (method: string, path: string, body?: unknown, token = app.adminToken) => app.request(method, path, { token, body });

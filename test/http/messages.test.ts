@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
 import { queueDirect, recordOutcome, runScript, sendOne, untilSent } from '../support/messages-http.js';
 
-describe('GET /api/messages, /:id, /aggregate, /:id/history (SPEC.md §4, CONTRACT.md §4)', function () {
+describe('GET /api/messages, /:id, /aggregate, /:id/history', function () {
   this.timeout(90_000);
   let app: TestApp;
   let keyA: string;

@@ -9,7 +9,7 @@ const USER = 'pm-hook';
 const PASSWORD = 'pm-secret-password';
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
-describe('POST /api/provider-events/postmark (Postmark webhooks, PROVIDERS.md §2)', function () {
+describe('POST /api/provider-events/postmark (Postmark webhooks)', function () {
   this.timeout(60_000);
   let api: PostmarkApi;
   let app: TestApp;

@@ -6,7 +6,7 @@ import { providerEventsClient } from '../support/provider-events-app.js';
 import { sesEvent, type SesEventOptions, type SesKind } from '../support/provider-events-payloads.js';
 import { OTHER_TEST_KEY_PEM, signSnsMessage, signedSnsNotification, startSnsCertServer, type SnsCertServer } from '../support/sns-signing.js';
 
-describe('POST /api/provider-events/ses (SNS notifications, PROVIDERS.md §1)', function () {
+describe('POST /api/provider-events/ses (SNS notifications)', function () {
   this.timeout(60_000);
   let certs: SnsCertServer;
   let app: TestApp;

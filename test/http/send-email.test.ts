@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
 
-describe('POST /api/send/transactional (SPEC.md §4)', function () {
+describe('POST /api/send/transactional', function () {
   this.timeout(60_000);
   let app: TestApp;
   let key: string;

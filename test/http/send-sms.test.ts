@@ -23,7 +23,7 @@ const messageWithStatus = (app: TestApp, key: string, id: string, status: string
     (r) => r.status === 200 && r.body.status === status,
   ).then((r) => r.body);
 
-describe('POST /api/send/sms (SPEC.md §4), sandbox provider', function () {
+describe('POST /api/send/sms, sandbox provider', function () {
   this.timeout(60_000);
   let app: TestApp;
   let key: string;
@@ -65,7 +65,7 @@ describe('POST /api/send/sms (SPEC.md §4), sandbox provider', function () {
     expect(row.to_number).to.equal('+14155550123');
   });
 
-  it('answers the encoding and segment count of PROVIDERS.md §4', async () => {
+  it('answers the encoding and segment count SNS would bill', async () => {
     const ucs2 = await send({ to: TO, body: '😜' + 'a'.repeat(69) });
     expect(ucs2.body).to.include({ segments: 2, encoding: 'ucs2' });
     const ext = await send({ to: TO, body: '€'.repeat(81) });

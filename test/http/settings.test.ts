@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
 
-describe('account settings: GET/PATCH /api/settings (CONTRACT.md §3)', function () {
+describe('account settings: GET/PATCH /api/settings', function () {
   this.timeout(30_000);
   let app: TestApp;
   const get = (token = app.adminToken) => app.request('GET', '/api/settings', { token });

@@ -17,7 +17,7 @@ async function suppressionEvents(app: TestApp, accountId: string, phones: string
   return counts;
 }
 
-describe('SMS opt-out sync: POST /api/sms/sync-optouts (SPEC.md §4)', function () {
+describe('SMS opt-out sync: POST /api/sms/sync-optouts', function () {
   this.timeout(60_000);
   let app: TestApp;
   let fake: FakeSns;

@@ -7,7 +7,7 @@ import { startWebhookSink, type WebhookSink } from '../support/provider-events-w
 
 const HOOK_AUTH = `Basic ${Buffer.from('pm-hook:pm-secret-password').toString('base64')}`;
 
-describe('GET/POST/DELETE /api/suppressions (CONTRACT.md §3) and the events suppressions fire', function () {
+describe('GET/POST/DELETE /api/suppressions and the events suppressions fire', function () {
   this.timeout(60_000);
   let app: TestApp;
   let sink: WebhookSink;

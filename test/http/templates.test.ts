@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { isCuid } from '@paralleldrive/cuid2';
 import { startTestApp, type TestApp } from '../support/app.js';
 
-describe('templates: /api/templates (CONTRACT.md §3)', function () {
+describe('templates: /api/templates', function () {
   this.timeout(30_000);
   let app: TestApp;
   const body = { name: 'welcome', subject: 'Hi {{name}}', html: '<p>Hi {{name}}</p>', text: 'Hi {{name}}' };

@@ -6,7 +6,7 @@ import { eventually, readyToSend } from '../support/email-setup.js';
 const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15';
 const SCANNER = 'Mozilla/5.0 (compatible; Barracuda Sentinel (EE))';
 
-describe('service tracking: rewritten links, /r/ redirects, /o/ pixel (SPEC.md §1, CONTRACT.md §4)', function () {
+describe('service tracking: rewritten links, /r/ redirects, /o/ pixel', function () {
   this.timeout(60_000);
   let app: TestApp;
   let key: string;

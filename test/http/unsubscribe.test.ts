@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
 
-describe('unsubscribe: List-Unsubscribe headers and /u/<token> (CONTRACT.md §4, RFC 8058)', function () {
+describe('unsubscribe: List-Unsubscribe headers and /u/<token> (RFC 8058)', function () {
   this.timeout(60_000);
   let app: TestApp;
   let key: string;

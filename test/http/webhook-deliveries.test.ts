@@ -10,7 +10,7 @@ import { hookRequests, newAccount, startScriptedReceiver, type Reply, type Scrip
 
 const FIRST_RETRY_MS = 1500;
 
-describe('webhook deliveries (SPEC.md §6, CONTRACT.md §3–§4)', function () {
+describe('webhook deliveries', function () {
   this.timeout(60_000);
   let app: TestApp;
   const receivers: ScriptedReceiver[] = [];

@@ -7,7 +7,7 @@ import { hookRequests, newAccount, startScriptedReceiver, webhookClient } from '
 
 const badRequest = (message: string) => ({ message, error: 'Bad Request', statusCode: 400 });
 
-describe('webhook subscriptions: /api/webhooks (CONTRACT.md §3)', function () {
+describe('webhook subscriptions: /api/webhooks', function () {
   this.timeout(60_000);
   let app: TestApp;
   before(async () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { TestApp } from './app.js';
 
-/** The error shape of SPEC.md §7. */
+/** The API's error shape. */
 export function expectError(res: { status: number; body: any }, status: number, message: string | RegExp) {
   expect(res.status, JSON.stringify(res.body)).to.equal(status);
   const names: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };

@@ -1,6 +1,6 @@
 /**
- * Provider event bodies as SES (through SNS) and Postmark send them, written from PROVIDERS.md §1–2
- * on their own (not built with src), so a parser mistake cannot be mirrored by its tests' inputs.
+ * Provider event bodies as SES (through SNS) and Postmark send them, written from the providers'
+ * documentation on their own (not built with src), so a parser mistake cannot be mirrored by its tests' inputs.
  */
 
 export type SesKind = 'Delivery' | 'Bounce' | 'Complaint' | 'Open' | 'Click' | 'Send';

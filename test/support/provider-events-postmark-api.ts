@@ -14,7 +14,7 @@ export interface PostmarkApi {
   close(): Promise<void>;
 }
 
-/** Plays Postmark's `POST /email` on 127.0.0.1 (PROVIDERS.md §2), answering with the ids tests choose. */
+/** Plays Postmark's `POST /email` on 127.0.0.1, answering with the ids tests choose. */
 export async function startPostmarkApi(): Promise<PostmarkApi> {
   const sent: Record<string, any>[] = [];
   const holds: { messageId: string; onReceived(body: Record<string, any>): void; released: Promise<void> }[] = [];

@@ -13,7 +13,7 @@ export const OTHER_TEST_KEY_PEM = fixture('other-key.pem');
 export const OTHER_TEST_CERT_PEM = fixture('other-cert.pem');
 
 /**
- * The string SNS signs, written out here from PROVIDERS.md §1 on its own (not imported from src), so a
+ * The string SNS signs, written out here from AWS's documentation on its own (not imported from src), so a
  * mistake in the service's version cannot be mirrored by the messages its tests sign.
  */
 function stringToSign(message: Record<string, unknown>): string {

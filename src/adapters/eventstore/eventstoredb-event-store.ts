@@ -32,7 +32,7 @@ import {
  * The EventStoreDB adapter of the event store port (selected by EVENTSTORE_URL). Event ids are our
  * UUIDs, so EventStoreDB's own idempotence applies; revisions map to its stream revisions, positions
  * to its (commit, prepare) log positions. Verified against the port's contract suite only where an
- * EventStoreDB server was reachable (see README).
+ * EventStoreDB server was reachable (see docs/architecture.md, "Where each adapter was verified").
  */
 function toExpected(expected: ExpectedRevision): AppendExpectedRevision {
   if (expected === 'any') return ANY;

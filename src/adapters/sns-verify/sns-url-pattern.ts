@@ -1,5 +1,5 @@
 /**
- * SNS_CERT_URL_PATTERN is the only gate on which URLs we fetch (CONTRACT.md §1). The pattern must match
+ * SNS_CERT_URL_PATTERN is the only gate on which URLs we fetch (docs/configuration.md). The pattern must match
  * the URL as received and as the URL parser normalises it (what is actually requested), so a string the
  * regex and the parser read differently is refused. Returns the parsed URL, or null when refused.
  */

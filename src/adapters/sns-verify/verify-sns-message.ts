@@ -10,7 +10,7 @@ const MESSAGE_TYPES = new Set(['Notification', 'SubscriptionConfirmation', 'Unsu
 const HASH_BY_VERSION: Record<string, 'sha1' | 'sha256'> = { '1': 'sha1', '2': 'sha256' };
 const NOTIFICATION_KEYS = ['Message', 'MessageId', 'Subject', 'Timestamp', 'TopicArn', 'Type'];
 const CONFIRMATION_KEYS = ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'];
-/** Subject is the one key a message may leave out (PROVIDERS.md §1); every other signed key must be there. */
+/** Subject is the one key a message may leave out (AWS's SNS signature verification); every other signed key must be there. */
 const OPTIONAL_KEYS = new Set(['Subject']);
 
 const DEFAULT_FETCH_TIMEOUT_MS = 5_000;
@@ -21,7 +21,7 @@ const MAX_CACHED_CERTS = 64;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /**
- * PROVIDERS.md §1: `key\nvalue\n` for each present key, in the order the message Type prescribes.
+ * As AWS specifies SNS signatures: `key\nvalue\n` for each present key, in the order the message Type prescribes.
  * Throws SnsVerificationError when a signed key is missing or not a string.
  */
 export function buildSnsStringToSign(message: Record<string, unknown>): string {

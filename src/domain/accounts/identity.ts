@@ -29,7 +29,7 @@ export interface IdentityState {
   checks: IdentityChecks | null;
 }
 
-/** Sender verification by SPEC.md §4 rule 3: a domain needs DKIM, SPF and MAIL FROM; a single address its own check. */
+/** Sender verification: a domain needs DKIM, SPF and MAIL FROM; a single address its own check. */
 export function isVerified(kind: IdentityKind, checks: IdentityChecks): boolean {
   return kind === 'email' ? checks.dkim === 'verified' : checks.dkim === 'verified' && checks.spf === 'verified' && checks.mailFrom === 'verified';
 }

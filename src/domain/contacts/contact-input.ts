@@ -3,14 +3,14 @@ import { normaliseEmail } from '../email/address.js';
 import { describeZodError } from '../errors.js';
 import { CONTACT_STATUSES } from './contact.js';
 
-/** Length limits (SPEC.md leaves them open): generous for real data, small enough to index and page. */
+/** Length limits (our choice, documented in docs/api.md): generous for real data, small enough to index and page. */
 export const LIMITS = { email: 320, name: 200, label: 100, labels: 100 } as const;
 
 const name = z.string().trim().max(LIMITS.name).nullable();
 const labels = z.array(z.string().trim().min(1).max(LIMITS.label)).max(LIMITS.labels);
 
 /**
- * One contact as the API takes it (SPEC.md §2 Contact). Absent fields keep their stored value on an
+ * One contact as the API takes it (email, names, company, tags, status, listIds). Absent fields keep their stored value on an
  * update; `null` clears a name or the company. The email is validated after trimming, and the
  * contact is keyed by its normal form (normaliseEmail: trimmed and lower-cased as a whole, local
  * part included) — the same form suppressions and sends use, so a contact's status and the

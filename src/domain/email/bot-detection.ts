@@ -1,5 +1,5 @@
 /**
- * Opens and clicks that are probably not a person (PROVIDERS.md §7): link scanners and prefetchers.
+ * Opens and clicks that are probably not a person: link scanners and prefetchers.
  * They are still answered (redirected, pixel served) but flagged, and the read models do not count them.
  * Gmail's image proxy and Apple Mail Privacy Protection fetch images on the user's behalf: their opens
  * are counted (as every major provider does), since excluding them would hide most real opens.

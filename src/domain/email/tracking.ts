@@ -48,7 +48,7 @@ interface Edit {
 }
 
 /**
- * Service-side tracking (SPEC.md §1): every http(s) `<a href>` goes through the signed `/r/` redirect
+ * Service-side tracking: every http(s) `<a href>` goes through the signed `/r/` redirect
  * and a 1×1 pixel is added before `</body>` (at the end of a fragment). Left alone: mailto:, tel:,
  * anchors, relative links, links already on our host, the unsubscribe links, and links marked
  * `data-no-track` (the marker is removed).
@@ -57,7 +57,7 @@ interface Edit {
  * those attributes are rewritten in place; every other byte of the message stays as the caller wrote
  * it (Outlook's conditional comments, attribute quoting, entities), which a parse into a DOM and back
  * does not promise. It also costs a fraction of a DOM: linkedom keeps a Map per node in a module-wide
- * WeakMap that only a full garbage collection frees (see the README's design notes).
+ * WeakMap that only a full garbage collection frees (see docs/architecture.md, "Tracking rewrites attributes in place").
  */
 export function rewriteForTracking(html: string, opts: TrackingOptions): string {
   let ownOrigin: string | null = null;

@@ -26,7 +26,7 @@ export type MessageCommand =
 
 /**
  * Status moves forward only: queued → sent → delivered, and bounced/complained win over delivered
- * (a complaint arrives after delivery). Opens and clicks never change the status (CONTRACT.md §4).
+ * (a complaint arrives after delivery). Opens and clicks never change the status: they are counts.
  */
 const RANK: Record<MessageStatus, number> = { queued: 0, failed: 1, sent: 1, delivered: 2, bounced: 3, complained: 4 };
 

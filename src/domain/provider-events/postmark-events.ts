@@ -8,7 +8,7 @@ import type { NormalizedProviderEvent } from './normalized.js';
  */
 const HARD_BOUNCE_TYPES = new Set(['HardBounce', 'BadEmailAddress', 'ManuallyDeactivated']);
 
-/** Postmark webhooks (PROVIDERS.md §2) to our events; ids make a redelivered webhook a no-op. */
+/** Postmark webhooks (delivery, bounce, spam complaint, open, click) to our events; ids make a redelivered webhook a no-op. */
 export function parsePostmarkEvent(p: any): NormalizedProviderEvent[] {
   const messageId: string | null = typeof p?.Metadata?.msg_id === 'string' ? p.Metadata.msg_id : null;
   const providerMessageId: string | null = typeof p?.MessageID === 'string' ? p.MessageID : null;

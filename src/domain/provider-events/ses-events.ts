@@ -1,7 +1,7 @@
 import type { NormalizedProviderEvent } from './normalized.js';
 
 /**
- * SES event notifications (configuration-set `eventType` or identity `notificationType`, PROVIDERS.md §1)
+ * SES event notifications (configuration-set `eventType` or identity `notificationType`, as AWS documents them)
  * to our events. `notificationId` (the SNS MessageId) makes each (notification, recipient) unique, so a
  * redelivered SNS message is recorded once. Every event names the send SES accepted (`mail`); Send says
  * nothing else, and counts only with our `msg_id` tag (it can then prove a send whose answer we never

@@ -1,5 +1,5 @@
 /**
- * SMS encoding and segments by PROVIDERS.md §4: GSM 03.38 (basic set 1 septet, extension table
+ * SMS encoding and segments as SNS counts them: GSM 03.38 (basic set 1 septet, extension table
  * 2 septets), else UCS-2 in UTF-16 code units; 160/153 and 70/67 per segment; a segment never splits an
  * escape pair or a surrogate pair. An empty body is 0 segments.
  *

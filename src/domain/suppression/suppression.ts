@@ -40,7 +40,7 @@ export interface SuppressionState {
 export const suppressionStream = (accountId: string, value: string) => `suppression-${accountId}-${value}`;
 export const SUPPRESSION_STREAM_PREFIX = 'suppression-';
 
-/** Outbound webhook event for a suppression (SPEC.md §6). */
+/** Outbound webhook event for a suppression (the four contact.* events of docs/webhooks.md). */
 export function webhookEventFor(reason: SuppressionReason): 'contact.bounced' | 'contact.complained' | 'contact.unsubscribed' | 'contact.suppressed' {
   if (reason === 'bounced') return 'contact.bounced';
   if (reason === 'complained') return 'contact.complained';

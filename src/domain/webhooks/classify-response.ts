@@ -1,5 +1,5 @@
 /**
- * SPEC.md §6 retry table with CONTRACT.md §4. Only a 4xx other than 408/429 says "this will never
+ * The retry table of docs/webhooks.md (a 3xx is a failed attempt, never followed). Only a 4xx other than 408/429 says "this will never
  * work"; everything else short of a 2xx (5xx, 3xx since redirects are never followed, an informational
  * or out-of-range status, a network error, a timeout) may work later, so it is retried.
  */

@@ -3,8 +3,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /**
- * SPEC.md §6: `v1=` + base64(HMAC-SHA256(timestamp + "." + raw body)), keyed with the subscription's
- * secret string exactly as the API shows it, i.e. its UTF-8 bytes, never a decoded form (CONTRACT.md §4).
+ * docs/webhooks.md: `v1=` + base64(HMAC-SHA256(timestamp + "." + raw body)), keyed with the subscription's
+ * secret string exactly as the API shows it, i.e. its UTF-8 bytes, never a decoded form.
  */
 export function signWebhookPayload(secret: string, timestamp: number, rawBody: string): string {
   const digest = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.${rawBody}`, 'utf8').digest('base64');

@@ -21,7 +21,7 @@ const importBody = z
 
 /**
  * Contacts are account-wide data: an API key with the contacts scope, or a dashboard JWT (the
- * dashboard lists and edits contacts; CONTRACT.md §2 gives a JWT account-wide access).
+ * dashboard lists and edits contacts; a dashboard JWT has account-wide access).
  */
 const read = { kind: 'apiKeyOrJwt', scope: 'contacts:read' } as const;
 const write = { kind: 'apiKeyOrJwt', scope: 'contacts:write' } as const;

@@ -32,7 +32,7 @@ describe('SNS SMS provider', () => {
   });
   afterEach(async () => fake.close());
 
-  it('publishes as Transactional with the origination number and our message id (PROVIDERS.md §3)', async () => {
+  it('publishes as Transactional with the origination number and our message id', async () => {
     const result = await provider(fake).send({ messageId: 'm-42', to: '+14155550100', body: 'hello', originationNumber: '+18445550100' });
     expect(fake.published).to.have.length(1);
     const [p] = fake.published;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { parsePhoneNumber } from '../../../src/domain/sms/phone.js';
 
-describe('phone numbers (SPEC.md §4: E.164, a 10-digit US number is accepted)', () => {
+describe('phone numbers (E.164, a 10-digit US number is accepted)', () => {
   it('keeps a valid E.164 number of any country, spaces and punctuation removed', () => {
     expect(parsePhoneNumber('+14155550100')).to.equal('+14155550100');
     expect(parsePhoneNumber('+1 (415) 555-0100')).to.equal('+14155550100');

@@ -6,7 +6,7 @@ const GSM_BASIC =
   '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
 const GSM_EXTENSION = '\f^{}\\[~]|€';
 
-/** The vectors of PROVIDERS.md §4, verbatim. */
+/** Reference vectors of SNS's segment counting, verbatim. */
 const PROVIDER_VECTORS: Array<[string, string, number, 'gsm7' | 'ucs2']> = [
   ['{ + 158×a', '{' + 'a'.repeat(158), 1, 'gsm7'],
   ['{ + 159×a', '{' + 'a'.repeat(159), 2, 'gsm7'],
@@ -19,9 +19,9 @@ const PROVIDER_VECTORS: Array<[string, string, number, 'gsm7' | 'ucs2']> = [
 ];
 
 /**
- * Where PROVIDERS.md and `sms-segments-calculator` disagree, PROVIDERS.md wins. The package never
+ * Where the reference rules and `sms-segments-calculator` disagree, the rules win. The package never
  * splits a grapheme cluster (ZWJ sequence, skin-tone modifier, flag, letter + combining mark) between
- * segments; PROVIDERS.md only forbids splitting an escape pair or a surrogate pair. So when a
+ * segments; the rules only forbid splitting an escape pair or a surrogate pair. So when a
  * multi-code-point grapheme straddles one of our segment boundaries the package pushes it whole into
  * the next segment and may count more. And it counts an empty body as 1 segment (we say 0; the API
  * refuses an empty body anyway).
@@ -97,7 +97,7 @@ function graphemeStraddles(parts: string[], graphemes: string[]): boolean {
   return false;
 }
 
-describe('SMS segments (PROVIDERS.md §4)', () => {
+describe('SMS segments (GSM 03.38 / UCS-2, as SNS counts them)', () => {
   for (const [name, body, segments, encoding] of PROVIDER_VECTORS) {
     it(`${name} → ${segments} (${encoding})`, () => {
       expect(countSmsSegments(body)).to.include({ segments, encoding });
@@ -138,13 +138,13 @@ describe('SMS segments (PROVIDERS.md §4)', () => {
 
   describe('against sms-segments-calculator', () => {
     for (const d of DISAGREEMENTS) {
-      it(`documented disagreement, PROVIDERS.md wins: ${d.name}`, () => {
+      it(`documented disagreement, the reference rules win: ${d.name}`, () => {
         expect(countSmsSegments(d.body).segments).to.equal(d.ours);
         expect(new SegmentedMessage(d.body).segmentsCount).to.equal(d.pkg);
       });
     }
 
-    it('agrees on the PROVIDERS.md vectors', () => {
+    it('agrees on the reference vectors', () => {
       for (const [name, body, segments, encoding] of PROVIDER_VECTORS) {
         const pkg = new SegmentedMessage(body);
         expect(pkg.segmentsCount, name).to.equal(segments);

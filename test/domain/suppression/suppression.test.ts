@@ -29,7 +29,7 @@ describe('suppression decisions', () => {
     expect(() => given(suppressionDecider).when(lift)).to.throw(AppError).with.property('status', 404);
   });
 
-  it('maps reasons to the webhook events of SPEC.md §6', () => {
+  it('maps reasons to the four contact.* webhook events', () => {
     expect(webhookEventFor('bounced')).to.equal('contact.bounced');
     expect(webhookEventFor('complained')).to.equal('contact.complained');
     expect(webhookEventFor('unsubscribed')).to.equal('contact.unsubscribed');
