@@ -38,7 +38,7 @@ async function main(role: Role): Promise<void> {
       server!.once('listening', resolve);
       server!.once('error', reject);
     });
-    console.log(`Courier Ledger API listening on ${config.BASE_URL} (dashboard API: ${config.BASE_URL}/api, docs: ${config.BASE_URL}/openapi.json)`);
+    console.log(`Courier Ledger API listening on ${config.BASE_URL} (API reference: ${config.BASE_URL}/docs)`);
   }
 
   let stopping = false;
