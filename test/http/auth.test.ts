@@ -149,3 +149,22 @@ describe('API key authentication (SPEC.md §5)', function () {
     expect((await app.request('GET', '/api/settings', { token: 'not.a.jwt' })).status).to.equal(401);
   });
 });
+
+describe('signup on a server with the default settings (ALLOW_SIGNUP unset)', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  before(async () => {
+    // an empty value counts as unset: the server's own default
+    app = await startTestApp({ ALLOW_SIGNUP: '' });
+  });
+  after(async () => app?.close());
+
+  it('403 signup is disabled on this server; no account is created', async () => {
+    expect(app.config.ALLOW_SIGNUP).to.equal(false);
+    const res = await app.request('POST', '/api/auth/signup', { body: { accountName: 'Stranger', email: 'stranger@example.com', password: 'stranger-password' } });
+    expect(res.status).to.equal(403);
+    expect(res.body).to.deep.equal({ message: 'signup is disabled on this server', error: 'Forbidden', statusCode: 403 });
+    const login = await app.request('POST', '/api/auth/login', { body: { email: 'stranger@example.com', password: 'stranger-password' } });
+    expect(login.status).to.equal(401);
+  });
+});

@@ -131,7 +131,9 @@ describe('webhook SSRF guard (WEBHOOK_ALLOW_PRIVATE_TARGETS=false)', function ()
       const res = await admin.call('POST', '/api/webhooks', { url });
       expect(res.status, url).to.equal(400);
       expect(res.body.error).to.equal('Bad Request');
-      expect(res.body.message, url).to.match(/resolves to .*, a private, loopback, link-local or reserved address; webhooks may not target it$/);
+      expect(res.body.message, url).to.match(
+        /resolves to .*, a private, loopback, link-local or reserved address; webhooks may not target it \(WEBHOOK_ALLOW_PRIVATE_TARGETS=true allows private targets\)$/,
+      );
       if (address) expect(res.body.message).to.include(address);
     }
     const ok = await admin.subscribe('http://93.184.215.14/hook');
@@ -156,7 +158,9 @@ describe('webhook SSRF guard (WEBHOOK_ALLOW_PRIVATE_TARGETS=false)', function ()
       await account.suppress('victim@example.org');
       const item = await account.settled(id, 'retrying', 1);
       expect(item.lastResponseStatus).to.equal(null);
-      expect(item.lastError).to.equal('127.0.0.1 resolves to 127.0.0.1, a private, loopback, link-local or reserved address; webhooks may not target it');
+      expect(item.lastError).to.equal(
+        '127.0.0.1 resolves to 127.0.0.1, a private, loopback, link-local or reserved address; webhooks may not target it (WEBHOOK_ALLOW_PRIVATE_TARGETS=true allows private targets)',
+      );
       const test = await account.call('POST', `/api/webhooks/${id}/test`);
       expect(test.body).to.deep.include({ delivered: false, responseStatus: null });
       expect(hookRequests(hook)).to.have.length(0);
