@@ -78,9 +78,18 @@ describe('API key authentication (SPEC.md §5)', function () {
     expect(cidr.body.message).to.match(/CIDR/);
     const scope = await create({ scopes: ['send', 'admin'] });
     expect(scope.status).to.equal(400);
-    expect(scope.body.message).to.equal('unknown scope: admin');
+    expect(scope.body.message).to.equal('unknown scope: admin (valid scopes: send, sms:send, read_events, contacts:read, contacts:write)');
     expect((await create({ dailyLimit: 1000 })).status).to.equal(400);
     expect((await create({ dailyLimit: 999 })).status).to.equal(201);
+  });
+
+  it('400 for a key that would be expired at creation, naming expiresAt; nothing is created', async () => {
+    const before = (await app.request('GET', '/api/api-keys', { token: app.adminToken })).body.items.length;
+    for (const expiresAt of ['2020-01-01T00:00:00.000Z', new Date(Date.now() - 1000).toISOString()]) {
+      const res = await app.request('POST', '/api/api-keys', { token: app.adminToken, body: { name: 'late', scopes: ['send'], expiresAt } });
+      expectError(res, 400, `expiresAt must be in the future (it is ${expiresAt})`);
+    }
+    expect((await app.request('GET', '/api/api-keys', { token: app.adminToken })).body.items).to.have.length(before);
   });
 
   it('shows the secret once, stores only its hash, and never lists it', async () => {
