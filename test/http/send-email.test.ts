@@ -39,7 +39,12 @@ describe('POST /api/send/transactional (SPEC.md §4)', function () {
   it('400 for an invalid payload, in the error shape', async () => {
     const noSubject = await send({ to: 'a@example.org', fromEmail: from, html: '<p>x</p>', text: 'x' });
     expect(noSubject.status).to.equal(400);
-    expect(noSubject.body).to.deep.equal({ message: 'subject: subject is required unless templateId is given', error: 'Bad Request', statusCode: 400 });
+    expect(noSubject.body).to.deep.equal({
+      message: 'subject: subject is required unless templateId is given',
+      error: 'Bad Request',
+      statusCode: 400,
+      issues: [{ field: 'subject', message: 'subject is required unless templateId is given' }],
+    });
     expect((await send({ ...base(), to: 'not-an-email' })).status).to.equal(400);
     expect((await send({ ...base(), unsubscribeUrl: 'javascript:alert(1)' })).status).to.equal(400);
     expect((await send({ ...base(), surprise: true })).status).to.equal(400);

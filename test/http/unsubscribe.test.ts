@@ -117,7 +117,7 @@ describe('unsubscribe: List-Unsubscribe headers and /u/<token> (CONTRACT.md §4,
         expect(html).not.to.match(/<script/i);
         expect(html).not.to.include(messageId);
       }
-      for (const headers of [{}, { accept: 'application/json' }, { accept: '*/*' }]) {
+      for (const headers of [{}, { accept: 'application/json' }, { accept: '*/*' }] as Record<string, string>[]) {
         const res = await fetch(bad, { headers });
         expect(res.status, bad).to.equal(404);
         expect(await res.json()).to.deep.equal({ message: 'Not Found', error: 'Not Found', statusCode: 404 });

@@ -69,7 +69,10 @@ describe('webhook subscriptions: /api/webhooks (CONTRACT.md §3)', function () {
   it('400 in the error shape for an invalid body', async () => {
     const admin = webhookClient(app);
     const post = (body: unknown) => admin.call('POST', '/api/webhooks', body);
-    expect((await post({})).body).to.deep.equal(badRequest('url: Invalid input: expected string, received undefined'));
+    expect((await post({})).body).to.deep.equal({
+      ...badRequest('url: Invalid input: expected string, received undefined'),
+      issues: [{ field: 'url', message: 'Invalid input: expected string, received undefined' }],
+    });
     for (const body of [
       { url: 'not a url' },
       { url: 'ftp://files.example.com/' },
