@@ -317,6 +317,8 @@ describe('webhook deliveries (SPEC.md §6, CONTRACT.md §3–§4)', function () 
       created_at: new Date(now.getTime() - ageDays * day - 3600_000),
       updated_at: new Date(now.getTime() - ageDays * day),
     });
+    // failed deliveries of the tests before (failed webhook.test ones, say) are years older than `now`
+    await purgeFailedDeliveries(db, now);
     await db('webhook_deliveries').insert([
       row('purge-old-failed', 'failed', 14.01),
       row('purge-young-failed', 'failed', 13.99),
