@@ -77,7 +77,7 @@ export function createApiKeyCommands(deps: { eventStore: EventStore; db: Db; wai
   return {
     async create(accountId: string, actor: string, input: CreateApiKeyInput) {
       const unknown = input.scopes.filter((s) => !SCOPES.includes(s as Scope));
-      if (unknown.length) throw badRequest(`unknown scope: ${unknown.join(', ')}`);
+      if (unknown.length) throw badRequest(`unknown scope: ${unknown.join(', ')} (valid scopes: ${SCOPES.join(', ')})`);
       const ipAllowlist = (input.ipAllowlist ?? []).map((ip) => {
         const normal = normaliseIp(ip);
         if (!normal) throw badRequest(`ipAllowlist: ${ip} is not a single IPv4 or IPv6 address (CIDR ranges are unsupported)`);

@@ -82,8 +82,9 @@ export function createSmsOptOutSync(deps: {
 
   async function runLocked(): Promise<SyncResult> {
     const [run] = await deps.db('sms_optout_sync_runs').insert({}).returning('id');
-    const numbers = await listAll();
     const accounts = await deps.db('accounts').whereRaw("(sms->>'enabled')::boolean").select('id');
+    // A server where no account sends SMS has no business asking the provider (nor AWS credentials for it).
+    const numbers = accounts.length ? await listAll() : [];
     let synced = 0;
     let last: Position | undefined;
     for (const { id: accountId } of accounts) {

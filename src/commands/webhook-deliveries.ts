@@ -87,15 +87,44 @@ export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db
       return deliveryView(row);
     },
 
-    /** One signed `webhook.test` POST now, its result returned (the dashboard's Test button). */
-    async test(accountId: string, subscriptionId: string) {
+    /**
+     * One signed `webhook.test` POST now, its result returned (the dashboard's Test button). The attempt
+     * is recorded on a delivery stream of its own, so it shows in the endpoint's deliveries log like any
+     * other. It is a single attempt: a failed test ends `failed` at once, with no automatic retries (the
+     * person pressing the button is waiting for this answer, not for one in a minute); the log's manual
+     * retry still works on it.
+     */
+    async test(accountId: string, actor: string, subscriptionId: string) {
       const sub = await deps.db('webhooks').where({ id: subscriptionId, account_id: accountId }).first('url', 'secret');
       if (!sub) throw notFound(`webhook ${subscriptionId} not found`);
       const now = new Date();
-      const body = JSON.stringify({ id: crypto.randomUUID(), event: 'webhook.test', occurredAt: now.toISOString(), accountId, data: {} });
+      const deliveryId = crypto.randomUUID();
+      const body = JSON.stringify({ id: deliveryId, event: 'webhook.test', occurredAt: now.toISOString(), accountId, data: {} });
       const result = await deps.sender.post({ url: sub.url, ...signedRequest(sub.secret, 'webhook.test', body, 1, now) });
       const delivered = classifyAttempt(result) === 'delivered';
       const error = result.networkError ?? (result.timedOut ? 'timed out' : delivered ? undefined : `HTTP ${result.status}`);
+      const recorded = await execute(
+        deliveryDecider,
+        {
+          kind: 'recordAttempt',
+          outcome: delivered ? 'delivered' : 'failed',
+          result: { attempt: 1, responseStatus: result.status ?? null, error: error ?? null, at: new Date().toISOString() },
+          nextAttemptAt: null,
+          schedule: {
+            deliveryId,
+            accountId,
+            subscriptionId,
+            event: 'webhook.test',
+            body,
+            // its own key: a test neither waits for nor holds up the endpoint's other deliveries
+            orderingKey: `${subscriptionId}:test:${deliveryId}`,
+            scheduledAt: now.toISOString(),
+          },
+        },
+        { eventStore: deps.eventStore, streamId: deliveryStream(deliveryId), metadata: { actor } },
+      );
+      // the log the dashboard reloads after the answer lists this test already
+      await deps.waitFor('webhook_deliveries', recorded.position);
       return { delivered, responseStatus: result.status ?? null, ...(error ? { error } : {}) };
     },
   };

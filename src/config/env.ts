@@ -35,7 +35,7 @@ const schema = z.object({
   ADMIN_EMAIL: z.string().regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address').default('admin@localhost'),
   ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  ALLOW_SIGNUP: boolean.default(true),
+  ALLOW_SIGNUP: boolean.default(false),
   AWS_REGION: z.string().min(1).default('us-east-1'),
   AWS_ENDPOINT_URL_SESV2: url(['http:', 'https:']).optional(),
   AWS_ENDPOINT_URL_SNS: url(['http:', 'https:']).optional(),
@@ -62,8 +62,8 @@ const schema = z.object({
   PROVIDER_SEARCH_SETTLE_MS: positiveInt.default(60000),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean.default(false),
   SMS_OPTOUT_SYNC_INTERVAL_MS: positiveInt.default(900000),
-  /** `sns` sends through AWS; `sandbox` records SMS in the database and never delivers (the default, like email). */
-  SMS_PROVIDER: z.enum(['sns', 'sandbox']).default('sandbox'),
+  /** `sns` sends through AWS (the SDK's credential chain); `sandbox` records SMS in the database and never delivers, for development. */
+  SMS_PROVIDER: z.enum(['sns', 'sandbox']).default('sns'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

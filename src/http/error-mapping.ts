@@ -13,6 +13,17 @@ export function errorBody(status: number, message: string, extra?: Record<string
   return { ...extra, message, error: STATUS_NAMES[status] ?? 'Error', statusCode: status };
 }
 
+/** Every problem of a rejected body (or query, or path), each with its field as a dotted path; `null` for the value as a whole. */
+export function listZodIssues(err: ZodError): { field: string | null; message: string }[] {
+  const field = (path: PropertyKey[]) => (path.length ? path.map(String).join('.') : null);
+  // zod reports unknown keys on their parent object; each is a field of its own to the client.
+  return err.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ field: field([...issue.path, key]), message: 'unknown field' }))
+      : [{ field: field(issue.path), message: issue.message }],
+  );
+}
+
 /**
  * The single place where anything thrown becomes the error shape `{message, error, statusCode}` (docs/api.md). Unknown errors
  * become a 500 without internals; `logged` tells the caller whether it should log the error.
@@ -25,7 +36,8 @@ export function mapError(err: unknown): { status: number; body: ErrorBody; unexp
     return { status: 500, body: errorBody(500, `Provider error: ${err.message}`), unexpected: false };
   }
   if (err instanceof ZodError) {
-    return { status: 400, body: errorBody(400, describeZodError(err)), unexpected: false };
+    // `message` names the first problem; `issues` lists every one, so a client fixes a body in one round trip.
+    return { status: 400, body: errorBody(400, describeZodError(err), { issues: listZodIssues(err) }), unexpected: false };
   }
   // body-parser / raw-body errors carry `type` and `status`
   const e = err as { type?: string; status?: number; statusCode?: number };

@@ -38,9 +38,10 @@ describe('loadConfig (docs/configuration.md)', () => {
       expect(config().WEBHOOK_ALLOW_PRIVATE_TARGETS).to.equal(false);
     });
 
-    it('SMS opt-out sync every 15 minutes, signup allowed', () => {
+    it('SMS opt-out sync every 15 minutes, signup closed, SMS through SNS', () => {
       expect(config().SMS_OPTOUT_SYNC_INTERVAL_MS).to.equal(900000);
-      expect(config().ALLOW_SIGNUP).to.equal(true);
+      expect(config().ALLOW_SIGNUP).to.equal(false);
+      expect(config().SMS_PROVIDER).to.equal('sns');
     });
 
     it('SNS_CERT_URL_PATTERN admits AWS SNS certificate URLs only', () => {
@@ -54,7 +55,7 @@ describe('loadConfig (docs/configuration.md)', () => {
     });
 
     it('an empty variable counts as unset', () => {
-      expect(loadConfig({ PORT: '', ALLOW_SIGNUP: '' })).to.include({ PORT: 3000, ALLOW_SIGNUP: true });
+      expect(loadConfig({ PORT: '', ALLOW_SIGNUP: '' })).to.include({ PORT: 3000, ALLOW_SIGNUP: false });
     });
   });
 
@@ -65,7 +66,8 @@ describe('loadConfig (docs/configuration.md)', () => {
         WEBHOOK_RETRY_DELAYS_MS: '10,20',
         WEBHOOK_TIMEOUT_MS: '500',
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-        ALLOW_SIGNUP: 'no',
+        ALLOW_SIGNUP: 'yes',
+        SMS_PROVIDER: 'sandbox',
         SMS_OPTOUT_SYNC_INTERVAL_MS: '1000',
         SNS_CERT_URL_PATTERN: '^http://127\\.0\\.0\\.1:\\d+/',
       });
@@ -74,7 +76,8 @@ describe('loadConfig (docs/configuration.md)', () => {
         BASE_URL: 'http://localhost:4000',
         WEBHOOK_TIMEOUT_MS: 500,
         WEBHOOK_ALLOW_PRIVATE_TARGETS: true,
-        ALLOW_SIGNUP: false,
+        ALLOW_SIGNUP: true,
+        SMS_PROVIDER: 'sandbox',
         SMS_OPTOUT_SYNC_INTERVAL_MS: 1000,
       });
       expect(config.WEBHOOK_RETRY_DELAYS_MS).to.deep.equal([10, 20]);

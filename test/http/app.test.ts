@@ -40,12 +40,23 @@ async function call(baseUrl: string, method: string, path: string, init: { body?
   return { status: res.status, text, body, headers: res.headers };
 }
 
+<<<<<<< HEAD
 /** Exactly the `{message, error, statusCode}` shape, nothing more (no `stack`, no `type`, no `expose`). */
+=======
+/**
+ * Exactly the SPEC.md §7 shape, nothing more (no `stack`, no `type`, no `expose`), but for the list of
+ * every problem (`issues`) that a validation error adds.
+ */
+>>>>>>> i-defaults
 function expectErrorShape(res: RawResponse, status: number, error: string): void {
   expect(res.status, res.text).to.equal(status);
   expect(res.headers.get('content-type')).to.match(/^application\/json/);
   expect(res.body).to.be.an('object');
-  expect(Object.keys(res.body).sort()).to.deep.equal(['error', 'message', 'statusCode']);
+  expect(Object.keys(res.body).filter((k) => k !== 'issues').sort()).to.deep.equal(['error', 'message', 'statusCode']);
+  if ('issues' in res.body) {
+    expect(res.body.issues).to.be.an('array').that.is.not.empty;
+    for (const issue of res.body.issues) expect(Object.keys(issue).sort()).to.deep.equal(['field', 'message']);
+  }
   expect(res.body.error).to.equal(error);
   expect(res.body.statusCode).to.equal(status);
   expect(res.body.message).to.be.a('string').and.not.equal('');
@@ -152,6 +163,30 @@ describe('HTTP skeleton: errors, limits, /healthz, /openapi.json, request ids', 
       const res = await req('POST', '/api/auth/login', { headers: json, body: JSON.stringify({ email: 'not-an-email', password: 'x' }) });
       expectErrorShape(res, 400, 'Bad Request');
       expect(res.body.message).to.match(/^email: /);
+    });
+
+    it('a body with several problems → 400 whose message names the first and whose `issues` lists every one', async () => {
+      const res = await req('POST', '/api/send/transactional', {
+        headers: { ...json, 'x-api-key': sendKey },
+        body: JSON.stringify({ to: 'not-an-email', fromEmail: 'b@example.org', html: 'h', text: 't', bogus: 1 }),
+      });
+      expectErrorShape(res, 400, 'Bad Request');
+      expect(res.body).to.deep.equal({
+        message: 'to: Invalid email address',
+        error: 'Bad Request',
+        statusCode: 400,
+        issues: [
+          { field: 'to', message: 'Invalid email address' },
+          { field: 'bogus', message: 'unknown field' },
+          { field: 'subject', message: 'subject is required unless templateId is given' },
+        ],
+      });
+    });
+
+    it('a problem with the body as a whole is listed with field null', async () => {
+      const res = await req('POST', '/api/auth/login', { headers: json, body: '[1,2]' });
+      expectErrorShape(res, 400, 'Bad Request');
+      expect(res.body.issues).to.deep.equal([{ field: null, message: res.body.message }]);
     });
 
     it('a JSON body of the wrong type (an array, a bare string) → 400, not a 500', async () => {

@@ -78,9 +78,18 @@ describe('API key authentication', function () {
     expect(cidr.body.message).to.match(/CIDR/);
     const scope = await create({ scopes: ['send', 'admin'] });
     expect(scope.status).to.equal(400);
-    expect(scope.body.message).to.equal('unknown scope: admin');
+    expect(scope.body.message).to.equal('unknown scope: admin (valid scopes: send, sms:send, read_events, contacts:read, contacts:write)');
     expect((await create({ dailyLimit: 1000 })).status).to.equal(400);
     expect((await create({ dailyLimit: 999 })).status).to.equal(201);
+  });
+
+  it('400 for a key that would be expired at creation, naming expiresAt; nothing is created', async () => {
+    const before = (await app.request('GET', '/api/api-keys', { token: app.adminToken })).body.items.length;
+    for (const expiresAt of ['2020-01-01T00:00:00.000Z', new Date(Date.now() - 1000).toISOString()]) {
+      const res = await app.request('POST', '/api/api-keys', { token: app.adminToken, body: { name: 'late', scopes: ['send'], expiresAt } });
+      expectError(res, 400, `expiresAt must be in the future (it is ${expiresAt})`);
+    }
+    expect((await app.request('GET', '/api/api-keys', { token: app.adminToken })).body.items).to.have.length(before);
   });
 
   it('shows the secret once, stores only its hash, and never lists it', async () => {
@@ -147,5 +156,24 @@ describe('API key authentication', function () {
     const dup = await app.request('POST', '/api/auth/signup', { body: { accountName: 'Dup', email: 'admin@localhost', password: 'whatever-pass' } });
     expect(dup.status).to.equal(409);
     expect((await app.request('GET', '/api/settings', { token: 'not.a.jwt' })).status).to.equal(401);
+  });
+});
+
+describe('signup on a server with the default settings (ALLOW_SIGNUP unset)', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  before(async () => {
+    // an empty value counts as unset: the server's own default
+    app = await startTestApp({ ALLOW_SIGNUP: '' });
+  });
+  after(async () => app?.close());
+
+  it('403 signup is disabled on this server; no account is created', async () => {
+    expect(app.config.ALLOW_SIGNUP).to.equal(false);
+    const res = await app.request('POST', '/api/auth/signup', { body: { accountName: 'Stranger', email: 'stranger@example.com', password: 'stranger-password' } });
+    expect(res.status).to.equal(403);
+    expect(res.body).to.deep.equal({ message: 'signup is disabled on this server', error: 'Forbidden', statusCode: 403 });
+    const login = await app.request('POST', '/api/auth/login', { body: { email: 'stranger@example.com', password: 'stranger-password' } });
+    expect(login.status).to.equal(401);
   });
 });

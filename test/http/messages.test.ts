@@ -89,7 +89,8 @@ describe('GET /api/messages, /:id, /aggregate, /:id/history', function () {
       expect((await list('?limit=2', jwt())).body.items).to.have.length(2);
       const over = await list('?limit=101', jwt());
       expect(over.status).to.equal(400);
-      expect(over.body).to.have.keys('message', 'error', 'statusCode');
+      expect(over.body).to.have.keys('message', 'error', 'statusCode', 'issues');
+      expect(over.body.issues).to.deep.equal([{ field: 'limit', message: over.body.message.slice('limit: '.length) }]);
       expect(over.body).to.include({ error: 'Bad Request', statusCode: 400 });
       expect(over.body.message).to.match(/^limit: /);
       expect((await list('?limit=0', jwt())).status).to.equal(400);

@@ -39,7 +39,12 @@ describe('POST /api/send/transactional', function () {
   it('400 for an invalid payload, in the error shape', async () => {
     const noSubject = await send({ to: 'a@example.org', fromEmail: from, html: '<p>x</p>', text: 'x' });
     expect(noSubject.status).to.equal(400);
-    expect(noSubject.body).to.deep.equal({ message: 'subject: subject is required unless templateId is given', error: 'Bad Request', statusCode: 400 });
+    expect(noSubject.body).to.deep.equal({
+      message: 'subject: subject is required unless templateId is given',
+      error: 'Bad Request',
+      statusCode: 400,
+      issues: [{ field: 'subject', message: 'subject is required unless templateId is given' }],
+    });
     expect((await send({ ...base(), to: 'not-an-email' })).status).to.equal(400);
     expect((await send({ ...base(), unsubscribeUrl: 'javascript:alert(1)' })).status).to.equal(400);
     expect((await send({ ...base(), surprise: true })).status).to.equal(400);
@@ -181,8 +186,10 @@ describe('POST /api/send/transactional', function () {
     it('each refused key gets its exact 401/403 and takes no slot, also among good sends in one batch', async () => {
       const revoked = await app.createApiKey(['send'], { dailyLimit: 5 });
       expect((await app.request('DELETE', `/api/api-keys/${revoked.id}`, { token: app.adminToken })).status).to.equal(200);
-      const expired = await app.createApiKey(['send'], { expiresAt: new Date(Date.now() + 300).toISOString() });
-      await new Promise((r) => setTimeout(r, 400));
+      // far enough ahead to be in the future when the key is created, which refuses a past expiry
+      const expiresAt = new Date(Date.now() + 1000).toISOString();
+      const expired = await app.createApiKey(['send'], { expiresAt });
+      await new Promise((r) => setTimeout(r, Date.parse(expiresAt) - Date.now() + 50));
       const fenced = await app.createApiKey(['send'], { ipAllowlist: ['203.0.113.9'] });
       const reader = await app.createApiKey(['read_events']);
       const before = await accountUsed();

@@ -177,3 +177,30 @@ describe('SMS opt-out sync in the background (SMS_OPTOUT_SYNC_INTERVAL_MS)', fun
     expect(fake.maxInFlight.ListPhoneNumbersOptedOut).to.equal(1);
   });
 });
+
+describe('SMS opt-out sync on a server where no account has SMS enabled', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  let fake: FakeSns;
+  let restoreEnv: () => void;
+
+  before(async () => {
+    restoreEnv = useFakeAwsCredentials();
+    fake = await startFakeSns({ optedOut: numbers(400, 3) });
+    app = await startTestApp({ SMS_PROVIDER: 'sns', AWS_ENDPOINT_URL_SNS: fake.url });
+  });
+  after(async () => {
+    await app?.close();
+    await fake?.close();
+    restoreEnv?.();
+  });
+
+  it('answers {synced: 0, total: 0} without asking the provider (no AWS needed until SMS is enabled)', async () => {
+    const res = await app.request('POST', '/api/sms/sync-optouts', { token: app.adminToken });
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ synced: 0, total: 0 });
+    expect(fake.calls.ListPhoneNumbersOptedOut ?? 0).to.equal(0);
+    await setSms(app, {});
+    expect((await app.request('POST', '/api/sms/sync-optouts', { token: app.adminToken })).body).to.deep.equal({ synced: 3, total: 3 });
+  });
+});

@@ -96,4 +96,37 @@ describe('unsubscribe: List-Unsubscribe headers and /u/<token> (RFC 8058)', func
     }
     expect(await suppression(to)).to.equal(undefined);
   });
+
+  it('a bad link opened in a browser shows an HTML page saying so (404); an API client still gets the JSON error', async () => {
+    const { to, url, messageId } = await sendWithUnsubscribe();
+    const browser = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    const altered = url.slice(0, -2) + (url.endsWith('AA') ? 'BB' : 'AA');
+    const overlong = `${app.baseUrl}/u/${messageId}.${'x'.repeat(400)}`;
+    const injected = `${app.baseUrl}/u/${encodeURIComponent('<script>alert(1)</script>.x')}`;
+    for (const bad of [altered, overlong, injected]) {
+      for (const res of [
+        await fetch(bad, { headers: browser }),
+        // the confirmation form's submit, from a page left open
+        await fetch(bad, { method: 'POST', headers: { ...browser, 'content-type': 'application/x-www-form-urlencoded' }, body: 'confirm=yes' }),
+      ]) {
+        expect(res.status, bad).to.equal(404);
+        expect(res.headers.get('content-type')).to.equal('text/html; charset=utf-8');
+        const html = await res.text();
+        expect(html).to.match(/^<!doctype html>/);
+        expect(html).to.include('<h1>This unsubscribe link is not valid</h1>');
+        expect(html).not.to.match(/<script/i);
+        expect(html).not.to.include(messageId);
+      }
+      for (const headers of [{}, { accept: 'application/json' }, { accept: '*/*' }] as Record<string, string>[]) {
+        const res = await fetch(bad, { headers });
+        expect(res.status, bad).to.equal(404);
+        expect(await res.json()).to.deep.equal({ message: 'Not Found', error: 'Not Found', statusCode: 404 });
+      }
+      // a one-click POST comes from a mail client, never a person: always JSON
+      const oneClick = await fetch(bad, { method: 'POST', headers: { ...browser, 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+      expect(oneClick.status).to.equal(404);
+      expect(oneClick.headers.get('content-type')).to.match(/^application\/json/);
+    }
+    expect(await suppression(to)).to.equal(undefined);
+  });
 });

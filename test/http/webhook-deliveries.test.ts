@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { purgeFailedDeliveries } from '../../src/commands/webhook-deliveries.js';
 import { execute } from '../../src/commands/execute.js';
 import { deliveryDecider, deliveryStream } from '../../src/domain/webhooks/delivery.js';
+import { deliveryEffectId } from '../../src/process-managers/webhook-fanout.js';
 import { eventually } from '../support/email-setup.js';
 import { verifyWebhook } from '../support/webhook-guide.js';
 import { hookRequests, newAccount, startScriptedReceiver, type Reply, type ScriptedReceiver } from '../support/webhook-receiver.js';
@@ -223,7 +224,7 @@ describe('webhook deliveries', function () {
     expect(hookRequests(hook).map((r) => r.headers['x-service-attempt'])).to.deep.equal(['1', '1']);
   });
 
-  it('POST /api/webhooks/:id/test sends one signed webhook.test now and returns the result', async () => {
+  it('POST /api/webhooks/:id/test sends one signed webhook.test now, returns the result and lists it in the deliveries log', async () => {
     const account = await newAccount(app);
     const hook = await receiver([200]);
     const sub = await account.subscribe(hook.hook);
@@ -240,8 +241,26 @@ describe('webhook deliveries', function () {
     expect((await account.call('POST', `/api/webhooks/${sub.id}/test`)).body).to.deep.equal({ delivered: false, responseStatus: 500, error: 'HTTP 500' });
     hook.script(['hang']);
     expect((await account.call('POST', `/api/webhooks/${sub.id}/test`)).body).to.deep.equal({ delivered: false, responseStatus: null, error: 'no response within 700 ms' });
-    // the test is not a delivery: the log stays empty
-    expect(await account.deliveries(sub.id)).to.deep.equal([]);
+    // each test is in the endpoint's log as soon as the answer is, newest first, one attempt each
+    const log = await account.deliveries(sub.id);
+    expect(log.map(({ event, status, attempts, lastResponseStatus, lastError, nextAttemptAt }) => ({ event, status, attempts, lastResponseStatus, lastError, nextAttemptAt }))).to.deep.equal([
+      { event: 'webhook.test', status: 'failed', attempts: 1, lastResponseStatus: null, lastError: 'no response within 700 ms', nextAttemptAt: null },
+      { event: 'webhook.test', status: 'failed', attempts: 1, lastResponseStatus: 500, lastError: 'HTTP 500', nextAttemptAt: null },
+      { event: 'webhook.test', status: 'delivered', attempts: 1, lastResponseStatus: 200, lastError: null, nextAttemptAt: null },
+    ]);
+    // a failed test starts no retries by itself (nothing is scheduled for it); the log's Retry does
+    const scheduled = await app.infra.db('side_effects').whereIn('id', log.map((d: { id: string }) => deliveryEffectId(d.id, 1))).count({ n: '*' });
+    expect(Number(scheduled[0].n)).to.equal(0);
+    expect(JSON.parse(hookRequests(hook)[0].body).id).to.equal(log[2].id);
+    hook.script([200]);
+    const retried = await account.call('POST', `/api/webhook-deliveries/${log[1].id}/retry`);
+    expect(retried.status).to.equal(200);
+    const redelivered = await eventually(
+      () => account.deliveries(sub.id),
+      (items) => items.find((d: { id: string }) => d.id === log[1].id)?.status === 'delivered',
+    );
+    expect(redelivered.find((d: { id: string }) => d.id === log[1].id)).to.include({ event: 'webhook.test', attempts: 1, lastResponseStatus: 200 });
+    expect(hookRequests(hook).at(-1)!.headers['x-service-event']).to.equal('webhook.test');
     expect((await account.call('POST', '/api/webhooks/nope/test')).status).to.equal(404);
     expect((await (await newAccount(app)).call('POST', `/api/webhooks/${sub.id}/test`)).status).to.equal(404);
   });
@@ -298,6 +317,8 @@ describe('webhook deliveries', function () {
       created_at: new Date(now.getTime() - ageDays * day - 3600_000),
       updated_at: new Date(now.getTime() - ageDays * day),
     });
+    // failed deliveries of the tests before (failed webhook.test ones, say) are years older than `now`
+    await purgeFailedDeliveries(db, now);
     await db('webhook_deliveries').insert([
       row('purge-old-failed', 'failed', 14.01),
       row('purge-young-failed', 'failed', 13.99),

@@ -69,7 +69,10 @@ describe('webhook subscriptions: /api/webhooks', function () {
   it('400 in the error shape for an invalid body', async () => {
     const admin = webhookClient(app);
     const post = (body: unknown) => admin.call('POST', '/api/webhooks', body);
-    expect((await post({})).body).to.deep.equal(badRequest('url: Invalid input: expected string, received undefined'));
+    expect((await post({})).body).to.deep.equal({
+      ...badRequest('url: Invalid input: expected string, received undefined'),
+      issues: [{ field: 'url', message: 'Invalid input: expected string, received undefined' }],
+    });
     for (const body of [
       { url: 'not a url' },
       { url: 'ftp://files.example.com/' },
@@ -82,7 +85,7 @@ describe('webhook subscriptions: /api/webhooks', function () {
     ]) {
       const res = await post(body);
       expect(res.status, JSON.stringify(body)).to.equal(400);
-      expect(res.body).to.have.keys('message', 'error', 'statusCode');
+      expect(Object.keys(res.body).filter((k) => k !== 'issues')).to.have.members(['message', 'error', 'statusCode']);
       expect(res.body.error).to.equal('Bad Request');
     }
     const malformed = await admin.call('POST', '/api/webhooks', '{"url":');
@@ -131,7 +134,9 @@ describe('webhook SSRF guard (WEBHOOK_ALLOW_PRIVATE_TARGETS=false)', function ()
       const res = await admin.call('POST', '/api/webhooks', { url });
       expect(res.status, url).to.equal(400);
       expect(res.body.error).to.equal('Bad Request');
-      expect(res.body.message, url).to.match(/resolves to .*, a private, loopback, link-local or reserved address; webhooks may not target it$/);
+      expect(res.body.message, url).to.match(
+        /resolves to .*, a private, loopback, link-local or reserved address; webhooks may not target it \(WEBHOOK_ALLOW_PRIVATE_TARGETS=true allows private targets\)$/,
+      );
       if (address) expect(res.body.message).to.include(address);
     }
     const ok = await admin.subscribe('http://93.184.215.14/hook');
@@ -156,7 +161,9 @@ describe('webhook SSRF guard (WEBHOOK_ALLOW_PRIVATE_TARGETS=false)', function ()
       await account.suppress('victim@example.org');
       const item = await account.settled(id, 'retrying', 1);
       expect(item.lastResponseStatus).to.equal(null);
-      expect(item.lastError).to.equal('127.0.0.1 resolves to 127.0.0.1, a private, loopback, link-local or reserved address; webhooks may not target it');
+      expect(item.lastError).to.equal(
+        '127.0.0.1 resolves to 127.0.0.1, a private, loopback, link-local or reserved address; webhooks may not target it (WEBHOOK_ALLOW_PRIVATE_TARGETS=true allows private targets)',
+      );
       const test = await account.call('POST', `/api/webhooks/${id}/test`);
       expect(test.body).to.deep.include({ delivered: false, responseStatus: null });
       expect(hookRequests(hook)).to.have.length(0);

@@ -35,6 +35,9 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ADMIN_PASSWORD,
     LOG_LEVEL: 'silent',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    // Tests create further accounts and send SMS without AWS; an empty value in `env` restores a default.
+    ALLOW_SIGNUP: 'true',
+    SMS_PROVIDER: 'sandbox',
     ...env,
   });
   const logger = createLogger(config.LOG_LEVEL);

@@ -65,7 +65,7 @@ export async function resolveAllowedTarget(
   if (!options.allowPrivateTargets) {
     const forbidden = addresses.find((a) => isForbiddenAddress(a.address));
     if (forbidden) {
-      throw badRequest(`${parsed.hostname} resolves to ${forbidden.address}, a private, loopback, link-local or reserved address; webhooks may not target it`);
+      throw badRequest(`${parsed.hostname} resolves to ${forbidden.address}, a private, loopback, link-local or reserved address; webhooks may not target it (WEBHOOK_ALLOW_PRIVATE_TARGETS=true allows private targets)`);
     }
   }
   return addresses;

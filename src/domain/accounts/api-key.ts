@@ -47,6 +47,10 @@ export const apiKeyDecider: Decider<ApiKeyState, CreateApiKey | RevokeApiKey, Ap
     if (command.kind === 'create') {
       if (state.key) return [];
       const { kind: _k, accountDailyCap, ...data } = command;
+      // A key born expired could never be used: almost always a typo in the date.
+      if (data.expiresAt !== null && Date.parse(data.expiresAt) <= Date.parse(data.createdAt)) {
+        throw badRequest(`expiresAt must be in the future (it is ${data.expiresAt})`);
+      }
       if (data.dailyLimit !== null && data.dailyLimit >= accountDailyCap) {
         throw badRequest(`dailyLimit must be lower than the account daily send cap (${accountDailyCap})`);
       }

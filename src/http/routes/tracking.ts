@@ -5,7 +5,7 @@ import { readUnsubscribeToken } from '../../domain/email/unsubscribe-token.js';
 import { notFound } from '../../domain/errors.js';
 import { clientIp } from '../../domain/ip.js';
 import { defineRoute } from '../route.js';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 
 // The smallest transparent GIF.
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
@@ -21,6 +21,26 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 const page = (title: string, body: string) =>
   `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title></head>` +
   `<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem">${body}</body></html>`;
+
+/**
+ * A person who follows a broken or stale unsubscribe link in a browser gets a page saying so instead of
+ * JSON; API clients (no preference for HTML) keep the JSON error. Nothing of the request is echoed.
+ */
+function answeredUnknownLinkPage(req: Request, res: Response): boolean {
+  if (req.accepts(['json', 'html']) !== 'html') return false;
+  res
+    .status(404)
+    .type('html')
+    .set('Cache-Control', 'no-store')
+    .send(
+      page(
+        'Unsubscribe link not valid',
+        '<h1>This unsubscribe link is not valid</h1><p>It may be incomplete (copied in part) or it belongs to a message that no longer exists, so nothing was changed.</p>' +
+          '<p>To stop these emails, use the unsubscribe link of the most recent one you received.</p>',
+      ),
+    );
+  return true;
+}
 
 /** RFC 8058 one-click bodies arrive urlencoded or as multipart/form-data. */
 function isOneClick(body: string): boolean {
@@ -69,12 +89,9 @@ export function createTrackingRoutes(deps: { engagement: EngagementCommands; lin
       },
     });
 
-  const tokenParams = z.object({ token: z.string().min(1).max(200) });
-  const messageOf = (token: string) => {
-    const messageId = readUnsubscribeToken(deps.linkSecret, token);
-    if (!messageId) throw notFound('Not Found');
-    return messageId;
-  };
+  // No length limit here: an overlong token is just another unknown one (404, or the page), not a 400.
+  const tokenParams = z.object({ token: z.string().min(1) });
+  const messageOf = (token: string) => (token.length <= 200 ? readUnsubscribeToken(deps.linkSecret, token) : null);
 
   return [
     // HEAD first: express would otherwise answer HEAD with the GET route.
@@ -89,10 +106,14 @@ export function createTrackingRoutes(deps: { engagement: EngagementCommands; lin
       tag: 'tracking',
       auth: { kind: 'public' },
       params: tokenParams,
-      responses: { 200: { description: 'text/html form' }, 404: { description: 'Unknown token' } },
-      async handler({ params, res }) {
-        const target = await deps.engagement.unsubscribeTarget(messageOf(params.token));
-        if (!target) throw notFound('Not Found');
+      responses: { 200: { description: 'text/html form' }, 404: { description: 'Unknown token: an HTML page for a browser (Accept: text/html), the JSON error otherwise' } },
+      async handler({ params, req, res }) {
+        const messageId = messageOf(params.token);
+        const target = messageId ? await deps.engagement.unsubscribeTarget(messageId) : null;
+        if (!target) {
+          if (answeredUnknownLinkPage(req, res)) return undefined;
+          throw notFound('Not Found');
+        }
         res
           .status(200)
           .type('html')
@@ -120,8 +141,11 @@ export function createTrackingRoutes(deps: { engagement: EngagementCommands; lin
         const messageId = messageOf(params.token);
         const body = typeof req.body === 'string' ? req.body : '';
         const oneClick = isOneClick(body);
-        const result = await deps.engagement.unsubscribe(messageId, oneClick ? 'one_click' : 'form');
-        if (!result) throw notFound('Not Found');
+        const result = messageId ? await deps.engagement.unsubscribe(messageId, oneClick ? 'one_click' : 'form') : null;
+        if (!result) {
+          if (!oneClick && answeredUnknownLinkPage(req, res)) return undefined;
+          throw notFound('Not Found');
+        }
         if (oneClick) return { status: 200, body: { unsubscribed: true } };
         const onward = result.unsubscribeUrl
           ? `<p><a href="${escapeHtml(result.unsubscribeUrl)}">Continue</a></p>`

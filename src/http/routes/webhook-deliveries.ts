@@ -12,10 +12,10 @@ export function createWebhookDeliveryRoutes(deps: { deliveries: WebhookDeliveryC
       ...base,
       method: 'post',
       path: '/api/webhooks/:id/test',
-      summary: 'Send one signed `webhook.test` event now and return the result',
+      summary: 'Send one signed `webhook.test` event now and return the result (recorded in the deliveries log; a failed test is not retried by itself)',
       responses: { 200: { description: '{delivered, responseStatus, error?}' }, 404: { description: 'Not in this account' } },
       async handler({ principal, params }) {
-        return { status: 200, body: await deps.deliveries.test(accountOf(principal), params.id) };
+        return { status: 200, body: await deps.deliveries.test(accountOf(principal), actorOf(principal), params.id) };
       },
     }),
     defineRoute({

@@ -32,6 +32,16 @@ describe('API key decisions', () => {
     expect(given(apiKeyDecider).when({ kind: 'create', accountDailyCap: 1000, ...created, dailyLimit: 999 })).to.have.length(1);
   });
 
+  it('refuses an expiry that is not after the creation instant', () => {
+    for (const expiresAt of ['2025-12-31T23:59:59.999Z', created.createdAt]) {
+      expect(() => given(apiKeyDecider).when({ kind: 'create', accountDailyCap: 1000, ...created, expiresAt }))
+        .to.throw(AppError, `expiresAt must be in the future (it is ${expiresAt})`)
+        .with.property('status', 400);
+    }
+    const later = '2026-01-01T00:00:00.001Z';
+    expect(given(apiKeyDecider).when({ kind: 'create', accountDailyCap: 1000, ...created, expiresAt: later })).to.have.length(1);
+  });
+
   it('revokes once; revoking again appends nothing', () => {
     const revoke = { kind: 'revoke' as const, id: 'k1', accountId: 'a1', now: '2026-01-02T00:00:00.000Z', by: 'user:u1' };
     const events = given(apiKeyDecider, [{ type: 'ApiKeyCreated', data: created }]).when(revoke);
