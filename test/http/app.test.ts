@@ -40,14 +40,10 @@ async function call(baseUrl: string, method: string, path: string, init: { body?
   return { status: res.status, text, body, headers: res.headers };
 }
 
-<<<<<<< HEAD
-/** Exactly the `{message, error, statusCode}` shape, nothing more (no `stack`, no `type`, no `expose`). */
-=======
 /**
- * Exactly the SPEC.md §7 shape, nothing more (no `stack`, no `type`, no `expose`), but for the list of
+ * Exactly the API's error shape, nothing more (no `stack`, no `type`, no `expose`), but for the list of
  * every problem (`issues`) that a validation error adds.
  */
->>>>>>> i-defaults
 function expectErrorShape(res: RawResponse, status: number, error: string): void {
   expect(res.status, res.text).to.equal(status);
   expect(res.headers.get('content-type')).to.match(/^application\/json/);
