@@ -115,6 +115,6 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
           : undefined,
     }),
   ];
-  const app = createApp({ routes, authenticate: authenticator.authenticate, presentKey: authenticator.presentKey, logger, baseUrl: config.BASE_URL });
+  const app = createApp({ routes, authenticate: authenticator.authenticate, presentKey: authenticator.presentKey, logger, baseUrl: config.BASE_URL, trustProxy: config.TRUST_PROXY });
   return { app, accounts, apiKeys, identities, templates, suppressions, webhooks, deliveries, ingest, optOuts, jwt, waitFor, linkSecret };
 }

@@ -1,3 +1,4 @@
+import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 
 const boolean = z
@@ -22,6 +23,27 @@ const msList = z
 const wholeNumber = z.string().regex(/^\d+$/, 'must be a whole number').transform(Number);
 const positiveInt = wholeNumber.pipe(z.number().positive());
 const port = (min: number) => wholeNumber.pipe(z.number().min(min).max(65535));
+
+/**
+ * express's `trust proxy` syntax: `true`/`false`, a hop count, or comma-separated addresses, CIDR ranges
+ * and the names `loopback`, `linklocal`, `uniquelocal`; checked by the same compiler express uses, so a
+ * typo stops start-up instead of trusting nobody (or everybody) in silence.
+ */
+const parseTrustProxy = (v: string): boolean | number | string =>
+  v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v;
+const trustProxy = z
+  .string()
+  .refine((v) => {
+    const value = parseTrustProxy(v);
+    if (typeof value !== 'string') return true;
+    try {
+      proxyaddr.compile(value.split(',').map((s) => s.trim()));
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be true, false, a hop count, or comma-separated addresses, CIDR ranges, loopback, linklocal or uniquelocal')
+  .transform(parseTrustProxy);
 
 const schema = z.object({
   PORT: port(0).default(3000),
@@ -64,6 +86,8 @@ const schema = z.object({
   SMS_OPTOUT_SYNC_INTERVAL_MS: positiveInt.default(900000),
   /** `sns` sends through AWS; `sandbox` records SMS in the database and never delivers (the default, like email). */
   SMS_PROVIDER: z.enum(['sns', 'sandbox']).default('sandbox'),
+  /** which connections may say who the client is with X-Forwarded-For (express's `trust proxy`) */
+  TRUST_PROXY: trustProxy.default('loopback'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -21,6 +21,8 @@ export interface AppDeps {
   logger: Logger;
   baseUrl: string;
   version?: string;
+  /** express's `trust proxy` value (TRUST_PROXY): which peers' X-Forwarded-For names the client */
+  trustProxy?: boolean | number | string;
 }
 
 const BODY_LIMIT = '10mb';
@@ -38,8 +40,8 @@ function requestId(req: IncomingMessage, res: ServerResponse): string {
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  // X-Forwarded-For is read explicitly by the API-key IP check (first hop), never trusted implicitly.
-  app.set('trust proxy', false);
+  // Compiled here, read by requestClientIp: X-Forwarded-For counts only from a trusted proxy.
+  app.set('trust proxy', deps.trustProxy ?? 'loopback');
   app.set('query parser', 'simple');
 
   // Any response's body is the answer to one request: an ETag (a hash of every body) validates nothing.

@@ -2,9 +2,9 @@ import type { Request } from 'express';
 import { query, type Db } from '../adapters/db/knex.js';
 import { hashApiKey, keyColumnsSql, keyRefusalSql, type CheckedKeyRow, type KeyRefusal, type PresentedKey } from '../commands/api-keys.js';
 import { forbidden, unauthorized, type AppError } from '../domain/errors.js';
-import { clientIp } from '../domain/ip.js';
 import { createGroupCommit } from '../group-commit.js';
 import type { Authenticate } from './app.js';
+import { requestClientIp } from './client-ip.js';
 import type { JwtIssuer } from './jwt.js';
 import type { Principal, Scope } from './principal.js';
 
@@ -68,7 +68,7 @@ export function createAuthenticator(deps: { db: Db; jwt: JwtIssuer; now?: () => 
   function presentKey(req: Request, scope: Scope): PresentedKey {
     const secret = req.get('x-api-key');
     if (!secret) throw unauthorized('invalid API key');
-    return { hash: hashApiKey(secret), clientIp: clientIp(req.headers['x-forwarded-for'], req.socket.remoteAddress), scope, at: now() };
+    return { hash: hashApiKey(secret), clientIp: requestClientIp(req), scope, at: now() };
   }
 
   function acceptKey(row: CheckedKeyRow, presented: PresentedKey): Principal {

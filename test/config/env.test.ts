@@ -131,3 +131,25 @@ describe('node src/main.ts with a bad setting', function () {
     expect(stdout).to.equal('');
   });
 });
+
+describe('TRUST_PROXY: express\'s `trust proxy` syntax', () => {
+  it('defaults to loopback', () => {
+    expect(loadConfig({}).TRUST_PROXY).to.equal('loopback');
+  });
+
+  it('takes booleans, a hop count, and comma-separated names, addresses and CIDR ranges', () => {
+    expect(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY).to.equal(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY).to.equal(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY).to.equal(2);
+    const list = 'loopback, uniquelocal, 203.0.113.0/24, 2001:db8::1';
+    expect(loadConfig({ TRUST_PROXY: list }).TRUST_PROXY).to.equal(list);
+  });
+
+  for (const value of ['loopbak', '10.0.0.0/33', 'loopback,,x', 'yes']) {
+    it(`refuses ${value} with one line naming TRUST_PROXY`, () => {
+      const err = configError({ TRUST_PROXY: value });
+      expect(err.message).not.to.match(/[\r\n]/);
+      expect(err.message).to.match(/^Invalid configuration: TRUST_PROXY /);
+    });
+  }
+});
