@@ -88,6 +88,17 @@ const schema = z.object({
   SMS_PROVIDER: z.enum(['sns', 'sandbox']).default('sandbox'),
   /** which connections may say who the client is with X-Forwarded-For (express's `trust proxy`) */
   TRUST_PROXY: trustProxy.default('loopback'),
+  // Failures counted per window before the answer is 429 with Retry-After (shared by every API process).
+  /** failed sign-ins for one account from one address in a row (a success clears them) */
+  LOGIN_FAILURES_PER_ACCOUNT_AND_IP: positiveInt.default(5),
+  /** failed sign-ins for one account from any addresses */
+  LOGIN_FAILURES_PER_ACCOUNT: positiveInt.default(20),
+  /** failed sign-ins from one address, for any accounts */
+  LOGIN_FAILURES_PER_IP: positiveInt.default(20),
+  /** refused API keys (unknown, revoked, expired, IP not allowed) from one address */
+  API_KEY_FAILURES_PER_IP: positiveInt.default(100),
+  /** the window those counts cover; it opens with the first failure counted */
+  THROTTLE_WINDOW_SECONDS: positiveInt.default(900),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -18,6 +18,8 @@ export interface AppDeps {
   authenticate: Authenticate;
   /** the key a request presents, for routes that check it themselves (`inHandler`) */
   presentKey?: (req: Request, scope: Scope) => PresentedKey;
+  /** the error a failed request is answered with, given the one it failed with (throttling of key failures) */
+  screenError?: (err: unknown, req: Request) => Promise<unknown>;
   logger: Logger;
   baseUrl: string;
   version?: string;
@@ -108,14 +110,22 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use((_req: Request, _res: Response, next: NextFunction) => next(notFound('Not Found')));
 
+  if (deps.screenError) {
+    const screen = deps.screenError;
+    app.use((err: unknown, req: Request, _res: Response, next: NextFunction) => {
+      screen(err, req).then(next, next);
+    });
+  }
+
   // The one place where errors become the spec's `{message, error, statusCode}`.
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const { status, body, unexpected } = mapError(err);
+    const { status, body, unexpected, headers } = mapError(err);
     if (unexpected) req.log?.error({ err }, 'unhandled error');
     if (res.headersSent) {
       res.end();
       return;
     }
+    if (headers) res.set(headers);
     res.status(status).json(body);
   });
 

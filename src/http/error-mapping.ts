@@ -17,9 +17,9 @@ export function errorBody(status: number, message: string, extra?: Record<string
  * The single place where anything thrown becomes the spec's error shape (SPEC.md §7). Unknown errors
  * become a 500 without internals; `logged` tells the caller whether it should log the error.
  */
-export function mapError(err: unknown): { status: number; body: ErrorBody; unexpected: boolean } {
+export function mapError(err: unknown): { status: number; body: ErrorBody; unexpected: boolean; headers?: Record<string, string> } {
   if (err instanceof AppError) {
-    return { status: err.status, body: errorBody(err.status, err.message, err.details), unexpected: false };
+    return { status: err.status, body: errorBody(err.status, err.message, err.details), unexpected: false, headers: err.headers };
   }
   if (err instanceof ProviderError) {
     return { status: 500, body: errorBody(500, `Provider error: ${err.message}`), unexpected: false };
