@@ -153,3 +153,21 @@ describe('TRUST_PROXY: express\'s `trust proxy` syntax', () => {
     });
   }
 });
+
+describe('throttling settings', () => {
+  it('default to 5 failures per account and address, 20 per account, 20 per address, 100 refused keys per address, in 15 minutes', () => {
+    expect(loadConfig({})).to.include({
+      LOGIN_FAILURES_PER_ACCOUNT_AND_IP: 5,
+      LOGIN_FAILURES_PER_ACCOUNT: 20,
+      LOGIN_FAILURES_PER_IP: 20,
+      API_KEY_FAILURES_PER_IP: 100,
+      THROTTLE_WINDOW_SECONDS: 900,
+    });
+  });
+
+  for (const name of ['LOGIN_FAILURES_PER_ACCOUNT_AND_IP', 'LOGIN_FAILURES_PER_ACCOUNT', 'LOGIN_FAILURES_PER_IP', 'API_KEY_FAILURES_PER_IP', 'THROTTLE_WINDOW_SECONDS']) {
+    it(`refuses ${name}=0 with one line naming it`, () => {
+      expect(configError({ [name]: '0' }).message).to.match(new RegExp(`^Invalid configuration: ${name} `));
+    });
+  }
+});
