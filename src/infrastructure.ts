@@ -6,6 +6,8 @@ import type { EventStore } from './ports/event-store.js';
 import type { JobQueue } from './ports/job-queue.js';
 import { createJobQueue } from './adapters/queue/index.js';
 import { createEventStore } from './adapters/eventstore/index.js';
+import { createRateLimiters } from './adapters/rate-limit/index.js';
+import type { RateLimiters } from './ports/rate-limiter.js';
 
 export interface Infrastructure {
   /** connection string of the read-model database (also the default event store and job queue) */
@@ -16,6 +18,8 @@ export interface Infrastructure {
   queue: JobQueue;
   /** the daily send caps (their own connections: see createSendCounters) */
   counters: SendCounters;
+  /** attempt counters shared by every process: Redis with REDIS_URL, else PostgreSQL */
+  limiters: RateLimiters;
   /** true when this process started the embedded PostgreSQL */
   embedded: boolean;
   close(): Promise<void>;
@@ -38,16 +42,19 @@ export async function openInfrastructure(config: Config, options: { migrate?: bo
   const eventStore = createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL });
   const queue = createJobQueue({ databaseUrl, redisUrl: config.REDIS_URL });
   const counters = createSendCounters(databaseUrl);
+  const limiters = createRateLimiters({ db, redisUrl: config.REDIS_URL });
   return {
     databaseUrl,
     db,
     eventStore,
     queue,
     counters,
+    limiters,
     embedded: Boolean(stopEmbedded),
     async close() {
       await queue.close();
       await counters.close();
+      await limiters.close();
       await eventStore.close();
       await db.destroy();
       await stopEmbedded?.();

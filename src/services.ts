@@ -5,6 +5,8 @@ import { getOrCreateSecret } from './adapters/db/secrets.js';
 import { assertAllowedTarget } from './adapters/webhooks/ssrf-guard.js';
 import { createAccountCommands } from './commands/accounts.js';
 import { createApiKeyCommands } from './commands/api-keys.js';
+import { createKeyFailureThrottle } from './commands/key-failure-throttle.js';
+import { createSignInThrottle } from './commands/sign-in-throttle.js';
 import { createIdentityCommands } from './commands/identities.js';
 import type { WaitForProjection } from './commands/read-your-writes.js';
 import { createSendEmail } from './commands/send-email.js';
@@ -72,7 +74,21 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     checkTarget: (url) => assertAllowedTarget(url, { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }),
   });
   // BASE_URL is read at each send so a test server can learn its port after it started listening.
-  const authenticator = createAuthenticator({ db, jwt });
+  const keyFailures = createKeyFailureThrottle({
+    limiters: infra.limiters,
+    perIp: config.API_KEY_FAILURES_PER_IP,
+    windowSeconds: config.THROTTLE_WINDOW_SECONDS,
+  });
+  const signIns = createSignInThrottle({
+    limiters: infra.limiters,
+    limits: {
+      perAccountAndIp: config.LOGIN_FAILURES_PER_ACCOUNT_AND_IP,
+      perAccount: config.LOGIN_FAILURES_PER_ACCOUNT,
+      perIp: config.LOGIN_FAILURES_PER_IP,
+      windowSeconds: config.THROTTLE_WINDOW_SECONDS,
+    },
+  });
+  const authenticator = createAuthenticator({ db, jwt, keyFailures });
   const sendEmail = createSendEmail({
     eventStore,
     db,
@@ -92,7 +108,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
 
   const routes = [
     ...createHealthRoutes({ db, eventStore }),
-    ...createAuthRoutes({ accounts, allowSignup: config.ALLOW_SIGNUP }),
+    ...createAuthRoutes({ accounts, signIns, allowSignup: config.ALLOW_SIGNUP }),
     ...createApiKeyRoutes({ apiKeys }),
     ...createSettingsRoutes({ accounts, emailProviderUnavailable: (kind) => emailProviderUnavailable(kind, config) }),
     ...createIdentityRoutes({ identities }),
@@ -115,6 +131,14 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
           : undefined,
     }),
   ];
-  const app = createApp({ routes, authenticate: authenticator.authenticate, presentKey: authenticator.presentKey, logger, baseUrl: config.BASE_URL });
+  const app = createApp({
+    routes,
+    authenticate: authenticator.authenticate,
+    presentKey: authenticator.presentKey,
+    screenError: authenticator.screenError,
+    logger,
+    baseUrl: config.BASE_URL,
+    trustProxy: config.TRUST_PROXY,
+  });
   return { app, accounts, apiKeys, identities, templates, suppressions, webhooks, deliveries, ingest, optOuts, jwt, waitFor, linkSecret };
 }

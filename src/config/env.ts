@@ -1,3 +1,4 @@
+import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 
 const boolean = z
@@ -22,6 +23,27 @@ const msList = z
 const wholeNumber = z.string().regex(/^\d+$/, 'must be a whole number').transform(Number);
 const positiveInt = wholeNumber.pipe(z.number().positive());
 const port = (min: number) => wholeNumber.pipe(z.number().min(min).max(65535));
+
+/**
+ * express's `trust proxy` syntax: `true`/`false`, a hop count, or comma-separated addresses, CIDR ranges
+ * and the names `loopback`, `linklocal`, `uniquelocal`; checked by the same compiler express uses, so a
+ * typo stops start-up instead of trusting nobody (or everybody) in silence.
+ */
+const parseTrustProxy = (v: string): boolean | number | string =>
+  v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v;
+const trustProxy = z
+  .string()
+  .refine((v) => {
+    const value = parseTrustProxy(v);
+    if (typeof value !== 'string') return true;
+    try {
+      proxyaddr.compile(value.split(',').map((s) => s.trim()));
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be true, false, a hop count, or comma-separated addresses, CIDR ranges, loopback, linklocal or uniquelocal')
+  .transform(parseTrustProxy);
 
 const schema = z.object({
   PORT: port(0).default(3000),
@@ -64,6 +86,19 @@ const schema = z.object({
   SMS_OPTOUT_SYNC_INTERVAL_MS: positiveInt.default(900000),
   /** `sns` sends through AWS (the SDK's credential chain); `sandbox` records SMS in the database and never delivers, for development. */
   SMS_PROVIDER: z.enum(['sns', 'sandbox']).default('sns'),
+  /** which connections may say who the client is with X-Forwarded-For (express's `trust proxy`) */
+  TRUST_PROXY: trustProxy.default('loopback'),
+  // Failures counted per window before the answer is 429 with Retry-After (shared by every API process).
+  /** failed sign-ins for one account from one address in a row (a success clears them) */
+  LOGIN_FAILURES_PER_ACCOUNT_AND_IP: positiveInt.default(5),
+  /** failed sign-ins for one account from any addresses */
+  LOGIN_FAILURES_PER_ACCOUNT: positiveInt.default(20),
+  /** failed sign-ins from one address, for any accounts */
+  LOGIN_FAILURES_PER_IP: positiveInt.default(20),
+  /** refused API keys (unknown, revoked, expired, IP not allowed) from one address */
+  API_KEY_FAILURES_PER_IP: positiveInt.default(100),
+  /** the window those counts cover; it opens with the first failure counted */
+  THROTTLE_WINDOW_SECONDS: positiveInt.default(900),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

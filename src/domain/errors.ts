@@ -26,6 +26,8 @@ export class AppError extends Error {
     message: string,
     /** extra fields for the response body, e.g. per-row import errors */
     readonly details?: Record<string, unknown>,
+    /** response headers that belong to the answer, e.g. Retry-After */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = 'AppError';
@@ -38,6 +40,9 @@ export const forbidden = (message: string) => new AppError(403, message);
 export const notFound = (message = 'Not Found') => new AppError(404, message);
 export const conflict = (message: string) => new AppError(409, message);
 export const tooManyRequests = (message: string) => new AppError(429, message);
+/** A 429 that says when to come back: Retry-After in whole seconds, rounded up. */
+export const throttled = (message: string, retryAfterMs: number) =>
+  new AppError(429, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) });
 
 /** A zod issue as one readable sentence naming the field: `to: Invalid email address`. */
 export function describeZodError(err: ZodError): string {

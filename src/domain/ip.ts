@@ -23,7 +23,10 @@ export function normaliseIp(input: string): string | null {
   return compressed;
 }
 
-/** The client IP an API key's allowlist checks: the first hop of X-Forwarded-For, else the socket's address. */
+/**
+ * The client IP: the first hop of X-Forwarded-For, else the socket's address. The header is the
+ * caller's own claim: pass it only when a trusted proxy wrote it (see http/client-ip.ts).
+ */
 export function clientIp(forwardedFor: string | string[] | undefined, socketAddress: string | undefined): string | null {
   const header = Array.isArray(forwardedFor) ? forwardedFor[0] : forwardedFor;
   const first = header?.split(',')[0]?.trim();

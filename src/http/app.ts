@@ -19,9 +19,13 @@ export interface AppDeps {
   authenticate: Authenticate;
   /** the key a request presents, for routes that check it themselves (`inHandler`) */
   presentKey?: (req: Request, scope: Scope) => PresentedKey;
+  /** the error a failed request is answered with, given the one it failed with (throttling of key failures) */
+  screenError?: (err: unknown, req: Request) => Promise<unknown>;
   logger: Logger;
   baseUrl: string;
   version?: string;
+  /** express's `trust proxy` value (TRUST_PROXY): which peers' X-Forwarded-For names the client */
+  trustProxy?: boolean | number | string;
 }
 
 const BODY_LIMIT = '10mb';
@@ -39,8 +43,8 @@ function requestId(req: IncomingMessage, res: ServerResponse): string {
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  // X-Forwarded-For is read explicitly by the API-key IP check (first hop), never trusted implicitly.
-  app.set('trust proxy', false);
+  // Compiled here, read by requestClientIp: X-Forwarded-For counts only from a trusted proxy.
+  app.set('trust proxy', deps.trustProxy ?? 'loopback');
   app.set('query parser', 'simple');
 
   // Any response's body is the answer to one request: an ETag (a hash of every body) validates nothing.
@@ -108,14 +112,22 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use((_req: Request, _res: Response, next: NextFunction) => next(notFound('Not Found')));
 
+  if (deps.screenError) {
+    const screen = deps.screenError;
+    app.use((err: unknown, req: Request, _res: Response, next: NextFunction) => {
+      screen(err, req).then(next, next);
+    });
+  }
+
   // The one place where errors become the spec's `{message, error, statusCode}`.
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const { status, body, unexpected } = mapError(err);
+    const { status, body, unexpected, headers } = mapError(err);
     if (unexpected) req.log?.error({ err }, 'unhandled error');
     if (res.headersSent) {
       res.end();
       return;
     }
+    if (headers) res.set(headers);
     res.status(status).json(body);
   });
 

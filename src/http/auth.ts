@@ -2,9 +2,10 @@ import type { Request } from 'express';
 import { query, type Db } from '../adapters/db/knex.js';
 import { hashApiKey, keyColumnsSql, keyRefusalSql, type CheckedKeyRow, type KeyRefusal, type PresentedKey } from '../commands/api-keys.js';
 import { forbidden, unauthorized, type AppError } from '../domain/errors.js';
-import { clientIp } from '../domain/ip.js';
+import type { KeyFailureThrottle } from '../commands/key-failure-throttle.js';
 import { createGroupCommit } from '../group-commit.js';
 import type { Authenticate } from './app.js';
+import { requestClientIp } from './client-ip.js';
 import type { JwtIssuer } from './jwt.js';
 import type { Principal, Scope } from './principal.js';
 
@@ -31,6 +32,8 @@ export interface Authenticator {
   acceptKey(row: CheckedKeyRow, presented: PresentedKey): Principal;
   /** A presented key checked on its own (the lookup every other route makes). */
   checkKey(presented: PresentedKey): Promise<Principal>;
+  /** What a request's error is answered with: a refused key counts against its address, and past the limit is a 429. */
+  screenError(err: unknown, req: Request): Promise<unknown>;
 }
 
 /**
@@ -38,9 +41,11 @@ export interface Authenticator {
  * nothing secret compared in JavaScript) on every request: no cache, so a revocation is seen by the very
  * next request in every process.
  */
-export function createAuthenticator(deps: { db: Db; jwt: JwtIssuer; now?: () => Date }): Authenticator {
+export function createAuthenticator(deps: { db: Db; jwt: JwtIssuer; now?: () => Date; keyFailures?: KeyFailureThrottle }): Authenticator {
   const now = deps.now ?? (() => new Date());
   const lastUsedWritten = new Map<string, number>();
+  // The 401s of a key that was presented and refused (not of a missing key, nor a 403 for a scope).
+  const keyRefusals = new WeakSet<AppError>();
 
   function touch(apiKeyId: string) {
     const t = Date.now();
@@ -68,11 +73,15 @@ export function createAuthenticator(deps: { db: Db; jwt: JwtIssuer; now?: () => 
   function presentKey(req: Request, scope: Scope): PresentedKey {
     const secret = req.get('x-api-key');
     if (!secret) throw unauthorized('invalid API key');
-    return { hash: hashApiKey(secret), clientIp: clientIp(req.headers['x-forwarded-for'], req.socket.remoteAddress), scope, at: now() };
+    return { hash: hashApiKey(secret), clientIp: requestClientIp(req), scope, at: now() };
   }
 
   function acceptKey(row: CheckedKeyRow, presented: PresentedKey): Principal {
-    if (row.refusal) throw refusals[row.refusal](presented.scope);
+    if (row.refusal) {
+      const refusal = refusals[row.refusal](presented.scope);
+      if (refusal.status === 401) keyRefusals.add(refusal);
+      throw refusal;
+    }
     touch(row.id!);
     return { kind: 'apiKey', accountId: row.account_id!, apiKeyId: row.id!, scopes: row.scopes!, dailyLimit: row.daily_limit };
   }
@@ -93,10 +102,16 @@ export function createAuthenticator(deps: { db: Db; jwt: JwtIssuer; now?: () => 
     return { kind: 'user', accountId: user.accountId, userId: user.userId };
   }
 
+  async function screenError(err: unknown, req: Request): Promise<unknown> {
+    if (!deps.keyFailures || !keyRefusals.has(err as AppError)) return err;
+    return deps.keyFailures.refused(requestClientIp(req), err as AppError);
+  }
+
   return {
     presentKey,
     acceptKey,
     checkKey,
+    screenError,
     async authenticate(req, auth) {
       switch (auth.kind) {
         case 'public':

@@ -28,9 +28,9 @@ export function listZodIssues(err: ZodError): { field: string | null; message: s
  * The single place where anything thrown becomes the error shape `{message, error, statusCode}` (docs/api.md). Unknown errors
  * become a 500 without internals; `logged` tells the caller whether it should log the error.
  */
-export function mapError(err: unknown): { status: number; body: ErrorBody; unexpected: boolean } {
+export function mapError(err: unknown): { status: number; body: ErrorBody; unexpected: boolean; headers?: Record<string, string> } {
   if (err instanceof AppError) {
-    return { status: err.status, body: errorBody(err.status, err.message, err.details), unexpected: false };
+    return { status: err.status, body: errorBody(err.status, err.message, err.details), unexpected: false, headers: err.headers };
   }
   if (err instanceof ProviderError) {
     return { status: 500, body: errorBody(500, `Provider error: ${err.message}`), unexpected: false };

@@ -134,3 +134,43 @@ describe('node src/main.ts with a bad setting', function () {
     expect(stdout).to.equal('');
   });
 });
+
+describe('TRUST_PROXY: express\'s `trust proxy` syntax', () => {
+  it('defaults to loopback', () => {
+    expect(loadConfig({}).TRUST_PROXY).to.equal('loopback');
+  });
+
+  it('takes booleans, a hop count, and comma-separated names, addresses and CIDR ranges', () => {
+    expect(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY).to.equal(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY).to.equal(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY).to.equal(2);
+    const list = 'loopback, uniquelocal, 203.0.113.0/24, 2001:db8::1';
+    expect(loadConfig({ TRUST_PROXY: list }).TRUST_PROXY).to.equal(list);
+  });
+
+  for (const value of ['loopbak', '10.0.0.0/33', 'loopback,,x', 'yes']) {
+    it(`refuses ${value} with one line naming TRUST_PROXY`, () => {
+      const err = configError({ TRUST_PROXY: value });
+      expect(err.message).not.to.match(/[\r\n]/);
+      expect(err.message).to.match(/^Invalid configuration: TRUST_PROXY /);
+    });
+  }
+});
+
+describe('throttling settings', () => {
+  it('default to 5 failures per account and address, 20 per account, 20 per address, 100 refused keys per address, in 15 minutes', () => {
+    expect(loadConfig({})).to.include({
+      LOGIN_FAILURES_PER_ACCOUNT_AND_IP: 5,
+      LOGIN_FAILURES_PER_ACCOUNT: 20,
+      LOGIN_FAILURES_PER_IP: 20,
+      API_KEY_FAILURES_PER_IP: 100,
+      THROTTLE_WINDOW_SECONDS: 900,
+    });
+  });
+
+  for (const name of ['LOGIN_FAILURES_PER_ACCOUNT_AND_IP', 'LOGIN_FAILURES_PER_ACCOUNT', 'LOGIN_FAILURES_PER_IP', 'API_KEY_FAILURES_PER_IP', 'THROTTLE_WINDOW_SECONDS']) {
+    it(`refuses ${name}=0 with one line naming it`, () => {
+      expect(configError({ [name]: '0' }).message).to.match(new RegExp(`^Invalid configuration: ${name} `));
+    });
+  }
+});

@@ -177,3 +177,23 @@ describe('signup on a server with the default settings (ALLOW_SIGNUP unset)', fu
     expect(login.status).to.equal(401);
   });
 });
+
+describe('the API key IP allowlist behind TRUST_PROXY', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  before(async () => {
+    // No proxy is trusted: the tests' own loopback connection is a client like any other.
+    app = await startTestApp({ TRUST_PROXY: 'false' });
+  });
+  after(async () => app?.close());
+
+  it('ignores X-Forwarded-For from a peer that is not a trusted proxy: the socket address is checked', async () => {
+    const fenced = await app.createApiKey(['read_events'], { ipAllowlist: ['10.9.8.7'] });
+    const spoofed = await app.request('GET', '/api/messages', { apiKey: fenced.key, headers: { 'x-forwarded-for': '10.9.8.7' } });
+    expect(spoofed.status).to.equal(401);
+    expect(spoofed.body).to.deep.equal({ message: 'API key denied for this client IP', error: 'Unauthorized', statusCode: 401 });
+    const local = await app.createApiKey(['read_events'], { ipAllowlist: ['127.0.0.1'] });
+    const direct = await app.request('GET', '/api/messages', { apiKey: local.key, headers: { 'x-forwarded-for': '10.9.8.7' } });
+    expect(direct.status).to.equal(200);
+  });
+});

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { AccountCommands } from '../../commands/accounts.js';
+import type { SignInThrottle } from '../../commands/sign-in-throttle.js';
 import { forbidden } from '../../domain/errors.js';
+import { requestClientIp } from '../client-ip.js';
 import { defineRoute } from '../route.js';
 
 // Login emails need not have a TLD (the first-boot owner is admin@localhost).
@@ -12,7 +14,7 @@ const signupBody = z.object({
   password: z.string().min(8, 'must be at least 8 characters').max(1024),
 });
 
-export function createAuthRoutes(deps: { accounts: AccountCommands; allowSignup: boolean }) {
+export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: SignInThrottle; allowSignup: boolean }) {
   return [
     defineRoute({
       method: 'post',
@@ -24,9 +26,11 @@ export function createAuthRoutes(deps: { accounts: AccountCommands; allowSignup:
       responses: {
         200: { description: 'A token', schema: z.object({ token: z.string(), expiresAt: z.string() }) },
         401: { description: 'Wrong credentials' },
+        429: { description: 'Too many failed attempts for this account or from this address; Retry-After says when to retry' },
       },
-      async handler({ body }) {
-        return { status: 200, body: await deps.accounts.login(body.email, body.password) };
+      async handler({ body, req }) {
+        const token = await deps.signIns.attempt(body.email, requestClientIp(req), () => deps.accounts.login(body.email, body.password));
+        return { status: 200, body: token };
       },
     }),
     defineRoute({

@@ -3,7 +3,7 @@ import type { EngagementCommands } from '../../commands/engagement.js';
 import { verifyTrackedLink } from '../../domain/email/link-signature.js';
 import { readUnsubscribeToken } from '../../domain/email/unsubscribe-token.js';
 import { notFound } from '../../domain/errors.js';
-import { clientIp } from '../../domain/ip.js';
+import { requestClientIp } from '../client-ip.js';
 import { defineRoute } from '../route.js';
 import type { Request, Response } from 'express';
 
@@ -14,7 +14,7 @@ const messageParams = z.object({ messageId: z.string().min(1).max(64) });
 const visit = (req: Request) => ({
   method: req.method,
   userAgent: req.get('user-agent'),
-  ip: clientIp(req.headers['x-forwarded-for'], req.socket.remoteAddress),
+  ip: requestClientIp(req),
 });
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

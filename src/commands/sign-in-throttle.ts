@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import { AppError, throttled } from '../domain/errors.js';
+import type { RateLimiters } from '../ports/rate-limiter.js';
+
+export interface SignInLimits {
+  /** failures for one account from one address; a success clears them (consecutive failures) */
+  perAccountAndIp: number;
+  /** failures for one account from any address (guessing spread over many addresses) */
+  perAccount: number;
+  /** failures from one address for any accounts (one client trying many accounts) */
+  perIp: number;
+  windowSeconds: number;
+}
+
+export interface SignInThrottle {
+  /**
+   * Runs `signIn` for `email` from `ip` unless a limit is reached (then 429 with Retry-After, whatever the
+   * password). A 401 from it counts as a failure in every bucket; a success counts in none.
+   */
+  attempt<T>(email: string, ip: string | null, signIn: () => Promise<T>): Promise<T>;
+}
+
+const MESSAGE = 'too many failed sign-in attempts; try again later';
+
+/**
+ * Sign-in throttling in the shape OWASP describes: consecutive failures per account and address, and
+ * larger buckets per account and per address. Each attempt is counted before the password is checked,
+ * so attempts made at once cannot all slip in under the limit; one that turns out not to be a failure
+ * is taken back.
+ */
+export function createSignInThrottle(deps: { limiters: RateLimiters; limits: SignInLimits }): SignInThrottle {
+  const { limits } = deps;
+  const limit = (name: string, points: number) => deps.limiters.limiter({ name, points, windowSeconds: limits.windowSeconds });
+  const byIp = limit('signin-ip', limits.perIp);
+  const byAccount = limit('signin-account', limits.perAccount);
+  const byAccountAndIp = limit('signin-account-ip', limits.perAccountAndIp);
+  const buckets = [byIp, byAccount, byAccountAndIp];
+
+  return {
+    async attempt(email, ip, signIn) {
+      // The account by a hash of its login email: the counters never hold an address in clear.
+      const account = createHash('sha256').update(email.trim().toLowerCase()).digest('base64url');
+      const address = ip ?? 'unknown';
+      const keys = [address, account, `${account}:${address}`];
+      const admissions = await Promise.all(buckets.map((bucket, i) => bucket.take(keys[i])));
+      const giveBack = (which: boolean[]) => Promise.all(buckets.map((bucket, i) => (which[i] ? bucket.giveBack(keys[i]) : undefined)));
+
+      const refused = admissions.flatMap((a) => (a.allowed ? [] : [a.retryAfterMs]));
+      if (refused.length > 0) {
+        // Refused without a password check: no failure for the buckets that had room.
+        await giveBack(admissions.map((a) => a.allowed));
+        throw throttled(MESSAGE, Math.max(...refused));
+      }
+      let result;
+      try {
+        result = await signIn();
+      } catch (err) {
+        if (!(err instanceof AppError && err.status === 401)) await giveBack([true, true, true]);
+        throw err;
+      }
+      await Promise.all([byIp.giveBack(address), byAccount.giveBack(account), byAccountAndIp.clear(keys[2])]);
+      return result;
+    },
+  };
+}
