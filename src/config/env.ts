@@ -64,6 +64,12 @@ const schema = z.object({
   SMS_OPTOUT_SYNC_INTERVAL_MS: positiveInt.default(900000),
   /** `sns` sends through AWS; `sandbox` records SMS in the database and never delivers (the default, like email). */
   SMS_PROVIDER: z.enum(['sns', 'sandbox']).default('sandbox'),
+  /** how long a client may take to send a request's headers (also: a connection that sends nothing is closed after it) */
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt.default(20000),
+  /** how long a client may take to send a whole request, body included (10 MB at about 1 Mbit/s) */
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt.default(120000),
+  /** how long an idle keep-alive connection is kept open between requests */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt.default(5000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -82,5 +88,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${name} ${issue.message}`);
   }
   const cfg = parsed.data;
+  if (cfg.HTTP_HEADERS_TIMEOUT_MS > cfg.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
   return { ...cfg, BASE_URL: (cfg.BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '') };
 }
