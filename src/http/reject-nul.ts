@@ -19,23 +19,34 @@ function flawOf(s: string): Flaw | undefined {
 
 export type Finding = (Flaw & { field: string; inKey: boolean }) | { kind: 'depth'; field: string; inKey: false };
 
-interface Node {
+interface Frame {
   value: object;
+  /** the object's keys; undefined for an array (its indexes) */
+  keys: string[] | undefined;
+  length: number;
+  next: number;
   key: string | number | undefined;
-  parent: Node | undefined;
+  parent: Frame | undefined;
   depth: number;
 }
 
-/** `contacts[3].firstName`: the path from the root to a child of `node` (or to `node` itself). */
-function fieldOf(node: Node | undefined, key?: string | number): string {
+/** `contacts[3].firstName`: the path from the root to a child of `frame` (or to `frame` itself). */
+function fieldOf(frame: Frame | undefined, key?: string | number): string {
   const keys: (string | number)[] = key === undefined ? [] : [key];
-  for (let n = node; n && n.key !== undefined; n = n.parent) keys.unshift(n.key);
+  for (let f = frame; f && f.key !== undefined; f = f.parent) keys.unshift(f.key);
   return keys.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
 }
 
+function frame(value: object, key: string | number | undefined, parent: Frame | undefined): Frame {
+  const keys = Array.isArray(value) ? undefined : Object.keys(value);
+  const length = keys ? keys.length : (value as unknown[]).length;
+  return { value, keys, length, next: 0, key, parent, depth: parent ? parent.depth + 1 : 1 };
+}
+
 /**
- * The first string or key that PostgreSQL could not store, or the first array/object nested deeper
- * than `maxDepth`, with the field it is in. Iterative: a body of any depth cannot overflow the stack.
+ * The first string or key (in document order) that PostgreSQL could not store, or the first
+ * array/object nested deeper than `maxDepth`, with the field it is in. Iterative: a body of any depth
+ * cannot overflow the stack.
  */
 export function findUnstorable(value: unknown, maxDepth = MAX_JSON_DEPTH): Finding | undefined {
   if (typeof value === 'string') {
@@ -43,26 +54,26 @@ export function findUnstorable(value: unknown, maxDepth = MAX_JSON_DEPTH): Findi
     return flaw && { ...flaw, field: '', inKey: false };
   }
   if (!value || typeof value !== 'object') return undefined;
-  const stack: Node[] = [{ value, key: undefined, parent: undefined, depth: 1 }];
+  const stack: Frame[] = [frame(value, undefined, undefined)];
   while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (node.depth > maxDepth) return { kind: 'depth', field: fieldOf(node), inKey: false };
-    const isArray = Array.isArray(node.value);
-    const keys: (string | number)[] = isArray ? [...(node.value as unknown[]).keys()] : Object.keys(node.value);
-    // in reverse, so that the stack hands children back in document order
-    for (let i = keys.length - 1; i >= 0; i--) {
-      const key = keys[i];
-      if (!isArray) {
-        const flaw = flawOf(key as string);
-        if (flaw) return { ...flaw, field: fieldOf(node), inKey: true };
-      }
-      const child: unknown = (node.value as Record<string | number, unknown>)[key];
-      if (typeof child === 'string') {
-        const flaw = flawOf(child);
-        if (flaw) return { ...flaw, field: fieldOf(node, key), inKey: false };
-      } else if (child && typeof child === 'object') {
-        stack.push({ value: child, key, parent: node, depth: node.depth + 1 });
-      }
+    const top = stack[stack.length - 1];
+    if (top.depth > maxDepth) return { kind: 'depth', field: fieldOf(top), inKey: false };
+    if (top.next >= top.length) {
+      stack.pop();
+      continue;
+    }
+    const key: string | number = top.keys ? top.keys[top.next] : top.next;
+    top.next++;
+    if (typeof key === 'string') {
+      const flaw = flawOf(key);
+      if (flaw) return { ...flaw, field: fieldOf(top), inKey: true };
+    }
+    const child: unknown = (top.value as Record<string | number, unknown>)[key];
+    if (typeof child === 'string') {
+      const flaw = flawOf(child);
+      if (flaw) return { ...flaw, field: fieldOf(top, key), inKey: false };
+    } else if (child && typeof child === 'object') {
+      stack.push(frame(child, key, top));
     }
   }
   return undefined;
