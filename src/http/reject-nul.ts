@@ -92,6 +92,7 @@ function describe(where: string, finding: Finding): string {
 /**
  * Refuses (400, naming where and which field) a request whose body or query holds what PostgreSQL
  * cannot store, or nests deeper than the limit: one check for every route, before any handler.
+ * (In a path it names nothing that can exist: the app answers 404 for those.)
  */
 export function rejectUnstorable(parts: Record<string, unknown>): void {
   for (const [where, value] of Object.entries(parts)) {
