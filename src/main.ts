@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { ConfigError, loadConfig } from './config/env.js';
+import { listen } from './http/server.js';
 import { openInfrastructure } from './infrastructure.js';
 import { createLogger } from './logger.js';
 import { createApiServices } from './services.js';
@@ -33,11 +34,7 @@ async function main(role: Role): Promise<void> {
       if (boot.generatedPassword) console.log(`Generated admin password (shown once): ${boot.generatedPassword}`);
       if (role === 'all') await api.waitFor('accounts', boot.position);
     }
-    server = api.app.listen(config.PORT);
-    await new Promise<void>((resolve, reject) => {
-      server!.once('listening', resolve);
-      server!.once('error', reject);
-    });
+    server = await listen(api.app, config, config.PORT);
     console.log(`Courier Ledger API listening on ${config.BASE_URL} (API reference: ${config.BASE_URL}/docs)`);
   }
 

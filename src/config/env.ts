@@ -99,6 +99,12 @@ const schema = z.object({
   API_KEY_FAILURES_PER_IP: positiveInt.default(100),
   /** the window those counts cover; it opens with the first failure counted */
   THROTTLE_WINDOW_SECONDS: positiveInt.default(900),
+  /** how long a client may take to send a request's headers (also: a connection that sends nothing is closed after it) */
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt.default(20000),
+  /** how long a client may take to send a whole request, body included (10 MB at about 1 Mbit/s) */
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt.default(120000),
+  /** how long an idle keep-alive connection is kept open between requests */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt.default(5000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -117,5 +123,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${name} ${issue.message}`);
   }
   const cfg = parsed.data;
+  if (cfg.HTTP_HEADERS_TIMEOUT_MS > cfg.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
   return { ...cfg, BASE_URL: (cfg.BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '') };
 }

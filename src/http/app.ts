@@ -4,7 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { notFound } from '../domain/errors.js';
-import { containsNul, rejectNul } from './reject-nul.js';
+import { verifyJsonDepth } from './json-depth.js';
+import { findUnstorable, rejectUnstorable, toStorable } from './reject-nul.js';
 import { mapError } from './error-mapping.js';
 import { buildOpenApi } from './openapi.js';
 import { createApiDocs } from './api-docs.js';
@@ -29,7 +30,7 @@ export interface AppDeps {
 }
 
 const BODY_LIMIT = '10mb';
-const jsonBody = express.json({ limit: BODY_LIMIT, type: () => true, strict: false });
+const jsonBody = express.json({ limit: BODY_LIMIT, type: () => true, strict: false, verify: verifyJsonDepth });
 const textBody = express.text({ limit: BODY_LIMIT, type: () => true });
 
 /** The caller's X-Request-Id when it is a sane token, else a new one; answered on the response. */
@@ -82,19 +83,26 @@ export function createApp(deps: AppDeps): express.Express {
     const bodyParser = route.bodyType === 'text' ? textBody : jsonBody;
     // A body that cannot be read (malformed JSON, too large) is answered only once the credentials
     // are known good: a bad key or token is the first thing a caller is told, whatever it sent.
-    const parse = (req: Request, res: Response, next: NextFunction) =>
+    const parse = (req: Request, res: Response, next: NextFunction) => {
+      try {
+        route.beforeBody?.(req, res);
+      } catch (err) {
+        return next(err);
+      }
       bodyParser(req, res, (err?: unknown) => {
         if (!err || auth.kind === 'public') return next(err);
         deps.authenticate(req, auth).then(() => next(err), next);
       });
+    };
     app[route.method](route.path, parse, async (req: Request, res: Response) => {
       const key = auth.kind === 'apiKey' && auth.inHandler ? deps.presentKey!(req, auth.scope) : undefined;
       const principal = key ? undefined : await deps.authenticate(req, auth);
       let body, query, params;
       try {
-        if (containsNul(req.params)) throw notFound('Not Found');
-        rejectNul({ 'request body': req.body, 'query string': req.query });
-        body = route.body ? route.body.parse(req.body ?? {}) : req.body;
+        if (findUnstorable(req.params)) throw notFound('Not Found');
+        const raw = route.replaceUnstorable ? toStorable(req.body) : req.body;
+        rejectUnstorable({ 'request body': raw, 'query string': req.query });
+        body = route.body ? route.body.parse(raw ?? {}) : raw;
         query = route.query ? route.query.parse(req.query) : req.query;
         params = route.params ? route.params.parse(req.params) : req.params;
       } catch (err) {

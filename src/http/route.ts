@@ -35,6 +35,16 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
   responses: Record<number, { description: string; schema?: z.ZodType }>;
   /** 'json' (default), or 'text': the raw body as a string (SNS posts text/plain; RFC 8058 posts forms) */
   bodyType?: 'json' | 'text';
+  /**
+   * Runs before the body is read or parsed: a public route that checks its own credentials does it
+   * here, so a caller without them learns nothing about what its body would have given (and costs no parse).
+   */
+  beforeBody?(req: Request, res: Response): void;
+  /**
+   * For events a provider sends (signed, genuine): a NUL or an unpaired surrogate in the body is
+   * replaced by U+FFFD and the event recorded, where any other route refuses it with a 400.
+   */
+  replaceUnstorable?: boolean;
   handler(ctx: RouteContext<B, Q, P>): Promise<RouteResult> | RouteResult;
 }
 

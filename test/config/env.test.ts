@@ -54,6 +54,10 @@ describe('loadConfig (docs/configuration.md)', () => {
       expect(pattern.test('https://sns.us-east-1.amazonaws.com.evil.example/x.pem')).to.equal(false);
     });
 
+    it('HTTP timeouts: headers 20 s, whole request 120 s, idle keep-alive 5 s', () => {
+      expect(config()).to.include({ HTTP_HEADERS_TIMEOUT_MS: 20000, HTTP_REQUEST_TIMEOUT_MS: 120000, HTTP_KEEP_ALIVE_TIMEOUT_MS: 5000 });
+    });
+
     it('an empty variable counts as unset', () => {
       expect(loadConfig({ PORT: '', ALLOW_SIGNUP: '' })).to.include({ PORT: 3000, ALLOW_SIGNUP: false });
     });
@@ -98,6 +102,9 @@ describe('loadConfig (docs/configuration.md)', () => {
       ['ALLOW_SIGNUP', 'maybe'],
       ['JWT_SECRET', 'too-short-to-sign-with'],
       ['SNS_CERT_URL_PATTERN', '('],
+      ['HTTP_HEADERS_TIMEOUT_MS', '0'],
+      ['HTTP_REQUEST_TIMEOUT_MS', '10s'],
+      ['HTTP_KEEP_ALIVE_TIMEOUT_MS', '-1'],
     ];
     for (const [name, value] of cases) {
       it(`${name}=${value}`, () => {
@@ -106,6 +113,11 @@ describe('loadConfig (docs/configuration.md)', () => {
         expect(err.message).to.match(new RegExp(`\\b${name}\\b`));
       });
     }
+
+    it('HTTP_HEADERS_TIMEOUT_MS above HTTP_REQUEST_TIMEOUT_MS (Node refuses to start such a server)', () => {
+      const err = configError({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '20000' });
+      expect(err.message).to.equal('Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
+    });
   });
 });
 

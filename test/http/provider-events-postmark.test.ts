@@ -68,7 +68,40 @@ describe('POST /api/provider-events/postmark (Postmark webhooks)', function () {
     }
   });
 
+  describe('credentials before the body', () => {
+    it('a wrong or missing credential is answered 401 before the body is read: a malformed, too deep or too large body changes nothing', async () => {
+      const wrong = { authorization: basic(USER, 'wrong-password') };
+      const bodies: [string, BodyInit][] = [
+        ['malformed', '{"RecordType": "Bounce",'],
+        ['too deep', '['.repeat(50_000) + ']'.repeat(50_000)],
+        ['over 10 MB', Buffer.alloc(10 * 1024 * 1024 + 1, 0x20)],
+      ];
+      for (const [name, body] of bodies) {
+        for (const headers of [wrong, {}]) {
+          const res = await fetch(`${app.baseUrl}/api/provider-events/postmark`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+          expect(res.status, `${name}: ${await res.clone().text()}`).to.equal(401);
+          expect(await res.json()).to.deep.equal({ message: 'invalid provider webhook credentials', error: 'Unauthorized', statusCode: 401 });
+        }
+      }
+      // with the credentials, the same bodies are what is wrong
+      const right = { authorization: basic(USER, PASSWORD), 'content-type': 'application/json' };
+      const statuses = [];
+      for (const [, body] of bodies) statuses.push((await fetch(`${app.baseUrl}/api/provider-events/postmark`, { method: 'POST', headers: right, body })).status);
+      expect(statuses).to.deep.equal([400, 400, 413]);
+    });
+  });
+
   describe('record types', () => {
+    it('a NUL character or an unpaired surrogate inside a genuine event is kept as U+FFFD: the bounce is recorded, not refused', async () => {
+      const m = await sendAccepted('surrogate@example.org');
+      const bounce = { ...postmark.bounce({ ...m.hook, id: 5001, type: 'HardBounce', inactive: true }), Details: 'smtp;550 bad\ud800byte\u0000' };
+      const res = await post(bounce);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.deep.equal({ recorded: 1, pending: 0 });
+      const view = await client.message(m.id, (v) => v.status === 'bounced');
+      expect(view.events.at(-1).data.diagnostic).to.equal('smtp;550 bad\ufffdbyte\ufffd');
+    });
+
     it('Delivery: the message is delivered', async () => {
       const m = await sendAccepted('delivered@example.org');
       expect((await post(postmark.delivery(m.hook))).body).to.deep.equal({ recorded: 1, pending: 0 });

@@ -204,6 +204,30 @@ describe('POST /api/provider-events/ses (SNS notifications)', function () {
       expect(await client.suppressionRow(to)).to.include({ reason: 'bounced', source: 'bounce' });
     });
 
+    it('an unpaired UTF-16 surrogate inside a genuine event (jsonb refuses it) is kept as U+FFFD, as a NUL is', async () => {
+      const to = 'surrogate@example.org';
+      const m = await client.sendAccepted(to);
+      const event = sesEvent('Bounce', { msgId: m.id, sesMessageId: m.providerMessageId, recipients: [to] }) as any;
+      event.bounce.bouncedRecipients[0].diagnosticCode = 'smtp; 550 \udc00bad\ud800';
+      const posted = await post(signedSnsNotification(event, { certUrl: certs.certUrl }));
+      expect(posted.status, JSON.stringify(posted.body)).to.equal(200);
+      expect(posted.body).to.deep.equal({ recorded: 1, pending: 0 });
+      const view = await client.message(m.id, (v) => v.status === 'bounced');
+      expect(view.events.at(-1).data.diagnostic).to.equal('smtp; 550 \ufffdbad\ufffd');
+    });
+
+    it('a body or SNS Message nested deeper than 64 levels → 400 naming the limit, not a 500', async () => {
+      const deep = '['.repeat(50_000) + ']'.repeat(50_000);
+      const res = await fetch(`${app.baseUrl}/api/provider-events/ses`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: deep });
+      expect(res.status).to.equal(400);
+      expect((await res.json()).message).to.equal('request body is nested deeper than 64 levels');
+      let nested: unknown = {};
+      for (let i = 0; i < 100; i++) nested = { a: nested };
+      const signed = await post(signedSnsNotification(nested as Record<string, unknown>, { certUrl: certs.certUrl }));
+      expect(signed.status, JSON.stringify(signed.body)).to.equal(400);
+      expect(signed.body.message).to.equal('SNS Message is nested deeper than 64 levels');
+    });
+
     it('a Transient bounce is recorded as soft: no suppression, the status stays, sending again works', async () => {
       const to = 'soft@example.org';
       const m = await client.sendAccepted(to);

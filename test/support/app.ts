@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '../../src/config/env.js';
 import { openInfrastructure, type Infrastructure } from '../../src/infrastructure.js';
+import { listen } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 import { createApiServices } from '../../src/services.js';
 import { startWorkers } from '../../src/workers.js';
@@ -46,9 +47,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const api = await createApiServices(config, infra, logger);
   const boot = await api.accounts.bootstrap(ADMIN_EMAIL, ADMIN_PASSWORD);
   await api.waitFor('accounts', boot.position);
-  const server: Server = await new Promise((resolve) => {
-    const s = api.app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  const server: Server = await listen(api.app, config, 0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // BASE_URL (tracking links, unsubscribe) must name the real port.
   config.BASE_URL = env.BASE_URL ?? baseUrl;

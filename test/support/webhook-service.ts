@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig } from '../../src/config/env.js';
 import { openInfrastructure, type Infrastructure } from '../../src/infrastructure.js';
+import { listen } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 import { createApiServices } from '../../src/services.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestApp } from './app.js';
@@ -27,9 +28,7 @@ export async function startApiOnly(env: Record<string, string>): Promise<Omit<Te
   const api = await createApiServices(config, infra, logger);
   const boot = await api.accounts.bootstrap(ADMIN_EMAIL, ADMIN_PASSWORD);
   await api.waitFor('accounts', boot.position);
-  const server: Server = await new Promise((resolve) => {
-    const s = api.app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  const server: Server = await listen(api.app, config, 0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const request: TestApp['request'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };

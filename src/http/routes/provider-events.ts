@@ -5,7 +5,8 @@ import { AppError, badRequest, forbidden, unauthorized } from '../../domain/erro
 import { parsePostmarkEvent } from '../../domain/provider-events/postmark-events.js';
 import { parseSesEvent } from '../../domain/provider-events/ses-events.js';
 import { SnsVerificationError } from '../../adapters/sns-verify/sns-verification-error.js';
-import { replaceNul } from '../reject-nul.js';
+import { jsonDepthExceeds, tooDeep } from '../json-depth.js';
+import { toStorable } from '../reject-nul.js';
 import { defineRoute } from '../route.js';
 
 export interface SnsGate {
@@ -44,8 +45,10 @@ export function createProviderEventRoutes(deps: {
       },
       async handler({ req }) {
         let message: Record<string, unknown>;
+        const text = String(req.body ?? '');
+        if (jsonDepthExceeds(text)) throw tooDeep('request body');
         try {
-          message = JSON.parse(String(req.body ?? ''));
+          message = JSON.parse(text);
         } catch {
           throw badRequest('body is not an SNS message (JSON)');
         }
@@ -68,12 +71,15 @@ export function createProviderEventRoutes(deps: {
         }
         if (message.Type !== 'Notification') return { status: 200, body: { recorded: 0, pending: 0 } };
         let payload: unknown;
+        const inner = String(message.Message);
+        if (jsonDepthExceeds(inner)) throw tooDeep('SNS Message');
         try {
-          // PostgreSQL stores no U+0000: one inside a verified event is kept as U+FFFD
-          payload = replaceNul(JSON.parse(String(message.Message)));
+          payload = JSON.parse(inner);
         } catch {
           throw badRequest('SNS Message is not an SES event (JSON)');
         }
+        // PostgreSQL stores no U+0000 nor unpaired surrogate: one inside a verified event is kept as U+FFFD
+        payload = toStorable(payload, 'SNS Message');
         return { status: 200, body: await deps.ingest.ingest(parseSesEvent(String(message.MessageId), payload)) };
       },
     }),
@@ -87,7 +93,9 @@ export function createProviderEventRoutes(deps: {
         200: { description: 'Recorded', schema: ingestResult },
         401: { description: 'Missing or wrong credentials' },
       },
-      async handler({ req, res, body }) {
+      replaceUnstorable: true,
+      // before the body: a caller without the credentials gets a 401 whatever it sent, unparsed
+      beforeBody(req, res) {
         const creds = deps.postmarkCredentials;
         const header = req.get('authorization') ?? '';
         const match = /^Basic\s+(.+)$/i.exec(header);
@@ -97,6 +105,8 @@ export function createProviderEventRoutes(deps: {
           res.set('WWW-Authenticate', 'Basic realm="provider-events"');
           throw unauthorized('invalid provider webhook credentials');
         }
+      },
+      async handler({ body }) {
         return { status: 200, body: await deps.ingest.ingest(parsePostmarkEvent(body)) };
       },
     }),

@@ -1,0 +1,61 @@
+import { badRequest } from '../domain/errors.js';
+
+/** How deeply arrays and objects may nest in a request body; no route takes more than a few levels. */
+export const MAX_JSON_DEPTH = 64;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_ARRAY = 0x5b;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_ARRAY = 0x5d;
+const CLOSE_OBJECT = 0x7d;
+
+/**
+ * Whether JSON text opens more than `max` arrays/objects inside one another, found by counting
+ * brackets outside strings, without parsing (so it stops at the first bracket too many, and no
+ * recursion is involved). Works on UTF-8 bytes as on a string: in UTF-8 these ASCII bytes never occur
+ * inside a multi-byte character. On malformed JSON the answer may be wrong; the parser refuses it anyway.
+ */
+export function jsonDepthExceeds(text: Uint8Array | string, max = MAX_JSON_DEPTH): boolean {
+  const bytes = typeof text !== 'string';
+  const length = text.length;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < length; i++) {
+    const c = bytes ? text[i] : text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+      if (++depth > max) return true;
+    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--;
+  }
+  return false;
+}
+
+export const tooDeep = (where: string) => badRequest(`${where} is nested deeper than ${MAX_JSON_DEPTH} levels`);
+
+/**
+ * express.json's `verify` hook: a body nested too deeply is refused before it is parsed (every walk
+ * over a parsed body, ours or a library's, would otherwise have to be safe against any depth, and
+ * parsing megabytes of brackets costs a second of CPU). A charset the decoder does not know is left
+ * to the walk over the parsed body, which refuses the same depth.
+ */
+export function verifyJsonDepth(_req: unknown, _res: unknown, body: Buffer, encoding: string | null): void {
+  let text: Uint8Array | string = body;
+  if (encoding && !/^utf-?8$/i.test(encoding)) {
+    try {
+      text = new TextDecoder(encoding).decode(body);
+    } catch {
+      return;
+    }
+  }
+  if (jsonDepthExceeds(text)) throw tooDeep('request body');
+}
+
+/** JSON.parse of text from outside, refusing (400) text nested deeper than the limit. */
+export function parseJsonText(text: string, where: string): unknown {
+  if (jsonDepthExceeds(text)) throw tooDeep(where);
+  return JSON.parse(text);
+}

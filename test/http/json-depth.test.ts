@@ -1,0 +1,41 @@
+import { expect } from 'chai';
+import { jsonDepthExceeds, MAX_JSON_DEPTH, verifyJsonDepth } from '../../src/http/json-depth.js';
+
+const arrays = (n: number) => '['.repeat(n) + ']'.repeat(n);
+
+describe('jsonDepthExceeds (bracket count before parsing)', () => {
+  it('64 levels pass, 65 do not, as text and as UTF-8 bytes', () => {
+    expect(MAX_JSON_DEPTH).to.equal(64);
+    for (const convert of [(s: string) => s, (s: string) => Buffer.from(s)]) {
+      expect(jsonDepthExceeds(convert(arrays(64)))).to.equal(false);
+      expect(jsonDepthExceeds(convert(arrays(65)))).to.equal(true);
+      expect(jsonDepthExceeds(convert('{"a":'.repeat(65) + '1' + '}'.repeat(65)))).to.equal(true);
+      // siblings are not depth
+      expect(jsonDepthExceeds(convert(`[${'[[1]],'.repeat(1000)}1]`))).to.equal(false);
+    }
+  });
+
+  it('ignores brackets inside strings, escaped quotes included, and multi-byte characters', () => {
+    expect(jsonDepthExceeds(JSON.stringify({ a: '['.repeat(100) }))).to.equal(false);
+    expect(jsonDepthExceeds(JSON.stringify({ a: '\\"' + '{'.repeat(100), b: '"[[[' }))).to.equal(false);
+    expect(jsonDepthExceeds(Buffer.from(JSON.stringify({ a: 'é€😀'.repeat(50) + '['.repeat(100) })))).to.equal(false);
+    // a string that closes, then real brackets
+    expect(jsonDepthExceeds(`["\\\\"${','.repeat(1)}${arrays(64)}]`)).to.equal(true);
+  });
+
+  it('stops at the first bracket too many, however long the body', () => {
+    expect(jsonDepthExceeds('['.repeat(10_000_000))).to.equal(true);
+  });
+
+  it('verify hook: refuses deep UTF-8 and UTF-16 bodies with a 400 naming the limit', () => {
+    for (const [body, encoding] of [
+      [Buffer.from(arrays(100)), 'utf-8'],
+      [Buffer.from(arrays(100), 'utf16le'), 'utf-16le'],
+    ] as const) {
+      expect(() => verifyJsonDepth(undefined, undefined, body, encoding))
+        .to.throw('request body is nested deeper than 64 levels')
+        .with.property('status', 400);
+    }
+    expect(() => verifyJsonDepth(undefined, undefined, Buffer.from(arrays(64)), 'utf-8')).not.to.throw();
+  });
+});
