@@ -100,11 +100,12 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
   const sendSms = createSendSms({ eventStore, counters, provider: config.SMS_PROVIDER });
   const contacts = createContactCommands({ eventStore, db, waitFor });
   const engagement = createEngagementCommands({ eventStore, suppressions });
-  const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider' });
+  const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider', logger });
   const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
   const deliveries = createWebhookDeliveryCommands({ eventStore, db, queue: infra.queue, sender, waitFor });
   const optOuts = createSmsOptOutSync({ db, provider: smsProviderFor(config.SMS_PROVIDER), suppressions });
   const sns = createSnsMessageVerifier({ certUrlPattern: config.SNS_CERT_URL_PATTERN });
+  if (!config.SNS_TOPIC_ARNS) logger.warn('SNS_TOPIC_ARNS is not set: SNS messages from any topic are accepted, and anyone can publish to a topic of their own');
 
   const routes = [
     ...createHealthRoutes({ db, eventStore }),
@@ -125,6 +126,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     ...createProviderEventRoutes({
       ingest,
       sns,
+      snsTopicArns: config.SNS_TOPIC_ARNS,
       postmarkCredentials:
         config.POSTMARK_WEBHOOK_USER && config.POSTMARK_WEBHOOK_PASSWORD
           ? { user: config.POSTMARK_WEBHOOK_USER, password: config.POSTMARK_WEBHOOK_PASSWORD }

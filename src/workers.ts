@@ -82,7 +82,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
   managers.start();
   const sweeper = startSideEffectSweeper({ db, queue, onError: (err) => logger.warn({ err }, 'side-effect sweep failed') });
 
-  const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider' });
+  const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider', logger });
   const optOuts = createSmsOptOutSync({ db, provider: providers.smsProviderFor(config.SMS_PROVIDER), suppressions });
   const stops = [
     every(5_000, () => ingest.retryUnmatched(), logger, 'unmatched provider events'),

@@ -1,7 +1,8 @@
 import { startTestApp } from '../../test/support/app.js';
 import { eventually, readyToSend } from '../../test/support/email-setup.js';
+import { sesEnv, startFakeSes } from '../../test/support/fake-ses.js';
 import { sesEvent, type SesKind } from '../../test/support/provider-events-payloads.js';
-import { signedSnsNotification, startSnsCertServer } from '../../test/support/sns-signing.js';
+import { SNS_TEST_TOPIC_ARN, signedSnsNotification, startSnsCertServer } from '../../test/support/sns-signing.js';
 import { call, measureRate, measureThroughput, scaled, type BenchModule } from './lib.js';
 
 /**
@@ -14,9 +15,13 @@ const bench: BenchModule = {
   name: 'provider events ingest',
   async run({ scale, log }) {
     const certs = await startSnsCertServer();
-    const app = await startTestApp({ SNS_CERT_URL_PATTERN: certs.pattern.source });
+    // SES events count only for messages sent through SES (and from a listed topic)
+    const ses = await startFakeSes();
+    const app = await startTestApp({ SNS_CERT_URL_PATTERN: certs.pattern.source, SNS_TOPIC_ARNS: SNS_TEST_TOPIC_ARN, ...sesEnv(ses) });
     try {
       const { key, from } = await readyToSend(app);
+      const settings = await call(app.baseUrl, 'PATCH', '/api/settings', { headers: { authorization: `Bearer ${app.adminToken}` }, body: { emailProvider: 'ses' } });
+      if (settings.status !== 200) throw new Error(`settings answered ${settings.status}`);
       const messages = scaled(300, scale, 10);
       const total = scaled(6000, scale, 100);
       const ids: { id: string; to: string }[] = [];
@@ -85,6 +90,7 @@ const bench: BenchModule = {
       ];
     } finally {
       await app.close();
+      await ses.close();
       await certs.close();
     }
   },

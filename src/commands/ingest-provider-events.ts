@@ -3,7 +3,8 @@ import { messageStream } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
 import type { NormalizedProviderEvent } from '../domain/provider-events/normalized.js';
 import { fold } from '../domain/decider.js';
-import { AppError } from '../domain/errors.js';
+import { admitProviderEvent, type ProviderEventOrigin } from '../domain/provider-events/event-admission.js';
+import type { Logger } from 'pino';
 import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
 import type { SuppressionCommands } from './suppressions.js';
@@ -16,7 +17,7 @@ const PARKED_FOR_MS = 7 * 24 * 3_600_000;
  * provider event: the outcome's command id is the provider event id (a redelivery appends nothing) and
  * a suppression that exists is not repeated. Returns once the suppression list shows the change.
  */
-export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db; suppressions: SuppressionCommands; actor: string }) {
+export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db; suppressions: SuppressionCommands; actor: string; logger?: Logger }) {
   async function resolveMessageId(e: NormalizedProviderEvent): Promise<string | null> {
     if (e.messageId) return e.messageId;
     if (!e.providerMessageId) return null;
@@ -24,42 +25,45 @@ export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db
     return row?.message_id ?? null;
   }
 
-  /** The account of a message, or null when no such message exists. */
-  async function accountOf(streamId: string): Promise<string | null> {
-    return fold(messageDecider, await deps.eventStore.readStream(streamId)).queued?.accountId ?? null;
-  }
-
   /**
-   * Records the outcome and suppresses if the event says so; false when the message does not exist.
-   * The outcome is decided on the stream read once (execute), which also tells the account.
+   * Records the outcome and suppresses if the event says so, when the event agrees with the message it
+   * names (admitProviderEvent): 'missing' when the message does not exist (yet), 'ignored' when the
+   * event does not concern it. The stream is read once; the decider checks again on what it appends to.
    */
-  async function apply(e: NormalizedProviderEvent, messageId: string): Promise<boolean> {
+  async function apply(e: NormalizedProviderEvent, messageId: string): Promise<'recorded' | 'ignored' | 'missing'> {
     const streamId = messageStream(messageId);
+    const history = await deps.eventStore.readStream(streamId);
+    let state = fold(messageDecider, history);
+    if (!state.queued) return 'missing';
+    const origin: ProviderEventOrigin = {
+      // events parked before they carried their provider: the event id's prefix tells it
+      provider: e.provider ?? (e.providerEventId.startsWith('pm:') ? 'postmark' : 'ses'),
+      providerMessageId: e.providerMessageId,
+      recipient: e.recipient,
+    };
     // Only an event that names the message by our id (tag / Metadata) ties the provider's id to it.
     const acceptedAs =
       e.messageId && e.providerMessageId ? { providerMessageId: e.providerMessageId, at: e.acceptedAt ?? e.outcome?.data.occurredAt ?? new Date().toISOString() } : undefined;
-    let accountId: string | null;
     if (e.outcome || acceptedAs) {
-      try {
-        const result = await execute(messageDecider, { kind: 'recordOutcome', event: e.outcome, acceptedAs }, {
-          eventStore: deps.eventStore,
-          streamId,
-          commandId: e.providerEventId,
-          metadata: { actor: deps.actor },
-        });
-        accountId = result.state.queued?.accountId ?? null;
-      } catch (err) {
-        // the decider's "message not found": no such message (yet)
-        if (err instanceof AppError && err.status === 404) return false;
-        throw err;
-      }
-    } else {
-      accountId = await accountOf(streamId);
+      const result = await execute(messageDecider, { kind: 'recordOutcome', event: e.outcome, acceptedAs, origin }, {
+        eventStore: deps.eventStore,
+        streamId,
+        commandId: e.providerEventId,
+        metadata: { actor: deps.actor },
+        history,
+      });
+      state = result.state;
     }
-    if (!accountId) return false;
-    if (e.suppress) {
+    const admission = admitProviderEvent(state, origin);
+    if (!admission.ok) {
+      // Acknowledged, not refused: the event came through an authenticated channel and no retry of it
+      // would change the answer. Not parked either: the message is known, the event is not about it.
+      deps.logger?.warn({ messageId, providerEventId: e.providerEventId, provider: origin.provider, reason: admission.reason }, 'provider event ignored');
+      return 'ignored';
+    }
+    if (e.suppress && state.queued) {
       await deps.suppressions.suppress({
-        accountId,
+        accountId: state.queued.accountId,
         email: e.recipient,
         reason: e.suppress.reason,
         source: e.suppress.source,
@@ -70,7 +74,7 @@ export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db
         commandId: `suppress:${e.providerEventId}`,
       });
     }
-    return true;
+    return 'recorded';
   }
 
   return {
@@ -79,9 +83,10 @@ export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db
       let pending = 0;
       for (const e of events) {
         const messageId = await resolveMessageId(e);
-        if (messageId && (await apply(e, messageId))) {
+        const applied = messageId ? await apply(e, messageId) : 'missing';
+        if (applied === 'recorded') {
           recorded++;
-        } else if (e.providerMessageId) {
+        } else if (applied === 'missing' && e.providerMessageId) {
           await deps.db('unmatched_provider_events')
             .insert({ provider_event_id: e.providerEventId, provider_message_id: e.providerMessageId, payload: JSON.stringify(e) })
             .onConflict('provider_event_id')

@@ -77,6 +77,12 @@ const schema = z.object({
       }
     }, 'must be a valid regular expression')
     .transform((v) => new RegExp(v)),
+  /** topics whose SNS messages are acted on; unset accepts any topic (a warning at start says so) */
+  SNS_TOPIC_ARNS: z
+    .string()
+    .transform((v) => v.split(',').map((arn) => arn.trim()))
+    .refine((arns) => arns.every((arn) => /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/.test(arn)), 'must be a comma-separated list of SNS topic ARNs')
+    .optional(),
   WEBHOOK_RETRY_DELAYS_MS: msList.default([60000, 120000, 240000, 480000, 960000]),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(15000),
   /** delays before provider send attempts 2..6 after a transient provider error (throttling, outage) */

@@ -119,6 +119,19 @@ describe('loadConfig (docs/configuration.md)', () => {
       expect(err.message).to.equal('Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
     });
   });
+
+  describe('SNS_TOPIC_ARNS', () => {
+    it('is unset by default (any topic), and a comma-separated list of ARNs when set', () => {
+      expect(loadConfig({}).SNS_TOPIC_ARNS).to.equal(undefined);
+      const arns = loadConfig({ SNS_TOPIC_ARNS: 'arn:aws:sns:us-east-1:123456789012:ses-events, arn:aws-cn:sns:cn-north-1:123456789012:ses_2' }).SNS_TOPIC_ARNS;
+      expect(arns).to.deep.equal(['arn:aws:sns:us-east-1:123456789012:ses-events', 'arn:aws-cn:sns:cn-north-1:123456789012:ses_2']);
+    });
+    for (const value of ['ses-events', 'arn:aws:sqs:us-east-1:123456789012:q', 'arn:aws:sns:us-east-1:123456789012:ses-events,', 'arn:aws:sns:us-east-1:123:x']) {
+      it(`refuses ${value} with one line naming the variable`, () => {
+        expect(configError({ SNS_TOPIC_ARNS: value }).message).to.equal('Invalid configuration: SNS_TOPIC_ARNS must be a comma-separated list of SNS topic ARNs');
+      });
+    }
+  });
 });
 
 describe('node src/main.ts with a bad setting', function () {

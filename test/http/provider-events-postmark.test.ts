@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
-import { providerEventsClient } from '../support/provider-events-app.js';
+import { execute } from '../../src/commands/execute.js';
+import { messageDecider } from '../../src/domain/messages/message.js';
+import { queueDirect } from '../support/messages-http.js';
+import { otherAccount, providerEventsClient } from '../support/provider-events-app.js';
 import { postmark } from '../support/provider-events-payloads.js';
 import { startPostmarkApi, type PostmarkApi } from '../support/provider-events-postmark-api.js';
 
@@ -220,6 +223,71 @@ describe('POST /api/provider-events/postmark (Postmark webhooks)', function () {
       // Postmark retrying the same webhook now changes nothing
       expect((await post(early)).body).to.deep.equal({ recorded: 1, pending: 0 });
       expect((await client.historyTypes(id)).filter((t) => t === 'Bounced')).to.have.length(1);
+    });
+  });
+
+  describe('events about someone else, or about a message not sent through Postmark (hostile input)', () => {
+    const nothingRecorded = async (id: string, ...addresses: string[]) => {
+      expect(await client.historyTypes(id)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
+      for (const address of addresses) {
+        expect(await client.suppressedIn(address), address).to.deep.equal([]);
+        expect(await client.suppressionEvents(address), address).to.deep.equal([]);
+      }
+    };
+
+    it('a bounce, complaint or subscription change naming another recipient than the message’s is acknowledged and changes nothing', async () => {
+      const m = await sendAccepted('pm-innocent@example.org');
+      const victim = 'pm-victim@example.org';
+      for (const hook of [
+        postmark.bounce({ ...m.hook, recipient: victim, id: 5001, type: 'HardBounce', inactive: true }),
+        postmark.spamComplaint({ ...m.hook, recipient: victim, id: 5002 }),
+        postmark.subscriptionChange({ ...m.hook, recipient: victim, suppress: true, reason: 'ManualSuppression' }),
+        // by Postmark's id alone, too
+        postmark.bounce({ postmarkMessageId: m.providerMessageId, recipient: victim, id: 5003, type: 'HardBounce', inactive: true }),
+      ]) {
+        const res = await post(hook);
+        expect(res.status).to.equal(200);
+        expect(res.body).to.deep.equal({ recorded: 0, pending: 0 });
+      }
+      await nothingRecorded(m.id, victim, 'pm-innocent@example.org');
+    });
+
+    it('a MessageID that is an SES message’s changes nothing, named by our id or by the provider id', async () => {
+      const accountId = (await app.infra.db('accounts').where({ name: 'default' }).first('id')).id;
+      const to = 'via-ses@example.org';
+      const id = await queueDirect(app, { accountId, provider: 'ses', to }, { heldBySender: true });
+      await execute(messageDecider, { kind: 'providerAccepted', providerMessageId: 'ses-0001', provider: 'ses', attempt: 1, now: new Date().toISOString() }, {
+        eventStore: app.infra.eventStore,
+        streamId: `message-${id}`,
+        metadata: { actor: 'system:test' },
+      });
+      await eventually(() => app.infra.db('provider_message_ids').where({ provider_message_id: 'ses-0001' }).first(), Boolean);
+      for (const msgId of [id, undefined]) {
+        const res = await post(postmark.bounce({ msgId, postmarkMessageId: 'ses-0001', recipient: to, id: 5101, type: 'HardBounce', inactive: true }));
+        expect(res.body).to.deep.equal({ recorded: 0, pending: 0 });
+      }
+      await nothingRecorded(id, to);
+    });
+
+    it('a bounce naming our message by Metadata with another MessageID than the one Postmark gave it changes nothing', async () => {
+      const m = await sendAccepted('pm-renamed@example.org');
+      const res = await post(postmark.bounce({ ...m.hook, postmarkMessageId: 'pm-not-this-one', id: 5201, type: 'HardBounce', inactive: true }));
+      expect(res.body).to.deep.equal({ recorded: 0, pending: 0 });
+      await nothingRecorded(m.id, 'pm-renamed@example.org');
+    });
+
+    it('a MessageID of another account’s message never suppresses an address of this account; its own recipient only in its own account', async () => {
+      const other = await otherAccount(app, 'elsewhere-pm', 'postmark');
+      const theirs = await providerEventsClient(app, other.sender).sendAccepted('pm-their-reader@example.org');
+      const ours = 'pm-our-reader@example.org';
+      for (const msgId of [theirs.id, undefined]) {
+        const res = await post(postmark.bounce({ msgId, postmarkMessageId: theirs.providerMessageId, recipient: ours, id: 5301, type: 'HardBounce', inactive: true }));
+        expect(res.body).to.deep.equal({ recorded: 0, pending: 0 });
+      }
+      await nothingRecorded(theirs.id, ours);
+      const own = await post(postmark.bounce({ postmarkMessageId: theirs.providerMessageId, recipient: 'pm-their-reader@example.org', id: 5302, type: 'HardBounce', inactive: true }));
+      expect(own.body).to.deep.equal({ recorded: 1, pending: 0 });
+      expect(await client.suppressedIn('pm-their-reader@example.org')).to.deep.equal([other.accountId]);
     });
   });
 });

@@ -1,14 +1,19 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
+import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
 import { queueDirect } from '../support/messages-http.js';
-import { providerEventsClient } from '../support/provider-events-app.js';
+import { otherAccount, providerEventsClient } from '../support/provider-events-app.js';
 import { sesEvent, type SesEventOptions, type SesKind } from '../support/provider-events-payloads.js';
-import { OTHER_TEST_KEY_PEM, signSnsMessage, signedSnsNotification, startSnsCertServer, type SnsCertServer } from '../support/sns-signing.js';
+import { OTHER_TEST_KEY_PEM, SNS_TEST_TOPIC_ARN, signSnsMessage, signedSnsNotification, startSnsCertServer, type SnsCertServer } from '../support/sns-signing.js';
+
+/** A topic anyone could own: AWS signs its messages as validly as ours. */
+const FOREIGN_TOPIC_ARN = 'arn:aws:sns:us-east-1:999999999999:ses-events';
 
 describe('POST /api/provider-events/ses (SNS notifications)', function () {
   this.timeout(60_000);
   let certs: SnsCertServer;
+  let ses: FakeSes;
   let app: TestApp;
   let client: ReturnType<typeof providerEventsClient>;
   let sender: { key: string; from: string };
@@ -23,11 +28,18 @@ describe('POST /api/provider-events/ses (SNS notifications)', function () {
 
   before(async () => {
     certs = await startSnsCertServer();
-    app = await startTestApp({ SNS_CERT_URL_PATTERN: certs.pattern.source });
-    client = providerEventsClient(app, (sender = await readyToSend(app)));
+    ses = await startFakeSes();
+    // a second listed topic: the allowlist is a list
+    app = await startTestApp({ SNS_CERT_URL_PATTERN: certs.pattern.source, SNS_TOPIC_ARNS: `arn:aws:sns:eu-west-1:123456789012:other,${SNS_TEST_TOPIC_ARN}`, ...sesEnv(ses) });
+    sender = await readyToSend(app);
+    // SES events are about messages sent through SES: the account sends through the local SES
+    const settings = await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'ses' } });
+    expect(settings.status, JSON.stringify(settings.body)).to.equal(200);
+    client = providerEventsClient(app, sender);
   });
   after(async () => {
     await app?.close();
+    await ses?.close();
     await certs?.close();
   });
 
@@ -64,7 +76,7 @@ describe('POST /api/provider-events/ses (SNS notifications)', function () {
       const m = await client.sendAccepted('otherkey@example.org');
       const message = JSON.stringify(sesEvent('Delivery', { msgId: m.id, sesMessageId: m.providerMessageId, recipients: ['otherkey@example.org'] }));
       const forged = signSnsMessage(
-        { Type: 'Notification', MessageId: crypto.randomUUID(), TopicArn: 'arn:aws:sns:us-east-1:123456789012:ses-events', Message: message, Timestamp: new Date().toISOString() },
+        { Type: 'Notification', MessageId: crypto.randomUUID(), TopicArn: SNS_TEST_TOPIC_ARN, Message: message, Timestamp: new Date().toISOString() },
         { version: '2', certUrl: certs.certUrl, privateKeyPem: OTHER_TEST_KEY_PEM },
       );
       expect((await post(forged)).status).to.equal(403);
@@ -76,7 +88,9 @@ describe('POST /api/provider-events/ses (SNS notifications)', function () {
       try {
         const m = await client.sendAccepted('elsewhere@example.org');
         // correctly signed with the key whose certificate `elsewhere` serves: only the pattern refuses it
-        const envelope = signedSnsNotification(sesEvent('Delivery', { msgId: m.id, sesMessageId: m.providerMessageId }), { certUrl: elsewhere.certUrl });
+        const envelope = signedSnsNotification(sesEvent('Delivery', { msgId: m.id, sesMessageId: m.providerMessageId, recipients: ['elsewhere@example.org'] }), {
+          certUrl: elsewhere.certUrl,
+        });
         const res = await post(envelope);
         expect(res.status).to.equal(403);
         expect(elsewhere.requests).to.deep.equal([]);
@@ -88,9 +102,10 @@ describe('POST /api/provider-events/ses (SNS notifications)', function () {
 
     it('fetches a certificate once and serves later messages from the cache', async () => {
       const m = await client.sendAccepted('cache@example.org');
-      const results = await Promise.all([1, 2, 3].map(() => notify('Open', { msgId: m.id, sesMessageId: m.providerMessageId })));
+      const open = { msgId: m.id, sesMessageId: m.providerMessageId, recipients: ['cache@example.org'] };
+      const results = await Promise.all([1, 2, 3].map(() => notify('Open', open)));
       expect(results.map((r) => r.status)).to.deep.equal([200, 200, 200]);
-      expect((await notify('Open', { msgId: m.id, sesMessageId: m.providerMessageId })).status).to.equal(200);
+      expect((await notify('Open', open)).status).to.equal(200);
       // however many messages came before or at once, this certificate was fetched one time in all
       expect(certs.requests.filter((p) => p === '/SimpleNotificationService-test.pem')).to.have.length(1);
     });
@@ -98,7 +113,10 @@ describe('POST /api/provider-events/ses (SNS notifications)', function () {
     it('400 for a body that is not an SNS message; 403 for an unknown Type or a missing signature', async () => {
       expect((await post('not json')).status).to.equal(400);
       expect((await post({ hello: 'world' })).status).to.equal(400);
-      const unknownType = signSnsMessage({ Type: 'Surprise', MessageId: 'x', Message: '{}', Timestamp: 't', TopicArn: 'a' }, { version: '2', certUrl: certs.certUrl });
+      const unknownType = signSnsMessage(
+        { Type: 'Surprise', MessageId: 'x', Message: '{}', Timestamp: new Date().toISOString(), TopicArn: SNS_TEST_TOPIC_ARN },
+        { version: '2', certUrl: certs.certUrl },
+      );
       expect((await post(unknownType)).status).to.equal(403);
       const unsigned = { ...signedSnsNotification({}, { certUrl: certs.certUrl }), Signature: undefined };
       expect((await post(unsigned)).status).to.equal(403);
@@ -108,12 +126,12 @@ describe('POST /api/provider-events/ses (SNS notifications)', function () {
   });
 
   describe('subscription confirmation', () => {
-    const confirmation = (subscribeUrl: string) => ({
+    const confirmation = (subscribeUrl: string, topicArn = SNS_TEST_TOPIC_ARN) => ({
       Type: 'SubscriptionConfirmation',
       MessageId: crypto.randomUUID(),
       Token: '2336412f37fb',
-      TopicArn: 'arn:aws:sns:us-east-1:123456789012:ses-events',
-      Message: 'You have chosen to subscribe to the topic arn:aws:sns:us-east-1:123456789012:ses-events.',
+      TopicArn: topicArn,
+      Message: `You have chosen to subscribe to the topic ${topicArn}.`,
       SubscribeURL: subscribeUrl,
       Timestamp: new Date().toISOString(),
     });
@@ -323,6 +341,120 @@ describe('POST /api/provider-events/ses (SNS notifications)', function () {
         signedSnsNotification({ eventType: 'Send', mail: { messageId: 'x', destination: ['a@example.org'], tags: {} }, send: {} }, { certUrl: certs.certUrl }),
       );
       expect(send.body).to.deep.equal({ recorded: 0, pending: 0 });
+    });
+  });
+
+  describe('messages from elsewhere, or about someone else (hostile input)', () => {
+    const nothingRecorded = async (m: { id: string; providerMessageId: string }, ...addresses: string[]) => {
+      expect(await client.historyTypes(m.id)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
+      expect(await app.infra.db('unmatched_provider_events').where({ provider_message_id: m.providerMessageId })).to.have.length(0);
+      for (const address of addresses) {
+        expect(await client.suppressedIn(address), address).to.deep.equal([]);
+        expect(await client.suppressionEvents(address), address).to.deep.equal([]);
+      }
+    };
+
+    it('403 for a validly signed notification of a topic not in SNS_TOPIC_ARNS: nothing recorded, parked or suppressed', async () => {
+      const to = 'foreign-topic@example.org';
+      const m = await client.sendAccepted(to);
+      const event = sesEvent('Bounce', { msgId: m.id, sesMessageId: m.providerMessageId, recipients: [to] });
+      const res = await post(signedSnsNotification(event, { certUrl: certs.certUrl, topicArn: FOREIGN_TOPIC_ARN }));
+      expect(res.status).to.equal(403);
+      expect(res.body).to.deep.equal({ message: `SNS message refused: topic ${FOREIGN_TOPIC_ARN} is not accepted`, error: 'Forbidden', statusCode: 403 });
+      await nothingRecorded(m, to);
+      // the same event from our topic is recorded: the topic was the only difference
+      expect((await post(signedSnsNotification(event, { certUrl: certs.certUrl }))).body).to.deep.equal({ recorded: 1, pending: 0 });
+    });
+
+    it('403 for a SubscriptionConfirmation of a topic not in SNS_TOPIC_ARNS, and its SubscribeURL is never fetched', async () => {
+      const confirmations = () => certs.requests.filter((p) => p.startsWith('/confirm')).length;
+      const before = confirmations();
+      const foreign = signSnsMessage(
+        {
+          Type: 'SubscriptionConfirmation',
+          MessageId: crypto.randomUUID(),
+          Token: '2336412f37fb',
+          TopicArn: FOREIGN_TOPIC_ARN,
+          Message: `You have chosen to subscribe to the topic ${FOREIGN_TOPIC_ARN}.`,
+          SubscribeURL: certs.subscribeUrl,
+          Timestamp: new Date().toISOString(),
+        },
+        { version: '2', certUrl: certs.certUrl },
+      );
+      const res = await post(foreign);
+      expect(res.status).to.equal(403);
+      expect(res.body.message).to.equal(`SNS message refused: topic ${FOREIGN_TOPIC_ARN} is not accepted`);
+      expect(confirmations()).to.equal(before);
+    });
+
+    it('403 for a notification whose Timestamp is more than an hour old (a replay) or minutes ahead; one just inside the hour is recorded', async () => {
+      const to = 'stale@example.org';
+      const m = await client.sendAccepted(to);
+      const event = sesEvent('Bounce', { msgId: m.id, sesMessageId: m.providerMessageId, recipients: [to] });
+      const stale = await post(signedSnsNotification(event, { certUrl: certs.certUrl, timestamp: new Date(Date.now() - 3_600_000 - 60_000).toISOString() }));
+      expect(stale.status).to.equal(403);
+      expect(stale.body).to.deep.equal({ message: 'SNS message refused: Timestamp is more than one hour old', error: 'Forbidden', statusCode: 403 });
+      const ahead = await post(signedSnsNotification(event, { certUrl: certs.certUrl, timestamp: new Date(Date.now() + 10 * 60_000).toISOString() }));
+      expect(ahead.status).to.equal(403);
+      expect(ahead.body.message).to.equal('SNS message refused: Timestamp is in the future');
+      await nothingRecorded(m, to);
+      // SNS retries for an hour at most: its last retry of a genuine message still counts
+      const late = await post(signedSnsNotification(event, { certUrl: certs.certUrl, timestamp: new Date(Date.now() - 3_600_000 + 60_000).toISOString() }));
+      expect(late.body).to.deep.equal({ recorded: 1, pending: 0 });
+    });
+
+    it('a bounce naming the message’s recipient and another address of the account suppresses the recipient only', async () => {
+      const to = 'bounced-for-real@example.org';
+      const bystander = 'bystander@example.org';
+      const contact = await app.request('POST', '/api/contacts', { token: app.adminToken, body: { email: bystander, firstName: 'By' } });
+      expect(contact.status).to.equal(201);
+      const m = await client.sendAccepted(to);
+      const res = await notify('Bounce', { msgId: m.id, sesMessageId: m.providerMessageId, recipients: [bystander, to] });
+      expect(res.body).to.deep.equal({ recorded: 1, pending: 0 });
+      expect(await client.suppressedIn(to)).to.have.length(1);
+      expect(await client.suppressedIn(bystander)).to.deep.equal([]);
+      const history = await app.infra.eventStore.readStream(`message-${m.id}`);
+      expect(history.filter((e) => e.type === 'Bounced').map((e) => e.data.recipient)).to.deep.equal([to]);
+    });
+
+    it('a bounce naming only someone else is acknowledged and changes nothing (by our id or by SES’s)', async () => {
+      const m = await client.sendAccepted('innocent@example.org');
+      await eventually(() => app.infra.db('provider_message_ids').where({ provider_message_id: m.providerMessageId }).first(), Boolean);
+      for (const msgId of [m.id, undefined]) {
+        const res = await notify('Bounce', { msgId, sesMessageId: m.providerMessageId, recipients: ['victim@example.org'] });
+        expect(res.status).to.equal(200);
+        expect(res.body).to.deep.equal({ recorded: 0, pending: 0 });
+      }
+      await nothingRecorded(m, 'victim@example.org', 'innocent@example.org');
+    });
+
+    it('a bounce naming a message of another account suppresses no address of this account, nor any of that one but its recipient', async () => {
+      const other = await otherAccount(app, 'elsewhere-ses', 'ses');
+      const theirs = await providerEventsClient(app, other.sender).sendAccepted('their-reader@example.org');
+      const ours = 'our-reader@example.org';
+      expect((await notify('Bounce', { msgId: theirs.id, sesMessageId: theirs.providerMessageId, recipients: [ours] })).body).to.deep.equal({ recorded: 0, pending: 0 });
+      await nothingRecorded(theirs, ours);
+      // its own recipient is suppressed in its own account only
+      expect((await notify('Bounce', { msgId: theirs.id, sesMessageId: theirs.providerMessageId, recipients: ['their-reader@example.org'] })).body).to.deep.equal({
+        recorded: 1,
+        pending: 0,
+      });
+      expect(await client.suppressedIn('their-reader@example.org')).to.deep.equal([other.accountId]);
+    });
+
+    it('an event naming the message by our id with another SES id than the one recorded, or about a message not sent through SES, changes nothing', async () => {
+      const m = await client.sendAccepted('renamed@example.org');
+      expect((await notify('Bounce', { msgId: m.id, sesMessageId: 'ses-someone-elses', recipients: ['renamed@example.org'] })).body).to.deep.equal({ recorded: 0, pending: 0 });
+      await nothingRecorded(m, 'renamed@example.org');
+
+      const accountId = (await app.infra.db('accounts').where({ name: 'default' }).first('id')).id;
+      for (const provider of ['postmark', 'sandbox'] as const) {
+        const id = await queueDirect(app, { accountId, provider, to: `via-${provider}@example.org` }, { heldBySender: true });
+        const res = await notify('Bounce', { msgId: id, sesMessageId: `ses-${provider}`, recipients: [`via-${provider}@example.org`] });
+        expect(res.body).to.deep.equal({ recorded: 0, pending: 0 });
+        expect(await client.historyTypes(id)).to.deep.equal(['EmailQueued']);
+        expect(await client.suppressedIn(`via-${provider}@example.org`)).to.deep.equal([]);
+      }
     });
   });
 });

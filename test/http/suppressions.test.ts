@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
 import { providerEventsClient } from '../support/provider-events-app.js';
 import { postmark } from '../support/provider-events-payloads.js';
+import { startPostmarkApi, type PostmarkApi } from '../support/provider-events-postmark-api.js';
 import { startWebhookSink, type WebhookSink } from '../support/provider-events-webhook-sink.js';
 
 const HOOK_AUTH = `Basic ${Buffer.from('pm-hook:pm-secret-password').toString('base64')}`;
@@ -11,6 +12,7 @@ describe('GET/POST/DELETE /api/suppressions and the events suppressions fire', f
   this.timeout(60_000);
   let app: TestApp;
   let sink: WebhookSink;
+  let api: PostmarkApi;
   let sender: { key: string; from: string };
   let client: ReturnType<typeof providerEventsClient>;
 
@@ -38,8 +40,16 @@ describe('GET/POST/DELETE /api/suppressions and the events suppressions fire', f
 
   before(async () => {
     sink = await startWebhookSink();
-    app = await startTestApp({ POSTMARK_WEBHOOK_USER: 'pm-hook', POSTMARK_WEBHOOK_PASSWORD: 'pm-secret-password' });
+    // Postmark's events count only for messages sent through Postmark: the account sends through a local one
+    api = await startPostmarkApi();
+    app = await startTestApp({
+      POSTMARK_WEBHOOK_USER: 'pm-hook',
+      POSTMARK_WEBHOOK_PASSWORD: 'pm-secret-password',
+      POSTMARK_SERVER_TOKEN: 'server-token',
+      POSTMARK_API_URL: api.url,
+    });
     sender = await readyToSend(app);
+    expect((await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'postmark' } })).status).to.equal(200);
     client = providerEventsClient(app, sender);
     const hook = await app.request('POST', '/api/webhooks', { token: app.adminToken, body: { url: sink.url } });
     expect(hook.status, JSON.stringify(hook.body)).to.equal(201);
@@ -47,6 +57,7 @@ describe('GET/POST/DELETE /api/suppressions and the events suppressions fire', f
   after(async () => {
     await app?.close();
     await sink?.close();
+    await api?.close();
   });
 
   it('a manual add answers 201 with the entry, blocks sends, sets the contact suppressed and fires contact.suppressed (source manual)', async () => {
@@ -170,8 +181,8 @@ describe('GET/POST/DELETE /api/suppressions and the events suppressions fire', f
         apiKey: sender.key,
         body: { to: 'unsub@example.org', fromEmail: sender.from, subject: 'Hi', html: '<p>Hi</p>', text: 'Hi', unsubscribeUrl: 'https://example.com/prefs' },
       });
-      const row: any = await eventually(() => app.infra.db('sandbox_emails').where({ message_id: res.body.messageLogId }).first(), Boolean);
-      const link = /^<(.+)>$/.exec(row.headers.find((h: any) => h.name === 'List-Unsubscribe').value)![1];
+      const sent: any = await eventually(async () => api.sent.find((b) => b.Metadata?.msg_id === res.body.messageLogId), Boolean);
+      const link = /^<(.+)>$/.exec(sent.Headers.find((h: any) => h.Name === 'List-Unsubscribe').Value)![1];
       const click = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
       expect(click.status).to.equal(200);
       const hook = await webhookFor('unsub@example.org', 'contact.unsubscribed');

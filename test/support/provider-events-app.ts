@@ -1,6 +1,20 @@
 import { expect } from 'chai';
 import type { TestApp } from './app.js';
-import { eventually } from './email-setup.js';
+import { eventually, readyToSend } from './email-setup.js';
+
+/**
+ * A second account (signed up), able to send through `emailProvider`: for events that name one
+ * account's message and another account's address.
+ */
+export async function otherAccount(app: TestApp, name: string, emailProvider: 'ses' | 'postmark') {
+  const signup = await app.request('POST', '/api/auth/signup', { body: { accountName: name, email: `owner@${name}.example.net`, password: 'correct-horse-battery' } });
+  expect(signup.status, JSON.stringify(signup.body)).to.equal(201);
+  const token: string = signup.body.token;
+  const sender = await readyToSend(app, { token, domain: `${name}.example.com` });
+  const settings = await app.request('PATCH', '/api/settings', { token, body: { emailProvider } });
+  expect(settings.status, JSON.stringify(settings.body)).to.equal(200);
+  return { accountId: signup.body.accountId as string, token, sender };
+}
 
 /** Helpers around the whole app for provider-event tests. */
 export function providerEventsClient(app: TestApp, sender: { key: string; from: string }) {
@@ -41,6 +55,11 @@ export function providerEventsClient(app: TestApp, sender: { key: string; from: 
 
     async suppressionRow(value: string) {
       return app.infra.db('suppressions').where({ value }).first();
+    },
+
+    /** the accounts that have `value` on their suppression list */
+    async suppressedIn(value: string): Promise<string[]> {
+      return (await app.infra.db('suppressions').where({ value }).select('account_id')).map((r) => r.account_id);
     },
   };
 }

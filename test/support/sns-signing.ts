@@ -42,17 +42,20 @@ export function signSnsMessage<T extends Record<string, unknown>>(
   return { ...message, SignatureVersion: options.version, SigningCertURL: options.certUrl, Signature };
 }
 
+/** The topic test notifications come from unless told otherwise: the one tests list in SNS_TOPIC_ARNS. */
+export const SNS_TEST_TOPIC_ARN = 'arn:aws:sns:us-east-1:123456789012:ses-events';
+
 /** A Notification carrying `payload` (an SES event, say) as its JSON Message, signed. */
 export function signedSnsNotification(
   payload: unknown,
-  options: { certUrl: string; version?: '1' | '2'; messageId?: string; topicArn?: string; subject?: string },
+  options: { certUrl: string; version?: '1' | '2'; messageId?: string; topicArn?: string; subject?: string; timestamp?: string },
 ) {
   const message: Record<string, unknown> = {
     Type: 'Notification',
     MessageId: options.messageId ?? crypto.randomUUID(),
-    TopicArn: options.topicArn ?? 'arn:aws:sns:us-east-1:123456789012:ses-events',
+    TopicArn: options.topicArn ?? SNS_TEST_TOPIC_ARN,
     Message: typeof payload === 'string' ? payload : JSON.stringify(payload),
-    Timestamp: new Date().toISOString(),
+    Timestamp: options.timestamp ?? new Date().toISOString(),
     UnsubscribeURL: 'https://sns.us-east-1.amazonaws.com/?Action=Unsubscribe&SubscriptionArn=arn:aws:sns:us-east-1:123456789012:ses-events:0b2d',
   };
   if (options.subject !== undefined) message.Subject = options.subject;

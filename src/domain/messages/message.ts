@@ -1,5 +1,6 @@
 import type { Decider } from '../decider.js';
 import { conflict, notFound } from '../errors.js';
+import { admitProviderEvent, type ProviderEventOrigin } from '../provider-events/event-admission.js';
 import type { EmailQueued, MessageEvent, ProviderOutcome, SmsQueued } from './events.js';
 
 export type MessageStatus = 'queued' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'failed';
@@ -20,9 +21,11 @@ export type MessageCommand =
   | { kind: 'providerError'; attempt: number; error: string; retryAt: string | null; now: string }
   /**
    * A provider event. `acceptedAs` is set when the provider named the message by our id (SES tag,
-   * Postmark Metadata) along with its own: proof that it accepted the message.
+   * Postmark Metadata) along with its own: proof that it accepted the message. `origin`, set for
+   * events from outside, is what the event claims about the send: it must agree with the message, or
+   * nothing is recorded (admitProviderEvent).
    */
-  | { kind: 'recordOutcome'; event?: ProviderOutcome; acceptedAs?: { providerMessageId: string; at: string } };
+  | { kind: 'recordOutcome'; event?: ProviderOutcome; acceptedAs?: { providerMessageId: string; at: string }; origin?: ProviderEventOrigin };
 
 /**
  * Status moves forward only: queued → sent → delivered, and bounced/complained win over delivered
@@ -111,6 +114,9 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
           : [{ type: 'ProviderFailed', data: { attempt: command.attempt, error: command.error, failedAt: command.now } }];
       case 'recordOutcome': {
         if (!state.queued) throw notFound('message not found');
+        // Decided here, on the stream as appended to, and not only by the caller beforehand: the send
+        // worker may record the provider's id for the message in between.
+        if (command.origin && !admitProviderEvent(state, command.origin).ok) return [];
         const events: MessageEvent[] = [];
         // The provider's own report of a send whose answer we never recorded (a crash between its
         // answer and our append): recorded here, the send worker will not call the provider again.

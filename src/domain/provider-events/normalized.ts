@@ -1,8 +1,11 @@
 import type { ProviderOutcome } from '../messages/events.js';
 import type { SuppressionReason, SuppressionSource } from '../suppression/suppression.js';
+import type { EventProvider } from './event-admission.js';
 
 /** One provider-reported event about one recipient, in our terms. */
 export interface NormalizedProviderEvent {
+  /** who reported it: only a message sent through that provider can be its subject */
+  provider: EventProvider;
   /** our message id when the provider echoed it back (SES tag / Postmark Metadata `msg_id`) */
   messageId: string | null;
   providerMessageId: string | null;

@@ -15,7 +15,7 @@ export function parsePostmarkEvent(p: any): NormalizedProviderEvent[] {
   const at = (ts: unknown) => (typeof ts === 'string' && !Number.isNaN(Date.parse(ts)) ? new Date(ts).toISOString() : new Date().toISOString());
   const one = (outcome: ProviderOutcome, suppress?: NormalizedProviderEvent['suppress']): NormalizedProviderEvent[] =>
     typeof outcome.data.recipient === 'string' && outcome.data.recipient
-      ? [{ messageId, providerMessageId, outcome, recipient: outcome.data.recipient, providerEventId: outcome.data.providerEventId, ...(suppress ? { suppress } : {}) }]
+      ? [{ provider: 'postmark', messageId, providerMessageId, outcome, recipient: outcome.data.recipient, providerEventId: outcome.data.providerEventId, ...(suppress ? { suppress } : {}) }]
       : [];
 
   switch (p?.RecordType) {
@@ -76,6 +76,7 @@ export function parsePostmarkEvent(p: any): NormalizedProviderEvent[] {
       if (p.SuppressSending !== true || typeof p.Recipient !== 'string') return [];
       return [
         {
+          provider: 'postmark',
           messageId,
           providerMessageId,
           recipient: p.Recipient,

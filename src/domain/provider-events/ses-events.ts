@@ -19,10 +19,10 @@ export function parseSesEvent(notificationId: string, payload: any): NormalizedP
   const emails = (list: unknown, field = 'emailAddress'): string[] =>
     Array.isArray(list) ? list.map((r) => (typeof r === 'string' ? r : r?.[field])).filter((r): r is string => typeof r === 'string') : [];
 
-  const withKeys = (events: Omit<NormalizedProviderEvent, 'recipient' | 'providerEventId'>[]): NormalizedProviderEvent[] =>
+  const withKeys = (events: Omit<NormalizedProviderEvent, 'provider' | 'recipient' | 'providerEventId'>[]): NormalizedProviderEvent[] =>
     events
       .filter((e) => typeof e.outcome?.data.recipient === 'string')
-      .map((e) => ({ ...e, ...(acceptedAt ? { acceptedAt } : {}), recipient: e.outcome!.data.recipient, providerEventId: e.outcome!.data.providerEventId }));
+      .map((e) => ({ provider: 'ses' as const, ...e, ...(acceptedAt ? { acceptedAt } : {}), recipient: e.outcome!.data.recipient, providerEventId: e.outcome!.data.providerEventId }));
 
   switch (kind) {
     case 'Bounce': {
@@ -86,7 +86,7 @@ export function parseSesEvent(notificationId: string, payload: any): NormalizedP
     case 'Send': {
       const recipient = emails(mail.destination)[0];
       if (!messageId || !providerMessageId || !recipient) return [];
-      return [{ messageId, providerMessageId, ...(acceptedAt ? { acceptedAt } : {}), recipient, providerEventId: `ses:${notificationId}:send` }];
+      return [{ provider: 'ses', messageId, providerMessageId, ...(acceptedAt ? { acceptedAt } : {}), recipient, providerEventId: `ses:${notificationId}:send` }];
     }
     default:
       return [];

@@ -4,6 +4,7 @@ import type { ProviderEventIngest } from '../../commands/ingest-provider-events.
 import { AppError, badRequest, forbidden, unauthorized } from '../../domain/errors.js';
 import { parsePostmarkEvent } from '../../domain/provider-events/postmark-events.js';
 import { parseSesEvent } from '../../domain/provider-events/ses-events.js';
+import { admitSnsMessage } from '../../domain/provider-events/sns-admission.js';
 import { SnsVerificationError } from '../../adapters/sns-verify/sns-verification-error.js';
 import { jsonDepthExceeds, tooDeep } from '../json-depth.js';
 import { toStorable } from '../reject-nul.js';
@@ -28,8 +29,13 @@ const ingestResult = z.object({ recorded: z.number(), pending: z.number() });
 export function createProviderEventRoutes(deps: {
   ingest: ProviderEventIngest;
   sns: SnsGate;
+  /** SNS_TOPIC_ARNS: the topics whose messages we act on; undefined accepts any */
+  snsTopicArns?: readonly string[];
   postmarkCredentials?: { user: string; password: string };
+  /** the clock SNS Timestamps are judged by */
+  now?: () => Date;
 }) {
+  const now = deps.now ?? (() => new Date());
   return [
     defineRoute({
       method: 'post',
@@ -41,7 +47,7 @@ export function createProviderEventRoutes(deps: {
       responses: {
         200: { description: 'Recorded (or a subscription confirmed)', schema: ingestResult },
         400: { description: 'Not an SNS message' },
-        403: { description: 'Signature or certificate URL refused' },
+        403: { description: 'Signature or certificate URL refused, topic not accepted, or Timestamp outside the window' },
       },
       async handler({ req }) {
         let message: Record<string, unknown>;
@@ -53,6 +59,11 @@ export function createProviderEventRoutes(deps: {
           throw badRequest('body is not an SNS message (JSON)');
         }
         if (!message || typeof message !== 'object' || typeof message.Type !== 'string') throw badRequest('body is not an SNS message');
+        // Before the signature, so a message we would refuse anyway never makes us fetch a certificate
+        // (or GET a SubscribeURL). 403 like a bad signature: these are all "not a message we trust",
+        // and SNS does not retry a 4xx, which is right for a message no retry would make acceptable.
+        const admission = admitSnsMessage(message, { allowedTopics: deps.snsTopicArns, now: now() });
+        if (!admission.ok) throw forbidden(`SNS message refused: ${admission.reason}`);
         try {
           await deps.sns.verify(message);
         } catch (err) {

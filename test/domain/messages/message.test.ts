@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { EmailQueued, MessageEvent } from '../../../src/domain/messages/events.js';
 import { messageDecider, needsProviderCall } from '../../../src/domain/messages/message.js';
 import { AppError } from '../../../src/domain/errors.js';
+import type { ProviderEventOrigin } from '../../../src/domain/provider-events/event-admission.js';
 import { given } from '../../support/given.js';
 
 const queued: EmailQueued['data'] = {
@@ -89,6 +90,21 @@ describe('message decisions', () => {
     expect(given(messageDecider, [Q, accepted]).when({ kind: 'recordOutcome', event: outcome('Delivered') as any, acceptedAs })).to.deep.equal([outcome('Delivered')]);
     const failed: MessageEvent = { type: 'ProviderFailed', data: { attempt: 1, error: 'rejected', failedAt: 't' } };
     expect(given(messageDecider, [Q, failed]).when({ kind: 'recordOutcome', acceptedAs })).to.deep.equal([]);
+  });
+
+  it('records an outside event only when it agrees with the message: its provider, its provider id, its recipient', () => {
+    const sesQ: MessageEvent = { type: 'EmailQueued', data: { ...queued, provider: 'ses' } };
+    const sesAccepted: MessageEvent = { type: 'ProviderAccepted', data: { providerMessageId: 'ses-1', provider: 'ses', acceptedAt: 't', attempt: 1 } };
+    const origin: ProviderEventOrigin = { provider: 'ses', providerMessageId: 'ses-1', recipient: 'r@example.org' };
+    const cmd = (over: Partial<ProviderEventOrigin>) => ({ kind: 'recordOutcome' as const, event: outcome('Delivered') as any, origin: { ...origin, ...over } });
+    expect(given(messageDecider, [sesQ, sesAccepted]).when(cmd({}))).to.deep.equal([outcome('Delivered')]);
+    expect(given(messageDecider, [sesQ, sesAccepted]).when(cmd({ recipient: 'other@example.org' }))).to.deep.equal([]);
+    expect(given(messageDecider, [sesQ, sesAccepted]).when(cmd({ providerMessageId: 'ses-2' }))).to.deep.equal([]);
+    expect(given(messageDecider, [sesQ, sesAccepted]).when(cmd({ provider: 'postmark' }))).to.deep.equal([]);
+    // the send worker recorded another provider id since the caller read the stream: the acceptance proof is refused with the rest
+    const acceptedAs = { providerMessageId: 'ses-2', at: 't0' };
+    expect(given(messageDecider, [sesQ, sesAccepted]).when({ ...cmd({ providerMessageId: 'ses-2' }), acceptedAs })).to.deep.equal([]);
+    expect(given(messageDecider, [sesQ]).when({ ...cmd({ providerMessageId: 'ses-2' }), acceptedAs })).to.have.length(2);
   });
 
   it('refuses outcomes for an unknown message', () => {

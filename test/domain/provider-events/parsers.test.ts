@@ -53,7 +53,7 @@ describe('SES event parsing', () => {
   it('a Send event with our msg_id tag proves the send, with SES\'s id and when it accepted it; without the tag it says nothing', () => {
     const sent = { ...mail, timestamp: '2026-01-01T00:00:00Z' };
     expect(parseSesEvent('s9', { eventType: 'Send', mail: sent, send: {} })).to.deep.equal([
-      { messageId: 'm1', providerMessageId: 'ses-1', acceptedAt: '2026-01-01T00:00:00.000Z', recipient: 'a@x.com', providerEventId: 'ses:s9:send' },
+      { provider: 'ses', messageId: 'm1', providerMessageId: 'ses-1', acceptedAt: '2026-01-01T00:00:00.000Z', recipient: 'a@x.com', providerEventId: 'ses:s9:send' },
     ]);
     expect(parseSesEvent('s10', { eventType: 'Send', mail: { ...sent, tags: {} }, send: {} })).to.deep.equal([]);
     // every kind carries when SES accepted the message

@@ -1,0 +1,37 @@
+import { normaliseEmail } from '../email/address.js';
+import type { MessageState } from '../messages/message.js';
+
+export type EventProvider = 'ses' | 'postmark';
+
+/** What a provider event claims about the send it reports on. */
+export interface ProviderEventOrigin {
+  provider: EventProvider;
+  providerMessageId: string | null;
+  recipient: string;
+}
+
+export type EventAdmission = { ok: true } | { ok: false; reason: string };
+
+/**
+ * Whether a provider event may touch the message it names (by our id or by the provider's). Our message
+ * ids are not secret (every tracked link carries one) and, where the sender of events is not pinned
+ * down, neither is the event's content; so an event counts only when it agrees with the send itself:
+ * - the message went out through the provider that reports on it (an SES event about a Postmark
+ *   message, or about an SMS, is about nothing we sent);
+ * - it names the provider's id for the message: the one recorded when the provider accepted it, or,
+ *   before that is recorded, any (the event then proves the acceptance, see `acceptedAs`);
+ * - its recipient is the message's recipient (compared in normal form), so a bounce can never put
+ *   anyone else, of this account or another, on a suppression list.
+ * Pure: `message` is the message stream folded, the authority (the read models may lag behind it).
+ */
+export function admitProviderEvent(message: Pick<MessageState, 'queued' | 'channel' | 'providerMessageId'>, origin: ProviderEventOrigin): EventAdmission {
+  const queued = message.queued;
+  if (!queued) return { ok: false, reason: 'no such message' };
+  if (message.channel !== 'email' || queued.provider !== origin.provider) return { ok: false, reason: `message was not sent through ${origin.provider}` };
+  if (!origin.providerMessageId) return { ok: false, reason: 'event names no provider message id' };
+  if (message.providerMessageId && message.providerMessageId !== origin.providerMessageId) {
+    return { ok: false, reason: `provider message id ${origin.providerMessageId} is not the message's` };
+  }
+  if (normaliseEmail(origin.recipient) !== normaliseEmail(queued.to)) return { ok: false, reason: "recipient is not the message's recipient" };
+  return { ok: true };
+}

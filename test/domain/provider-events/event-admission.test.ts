@@ -1,0 +1,40 @@
+import { expect } from 'chai';
+import type { EmailQueued, SmsQueued } from '../../../src/domain/messages/events.js';
+import { admitProviderEvent, type ProviderEventOrigin } from '../../../src/domain/provider-events/event-admission.js';
+
+const email = (over: Partial<EmailQueued['data']> = {}) => ({ provider: 'ses', to: 'Reader@Example.org', accountId: 'a1', ...over }) as EmailQueued['data'];
+const sent = (providerMessageId: string | null, over: Partial<EmailQueued['data']> = {}) => ({ queued: email(over), channel: 'email' as const, providerMessageId });
+const origin = (over: Partial<ProviderEventOrigin> = {}): ProviderEventOrigin => ({ provider: 'ses', providerMessageId: 'ses-1', recipient: 'reader@example.org', ...over });
+
+describe('provider event admission (does the event agree with the message it names?)', () => {
+  it('admits an event of the provider the message went out through, naming its provider id and its recipient (in any case)', () => {
+    expect(admitProviderEvent(sent('ses-1'), origin())).to.deep.equal({ ok: true });
+    expect(admitProviderEvent(sent('ses-1'), origin({ recipient: ' READER@example.ORG ' }))).to.deep.equal({ ok: true });
+    expect(admitProviderEvent(sent('pm-1', { provider: 'postmark' }), origin({ provider: 'postmark', providerMessageId: 'pm-1' }))).to.deep.equal({ ok: true });
+  });
+
+  it('before the provider id is recorded, admits any the event names (it proves the acceptance), but not none', () => {
+    expect(admitProviderEvent(sent(null), origin({ providerMessageId: 'ses-lost' }))).to.deep.equal({ ok: true });
+    expect(admitProviderEvent(sent(null), origin({ providerMessageId: null }))).to.deep.equal({ ok: false, reason: 'event names no provider message id' });
+  });
+
+  it('refuses another recipient: a bounce never suppresses anyone but the message’s recipient', () => {
+    expect(admitProviderEvent(sent('ses-1'), origin({ recipient: 'victim@example.org' }))).to.deep.equal({ ok: false, reason: "recipient is not the message's recipient" });
+  });
+
+  it('refuses an event of another provider than the message’s, and any event about an SMS or a sandbox message', () => {
+    expect(admitProviderEvent(sent('ses-1'), origin({ provider: 'postmark' })).ok).to.equal(false);
+    expect(admitProviderEvent(sent('pm-1', { provider: 'postmark' }), origin({ providerMessageId: 'pm-1' })).ok).to.equal(false);
+    expect(admitProviderEvent(sent('sb-1', { provider: 'sandbox' }), origin({ providerMessageId: 'sb-1' })).ok).to.equal(false);
+    const sms = { queued: { provider: 'sns', to: '+14155550100' } as SmsQueued['data'], channel: 'sms' as const, providerMessageId: 'sns-1' };
+    expect(admitProviderEvent(sms, origin({ providerMessageId: 'sns-1', recipient: '+14155550100' })).ok).to.equal(false);
+  });
+
+  it('refuses a provider id other than the one recorded for the message', () => {
+    expect(admitProviderEvent(sent('ses-1'), origin({ providerMessageId: 'ses-2' }))).to.deep.equal({ ok: false, reason: "provider message id ses-2 is not the message's" });
+  });
+
+  it('refuses an event about no message', () => {
+    expect(admitProviderEvent({ queued: null, channel: null, providerMessageId: null }, origin()).ok).to.equal(false);
+  });
+});
