@@ -25,7 +25,8 @@ export interface StepResult<S = any> {
  * what it wrote already and appends only the rest.
  */
 export async function appendTogether(eventStore: EventStore, appends: StreamAppend[]): Promise<AppendResult[]> {
-  if (eventStore.appendMany) return eventStore.appendMany(appends);
+  // one stream needs no transaction of its own: append shares one with concurrent callers
+  if (eventStore.appendMany && appends.length > 1) return eventStore.appendMany(appends);
   const results: AppendResult[] = [];
   for (const a of appends) results.push(await eventStore.append(a.streamId, a.events, { expectedRevision: a.expectedRevision }));
   return results;

@@ -6,6 +6,7 @@ import { fold } from '../domain/decider.js';
 import { AppError } from '../domain/errors.js';
 import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
+import { executeTogether, type Step } from './execute-together.js';
 import type { SuppressionCommands } from './suppressions.js';
 
 /** How long an event naming an unknown provider message id is kept waiting for that id. */
@@ -31,34 +32,35 @@ export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db
 
   /**
    * Records the outcome and suppresses if the event says so; false when the message does not exist.
-   * The outcome is decided on the stream read once (execute), which also tells the account.
+   * Both are one write (executeTogether: one transaction where the store allows it): a bounce is never
+   * recorded without the suppression it calls for. Where the store writes stream by stream, the
+   * suppression goes first, and the provider's redelivery of the event (our answer was an error)
+   * completes what is missing under the same command id.
    */
   async function apply(e: NormalizedProviderEvent, messageId: string): Promise<boolean> {
     const streamId = messageStream(messageId);
     // Only an event that names the message by our id (tag / Metadata) ties the provider's id to it.
     const acceptedAs =
       e.messageId && e.providerMessageId ? { providerMessageId: e.providerMessageId, at: e.acceptedAt ?? e.outcome?.data.occurredAt ?? new Date().toISOString() } : undefined;
-    let accountId: string | null;
-    if (e.outcome || acceptedAs) {
+    const records = Boolean(e.outcome || acceptedAs);
+    const outcome = { kind: 'recordOutcome' as const, event: e.outcome, acceptedAs };
+    const options = { commandId: e.providerEventId, metadata: { actor: deps.actor } };
+    if (!e.suppress) {
+      if (!records) return (await accountOf(streamId)) !== null;
       try {
-        const result = await execute(messageDecider, { kind: 'recordOutcome', event: e.outcome, acceptedAs }, {
-          eventStore: deps.eventStore,
-          streamId,
-          commandId: e.providerEventId,
-          metadata: { actor: deps.actor },
-        });
-        accountId = result.state.queued?.accountId ?? null;
+        await execute(messageDecider, outcome, { eventStore: deps.eventStore, streamId, ...options });
+        return true;
       } catch (err) {
         // the decider's "message not found": no such message (yet)
         if (err instanceof AppError && err.status === 404) return false;
         throw err;
       }
-    } else {
-      accountId = await accountOf(streamId);
     }
+    // The suppression is the account's: read it from the message first (it never changes once queued).
+    const accountId = await accountOf(streamId);
     if (!accountId) return false;
-    if (e.suppress) {
-      await deps.suppressions.suppress({
+    const steps: Step[] = [
+      deps.suppressions.step({
         accountId,
         email: e.recipient,
         reason: e.suppress.reason,
@@ -66,10 +68,11 @@ export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db
         messageId,
         occurredAt: e.outcome?.data.occurredAt,
         detail: e.outcome?.type === 'Bounced' ? (e.outcome.data.diagnostic ?? null) : null,
-        actor: deps.actor,
-        commandId: `suppress:${e.providerEventId}`,
-      });
-    }
+      }),
+    ];
+    if (records) steps.push({ decider: messageDecider, command: outcome, streamId });
+    const [suppressed] = await executeTogether(deps.eventStore, steps, options);
+    await deps.suppressions.listed(suppressed.position);
     return true;
   }
 
