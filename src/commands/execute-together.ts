@@ -2,6 +2,18 @@ import { deterministicEventId } from '../domain/event-id.js';
 import { fold, type Decider, type DomainEvent } from '../domain/decider.js';
 import { WrongExpectedRevisionError, type AppendResult, type EventMetadata, type EventStore, type Position, type StreamAppend } from '../ports/event-store.js';
 
+/*
+ * Commands that write more than one thing, and what keeps each from stopping halfway:
+ * - signup and first boot (accounts.ts): the account and its owner, executeTogether;
+ * - provider event ingest: a bounce/complaint's outcome and its suppression, executeTogether; a
+ *   parked event is applied, then unparked (applying it again appends nothing);
+ * - webhook delivery retry: the event, then the side-effect row; the webhook-retries process manager
+ *   makes the same row from the event when the process stops in between;
+ * - sends (email, SMS): the cap slot, then the message stream; a failed append gives the slot back;
+ * - contact import and SMS opt-out sync: many independent streams, each written whole (an import
+ *   chunk in one transaction); the same request or the next sync writes only what is missing.
+ */
+
 /** One stream's part of a command that writes several: its decider, the command, where it goes. */
 export interface Step<S = any, C = any, E extends DomainEvent = DomainEvent> {
   decider: Decider<S, C, E>;

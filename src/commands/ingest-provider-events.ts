@@ -107,6 +107,7 @@ export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db
         .select('u.provider_event_id', 'u.payload', 'p.message_id')
         .limit(limit);
       for (const row of rows) {
+        // Applied, then unparked: a stop in between leaves the row, and applying it again appends nothing.
         await apply(row.payload as NormalizedProviderEvent, row.message_id);
         await deps.db('unmatched_provider_events').where({ provider_event_id: row.provider_event_id }).delete();
       }
