@@ -5,9 +5,10 @@ import { accountDecider, accountStream, type AccountSettings, type SmsSettings }
 import { hashPassword, verifyPassword } from '../domain/accounts/password.js';
 import { userDecider, userStream } from '../domain/accounts/user.js';
 import { AppError, unauthorized } from '../domain/errors.js';
-import { WrongExpectedRevisionError, type EventStore, type Position } from '../ports/event-store.js';
+import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type Position } from '../ports/event-store.js';
 import type { JwtIssuer } from '../http/jwt.js';
 import { execute } from './execute.js';
+import { executeTogether } from './execute-together.js';
 import { accountRow } from './account-row.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
@@ -20,22 +21,38 @@ export function settingsView(row: Record<string, any>): AccountSettings {
 export function createAccountCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection; jwt: JwtIssuer }) {
   const { eventStore } = deps;
 
-  async function createAccount(accountId: string, name: string) {
-    return execute(accountDecider, { kind: 'create', accountId, name, now: new Date().toISOString() }, {
-      eventStore,
-      streamId: accountStream(accountId),
-      commandId: `create-account-${accountId}`,
-      metadata: { actor: 'system' },
-    });
-  }
-
-  async function registerUser(accountId: string, email: string, password: string, role: 'owner' | 'admin') {
+  /**
+   * An account and its owner, written as one step (executeTogether): the owner's user stream, which
+   * takes the email and lets its owner log in, never exists without the account it names (before,
+   * signup appended the user first, and a failed account append left a taken email whose every
+   * admin call answered 503). The account goes first: a store that writes stream by stream and
+   * stops in between leaves an account nothing reaches, the email still free.
+   */
+  async function createAccountWithOwner(input: {
+    accountId: string;
+    name: string;
+    email: string;
+    password: string;
+    commandId: string;
+    metadata?: EventMetadata;
+  }) {
+    const now = new Date().toISOString();
+    const email = input.email.trim().toLowerCase();
     const userId = createId();
-    return execute(
-      userDecider,
-      { userId, accountId, email: email.trim().toLowerCase(), passwordHash: await hashPassword(password), role, createdAt: new Date().toISOString() },
-      { eventStore, streamId: userStream(email), metadata: { actor: 'system' } },
+    const passwordHash = await hashPassword(input.password);
+    const [account, user] = await executeTogether(
+      eventStore,
+      [
+        { decider: accountDecider, command: { kind: 'create', accountId: input.accountId, name: input.name, now }, streamId: accountStream(input.accountId) },
+        {
+          decider: userDecider,
+          command: { userId, accountId: input.accountId, email, passwordHash, role: 'owner', createdAt: now },
+          streamId: userStream(email),
+        },
+      ],
+      { commandId: input.commandId, metadata: { actor: 'system', ...input.metadata } },
     );
+    return { account, user, userId };
   }
 
   return {
@@ -48,11 +65,26 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
       adminPassword?: string,
     ): Promise<{ created: boolean; generatedPassword?: string; position?: Position }> {
       const existing = await eventStore.readStream(accountStream(DEFAULT_ACCOUNT_ID));
-      if (existing.length) return { created: false };
+      // The account names its owner, so that a first boot which stopped between the two (possible
+      // only on a store without appendMany) is completed by the next boot, with the same command.
+      const recorded = existing[0]?.metadata as { ownerEmail?: unknown; commandId?: unknown } | undefined;
+      const ownerEmail = typeof recorded?.ownerEmail === 'string' ? recorded.ownerEmail : undefined;
+      if (existing.length && (!ownerEmail || (await eventStore.readStream(userStream(ownerEmail))).length)) return { created: false };
+      const email = ownerEmail ?? adminEmail.trim().toLowerCase();
       const password = adminPassword ?? randomBytes(12).toString('base64url');
       try {
-        await createAccount(DEFAULT_ACCOUNT_ID, 'default');
-        const user = await registerUser(DEFAULT_ACCOUNT_ID, adminEmail, password, 'owner');
+        const { user, userId } = await createAccountWithOwner({
+          accountId: DEFAULT_ACCOUNT_ID,
+          name: 'default',
+          email,
+          password,
+          commandId: typeof recorded?.commandId === 'string' ? recorded.commandId : `bootstrap-${createId()}`,
+          metadata: { ownerEmail: email },
+        });
+        // A concurrent boot may have written the owner with its own password: only the one whose
+        // user is stored reports a generated password.
+        const [owner] = await eventStore.readStream(userStream(email));
+        if (owner?.data.userId !== userId) return { created: false };
         return { created: true, generatedPassword: adminPassword ? undefined : password, position: user.position };
       } catch (err) {
         if (err instanceof WrongExpectedRevisionError || (err instanceof AppError && err.status === 409)) return { created: false };
@@ -62,11 +94,16 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
 
     async signup(input: { accountName: string; email: string; password: string }) {
       const accountId = createId();
-      // Reserve the login email first: a duplicate fails before any account is created.
-      const user = await registerUser(accountId, input.email, input.password, 'owner');
-      const account = await createAccount(accountId, input.accountName);
-      await deps.waitFor('accounts', account.position);
-      const { token } = await deps.jwt.issue({ userId: user.state.user!.userId, accountId });
+      const { user, userId } = await createAccountWithOwner({
+        accountId,
+        name: input.accountName,
+        email: input.email,
+        password: input.password,
+        commandId: `signup-${accountId}`,
+      });
+      // the owner is written last (or with the account): where it is, the account is too
+      await deps.waitFor('accounts', user.position);
+      const { token } = await deps.jwt.issue({ userId, accountId });
       return { accountId, token };
     },
 

@@ -7,6 +7,7 @@ import { admitProviderEvent, type ProviderEventOrigin } from '../domain/provider
 import type { Logger } from 'pino';
 import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
+import { executeTogether, type Step } from './execute-together.js';
 import type { SuppressionCommands } from './suppressions.js';
 
 /** How long an event naming an unknown provider message id is kept waiting for that id. */
@@ -29,11 +30,15 @@ export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db
    * Records the outcome and suppresses if the event says so, when the event agrees with the message it
    * names (admitProviderEvent): 'missing' when the message does not exist (yet), 'ignored' when the
    * event does not concern it. The stream is read once; the decider checks again on what it appends to.
+   * Outcome and suppression are one write (executeTogether: one transaction where the store allows
+   * it): a bounce is never recorded without the suppression it calls for. Where the store writes
+   * stream by stream, the suppression goes first, and the provider's redelivery of the event (our
+   * answer was an error) completes what is missing under the same command id.
    */
   async function apply(e: NormalizedProviderEvent, messageId: string): Promise<'recorded' | 'ignored' | 'missing'> {
     const streamId = messageStream(messageId);
     const history = await deps.eventStore.readStream(streamId);
-    let state = fold(messageDecider, history);
+    const state = fold(messageDecider, history);
     if (!state.queued) return 'missing';
     const origin: ProviderEventOrigin = {
       // events parked before they carried their provider: the event id's prefix tells it
@@ -41,19 +46,8 @@ export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db
       providerMessageId: e.providerMessageId,
       recipient: e.recipient,
     };
-    // Only an event that names the message by our id (tag / Metadata) ties the provider's id to it.
-    const acceptedAs =
-      e.messageId && e.providerMessageId ? { providerMessageId: e.providerMessageId, at: e.acceptedAt ?? e.outcome?.data.occurredAt ?? new Date().toISOString() } : undefined;
-    if (e.outcome || acceptedAs) {
-      const result = await execute(messageDecider, { kind: 'recordOutcome', event: e.outcome, acceptedAs, origin }, {
-        eventStore: deps.eventStore,
-        streamId,
-        commandId: e.providerEventId,
-        metadata: { actor: deps.actor },
-        history,
-      });
-      state = result.state;
-    }
+    // Decided on the stream as read: the acceptance an event may record carries the event's own
+    // provider id, so recording it first could not change the answer.
     const admission = admitProviderEvent(state, origin);
     if (!admission.ok) {
       // Acknowledged, not refused: the event came through an authenticated channel and no retry of it
@@ -61,8 +55,18 @@ export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db
       deps.logger?.warn({ messageId, providerEventId: e.providerEventId, provider: origin.provider, reason: admission.reason }, 'provider event ignored');
       return 'ignored';
     }
-    if (e.suppress && state.queued) {
-      await deps.suppressions.suppress({
+    // Only an event that names the message by our id (tag / Metadata) ties the provider's id to it.
+    const acceptedAs =
+      e.messageId && e.providerMessageId ? { providerMessageId: e.providerMessageId, at: e.acceptedAt ?? e.outcome?.data.occurredAt ?? new Date().toISOString() } : undefined;
+    const records = Boolean(e.outcome || acceptedAs);
+    const outcome = { kind: 'recordOutcome' as const, event: e.outcome, acceptedAs, origin };
+    const options = { commandId: e.providerEventId, metadata: { actor: deps.actor } };
+    if (!e.suppress) {
+      if (records) await execute(messageDecider, outcome, { eventStore: deps.eventStore, streamId, history, ...options });
+      return 'recorded';
+    }
+    const steps: Step[] = [
+      deps.suppressions.step({
         accountId: state.queued.accountId,
         email: e.recipient,
         reason: e.suppress.reason,
@@ -70,10 +74,11 @@ export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db
         messageId,
         occurredAt: e.outcome?.data.occurredAt,
         detail: e.outcome?.type === 'Bounced' ? (e.outcome.data.diagnostic ?? null) : null,
-        actor: deps.actor,
-        commandId: `suppress:${e.providerEventId}`,
-      });
-    }
+      }),
+    ];
+    if (records) steps.push({ decider: messageDecider, command: outcome, streamId });
+    const [suppressed] = await executeTogether(deps.eventStore, steps, options);
+    await deps.suppressions.listed(suppressed.position);
     return 'recorded';
   }
 
@@ -109,6 +114,7 @@ export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db
         .select('u.provider_event_id', 'u.payload', 'p.message_id')
         .limit(limit);
       for (const row of rows) {
+        // Applied, then unparked: a stop in between leaves the row, and applying it again appends nothing.
         await apply(row.payload as NormalizedProviderEvent, row.message_id);
         await deps.db('unmatched_provider_events').where({ provider_event_id: row.provider_event_id }).delete();
       }

@@ -177,7 +177,9 @@ export function createSendEmail(deps: SendEmailDeps) {
     const reservation = deps.counters.settle(row.outcome!, { day, keyScope: row.key_scope, accountScope: row.account_scope });
 
     const messageId = createId();
-    // Anything failing from here on (tracking rewrite, append) gives the cap slot back.
+    // Two writes: the cap slot (taken in the admission statement) and the message stream. Anything
+    // failing from here on (tracking rewrite, append) gives the slot back; a process that dies in
+    // between leaves the slot taken, which can only refuse a send early, never exceed the cap.
     try {
       const baseUrl = deps.baseUrl();
       const headers: EmailQueued['data']['headers'] = [];

@@ -116,6 +116,8 @@ export function createSendSms(deps: { eventStore: EventStore; counters: SendCoun
       provider: deps.provider,
       queuedAt: new Date().toISOString(),
     };
+    // Two writes, the cap slot and the message stream: a failed append gives the slot back (a process
+    // dying in between leaves it taken, which errs on the side of the cap), as for email.
     try {
       await execute(messageDecider, { kind: 'queueSms', data }, {
         eventStore: deps.eventStore,

@@ -7,9 +7,13 @@ import {
   suppressionStream,
   type AddressSuppressed,
   type SuppressionReason,
+  type SuppressionCommand,
+  type SuppressionEvent,
   type SuppressionSource,
+  type SuppressionState,
 } from '../domain/suppression/suppression.js';
-import type { EventStore } from '../ports/event-store.js';
+import type { EventStore, Position } from '../ports/event-store.js';
+import type { Step } from './execute-together.js';
 import { execute } from './execute.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
@@ -64,8 +68,10 @@ export function suppressionView(row: Record<string, any>) {
  * next send to that address is refused (docs/architecture.md, "Read-your-writes").
  */
 export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection }) {
-  /** Appends the suppression without waiting for the list to show it; the stream's state is the guard. */
-  async function record(input: SuppressInput) {
+  /** The suppression as one stream's part of a command that writes other streams with it (executeTogether). */
+  function step(
+    input: Omit<SuppressInput, 'actor' | 'commandId'>,
+  ): Step<SuppressionState, Extract<SuppressionCommand, { kind: 'suppress' }>, SuppressionEvent> {
     const { value, kind } = normaliseSuppressionValue(input);
     const data: AddressSuppressed['data'] = {
       accountId: input.accountId,
@@ -78,9 +84,16 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
       detail: input.detail ?? null,
       occurredAt: input.occurredAt ?? new Date().toISOString(),
     };
-    const result = await execute(suppressionDecider, { kind: 'suppress', data }, {
+    return { decider: suppressionDecider, command: { kind: 'suppress', data }, streamId: suppressionStream(input.accountId, value) };
+  }
+
+  /** Appends the suppression without waiting for the list to show it; the stream's state is the guard. */
+  async function record(input: SuppressInput) {
+    const { decider, command, streamId } = step(input);
+    const { value, kind } = command.data;
+    const result = await execute(decider, command, {
       eventStore: deps.eventStore,
-      streamId: suppressionStream(input.accountId, value),
+      streamId,
       commandId: input.commandId,
       metadata: { actor: input.actor },
     });
@@ -89,6 +102,9 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
 
   return {
     record,
+    step,
+    /** Resolves once the suppression list shows what was appended at `position`. */
+    listed: (position: Position | undefined) => deps.waitFor('suppressions', position),
 
     async suppress(input: SuppressInput) {
       const { position, ...result } = await record(input);

@@ -99,8 +99,11 @@ export interface EventStore {
   /**
    * Optional: appends to many streams as one atomic step, each with its own expected revision; a
    * conflict on any stream throws WrongExpectedRevisionError and nothing is appended. One commit for
-   * a whole batch is what makes bulk imports fast. Stores that cannot commit across streams
-   * (EventStoreDB) leave it out, and callers append stream by stream.
+   * a whole batch is what makes bulk imports fast, and what makes a command that writes several
+   * streams (signup: the account and its owner) all or nothing. Stores that cannot commit across
+   * streams (EventStoreDB) leave it out; commands then append stream by stream in an order that
+   * leaves nothing reachable half-written, and complete on a rerun (see
+   * src/commands/execute-together.ts).
    */
   appendMany?(appends: StreamAppend[]): Promise<AppendResult[]>;
   /** All events of one stream, oldest first; [] when the stream does not exist. */

@@ -33,6 +33,11 @@ import {
  * UUIDs, so EventStoreDB's own idempotence applies; revisions map to its stream revisions, positions
  * to its (commit, prepare) log positions. Verified against the port's contract suite only where an
  * EventStoreDB server was reachable (see docs/architecture.md, "Where each adapter was verified").
+ *
+ * No appendMany: EventStoreDB commits one stream at a time. A command that writes several streams
+ * (executeTogether) appends them one after another here, the one that makes the others reachable
+ * last, and a rerun of the same command completes what a stop in between left out: its events carry
+ * the command id, and their deterministic ids make a repeated append a no-op.
  */
 function toExpected(expected: ExpectedRevision): AppendExpectedRevision {
   if (expected === 'any') return ANY;

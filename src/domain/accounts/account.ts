@@ -43,6 +43,20 @@ export interface AccountState {
 
 export const accountStream = (accountId: string) => `account-${accountId}`;
 
+export const MAX_ACCOUNT_NAME = 200;
+
+/**
+ * What is wrong with an account name, or null. Checked in the decision, before anything is written:
+ * a name that could not be stored must not fail the write of an account whose owner already exists.
+ */
+export function accountNameProblem(name: string): string | null {
+  if (name.trim().length === 0) return 'must not be empty';
+  if (name.length > MAX_ACCOUNT_NAME) return `must be at most ${MAX_ACCOUNT_NAME} characters`;
+  // control characters (NUL among them) are no part of a name, and PostgreSQL stores no NUL at all
+  if (/\p{Cc}/u.test(name)) return 'must not contain control characters';
+  return null;
+}
+
 export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent> = {
   initialState: { accountId: null, name: '', settings: DEFAULT_SETTINGS, sms: DEFAULT_SMS_SETTINGS },
   evolve(state, event) {
@@ -60,6 +74,8 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
   decide(command, state) {
     if (command.kind === 'create') {
       if (state.accountId) throw conflict('account already exists');
+      const problem = accountNameProblem(command.name);
+      if (problem) throw badRequest(`accountName: ${problem}`);
       return [
         {
           type: 'AccountCreated',
