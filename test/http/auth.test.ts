@@ -176,6 +176,14 @@ describe('signup on a server with the default settings (ALLOW_SIGNUP unset)', fu
     const login = await app.request('POST', '/api/auth/login', { body: { email: 'stranger@example.com', password: 'stranger-password' } });
     expect(login.status).to.equal(401);
   });
+
+  it('403 whatever the body: an invalid or malformed one is not read', async () => {
+    for (const body of [{}, { accountName: '', email: 'not-an-email', password: 'x' }]) {
+      const res = await app.request('POST', '/api/auth/signup', { body });
+      expect(res.status, JSON.stringify(res.body)).to.equal(403);
+      expect(res.body).to.deep.equal({ message: 'signup is disabled on this server', error: 'Forbidden', statusCode: 403 });
+    }
+  });
 });
 
 describe('the API key IP allowlist behind TRUST_PROXY', function () {

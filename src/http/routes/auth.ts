@@ -45,8 +45,11 @@ export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: Sig
         403: { description: 'Signup is disabled' },
         409: { description: 'The email is taken' },
       },
-      async handler({ body }) {
+      // A closed server says so whatever the body: nothing of it is read.
+      beforeBody() {
         if (!deps.allowSignup) throw forbidden('signup is disabled on this server');
+      },
+      async handler({ body }) {
         return { status: 201, body: await deps.accounts.signup(body) };
       },
     }),
