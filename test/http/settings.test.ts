@@ -34,6 +34,9 @@ describe('account settings: GET/PATCH /api/settings', function () {
       [{ dailySendCap: -5 }, /^dailySendCap: /],
       [{ dailySendCap: 1.5 }, /^dailySendCap: /],
       [{ dailySendCap: '100' }, /^dailySendCap: /],
+      // past a 32-bit integer: once recorded, the accounts read model could not store it
+      [{ dailySendCap: 2_147_483_648 }, /^dailySendCap: /],
+      [{ dailySendCap: Number.MAX_SAFE_INTEGER }, /^dailySendCap: /],
       [{ emailProvider: 'mailgun' }, /^emailProvider: /],
       [{ tracking: 'pixel' }, /^tracking: /],
       [{ surprise: true }, /surprise/],
@@ -44,6 +47,12 @@ describe('account settings: GET/PATCH /api/settings', function () {
       expect(res.body.message).to.match(message);
     }
     expect((await get()).body).to.deep.equal({ dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service' });
+  });
+
+  it('the largest cap the read models hold is accepted, and the read model keeps up after it', async () => {
+    expect((await patch({ dailySendCap: 2_147_483_647 })).body).to.include({ dailySendCap: 2_147_483_647 });
+    expect((await patch({ dailySendCap: 1000 })).status).to.equal(200);
+    expect((await get()).body.dailySendCap).to.equal(1000);
   });
 
   it('settings are per account, and an API key cannot read or change them', async () => {

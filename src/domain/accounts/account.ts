@@ -16,6 +16,12 @@ export interface SmsSettings {
   sandboxDestinations: string[];
 }
 
+/**
+ * The read models hold the cap in a 32-bit integer column: a larger cap, once in the log, would stop
+ * the accounts read model at that event for good (and every request waiting on it would time out).
+ */
+export const MAX_DAILY_SEND_CAP = 2_147_483_647;
+
 export const DEFAULT_SETTINGS: AccountSettings = { dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service' };
 export const DEFAULT_SMS_SETTINGS: SmsSettings = {
   enabled: false,
@@ -89,6 +95,7 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
       if (!Number.isInteger(settings.dailySendCap) || settings.dailySendCap < 1) {
         throw badRequest('dailySendCap must be a positive integer');
       }
+      if (settings.dailySendCap > MAX_DAILY_SEND_CAP) throw badRequest(`dailySendCap must be at most ${MAX_DAILY_SEND_CAP}`);
       if (JSON.stringify(settings) === JSON.stringify(state.settings)) return [];
       return [{ type: 'SettingsChanged', data: { accountId: state.accountId, settings, changedAt: command.now } }];
     }

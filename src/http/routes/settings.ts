@@ -2,12 +2,12 @@ import { z } from 'zod';
 import type { AccountCommands } from '../../commands/accounts.js';
 import { parsePhoneNumber } from '../../domain/sms/phone.js';
 import { badRequest } from '../../domain/errors.js';
-import type { EmailProviderKind } from '../../domain/accounts/account.js';
+import { MAX_DAILY_SEND_CAP, type EmailProviderKind } from '../../domain/accounts/account.js';
 import { defineRoute } from '../route.js';
 import { accountOf, actorOf } from './principal-helpers.js';
 
 const settingsSchema = z.object({
-  dailySendCap: z.number().int().positive(),
+  dailySendCap: z.number().int().positive().max(MAX_DAILY_SEND_CAP),
   emailProvider: z.enum(['ses', 'postmark', 'sandbox']),
   tracking: z.enum(['service', 'provider', 'none']),
 });
