@@ -16,9 +16,15 @@ const metadataKey = z
   .regex(METADATA_KEY_PATTERN, 'a metadata key is 1 to 64 characters of A-Z a-z 0-9 _ . : -')
   .refine((k) => k !== RESERVED_METADATA_KEY, `metadata key ${RESERVED_METADATA_KEY} is reserved`);
 export const metadataValueSchema = z.string().max(MAX_METADATA_VALUE, `a metadata value is at most ${MAX_METADATA_VALUE} characters`);
-export const metadataSchema = z
-  .record(metadataKey, metadataValueSchema)
-  .refine((m) => Object.keys(m).length <= MAX_METADATA_KEYS, `metadata holds at most ${MAX_METADATA_KEYS} keys`);
+// Keys are checked here rather than by the record's key schema, which would answer only "Invalid key in record".
+export const metadataSchema = z.record(z.string(), metadataValueSchema).superRefine((m, ctx) => {
+  const keys = Object.keys(m);
+  if (keys.length > MAX_METADATA_KEYS) ctx.addIssue({ code: 'custom', path: [], message: `metadata holds at most ${MAX_METADATA_KEYS} keys` });
+  for (const key of keys) {
+    const checked = metadataKey.safeParse(key);
+    if (!checked.success) ctx.addIssue({ code: 'custom', path: [key], message: checked.error.issues[0].message });
+  }
+});
 
 const METADATA_PARAM = /^metadata\[(.*)\]$/;
 
