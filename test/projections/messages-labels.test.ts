@@ -31,7 +31,7 @@ describe('messages projection: tags and metadata (given events, then rows)', fun
   it('containment on tags and metadata is answered by their GIN indexes', async () => {
     await spec.given(['m1', [emailQueued('m1', { tags: ['a'], metadata: { k: 'v' } })]], ['m2', [emailQueued('m2')]]);
     const m = spec.t('messages');
-    const plan = async (where: string, binding: unknown) =>
+    const plan = async (where: string, binding: string | string[]) =>
       spec.db.transaction(async (trx) => {
         // a two-row table is cheaper to scan: forbid that, so the plan shows whether an index can answer at all
         await trx.raw('SET LOCAL enable_seqscan = off');
