@@ -21,6 +21,7 @@ import { createApiKeyRoutes } from './http/routes/api-keys.js';
 import { createAuthRoutes } from './http/routes/auth.js';
 import { createHealthRoutes } from './http/routes/health.js';
 import { createIdentityRoutes } from './http/routes/identities.js';
+import { createSendBatchRoutes } from './http/routes/send-batch.js';
 import { createSendEmailRoutes } from './http/routes/send-email.js';
 import { createSendSmsRoutes } from './http/routes/send-sms.js';
 import { createSettingsRoutes } from './http/routes/settings.js';
@@ -117,6 +118,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     ...createSuppressionRoutes({ suppressions }),
     ...createWebhookRoutes({ webhooks }),
     ...createSendEmailRoutes({ sendEmail }),
+    ...createSendBatchRoutes({ sendEmail }),
     ...createSendSmsRoutes({ sendSms }),
     ...createContactRoutes({ contacts }),
     ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }) }),

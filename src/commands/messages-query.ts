@@ -17,6 +17,10 @@ export interface MessageFilters {
   to?: string;
   subject?: string;
   campaignId?: string;
+  /** every one of these tags */
+  tags?: string[];
+  /** every one of these metadata entries */
+  metadata?: Record<string, string>;
 }
 
 const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
@@ -35,6 +39,8 @@ export function messageView(row: Record<string, any>) {
     providerMessageId: row.provider_message_id,
     campaignId: row.campaign_id,
     templateId: row.template_id,
+    tags: row.tags ?? [],
+    metadata: row.metadata ?? {},
     error: row.error,
     ...(row.channel === 'sms' ? { segments: row.segments, encoding: row.encoding } : {}),
     opens: row.opens,
@@ -86,6 +92,9 @@ function filtered(db: Db, principal: Principal, f: MessageFilters): Knex.QueryBu
   if (f.to) q.andWhere('created_at', '<=', f.to);
   if (f.subject) q.andWhere('subject', f.subject);
   if (f.campaignId) q.andWhere('campaign_id', f.campaignId);
+  // Containment, so the GIN indexes on tags and metadata answer it.
+  if (f.tags?.length) q.andWhereRaw('tags @> ?::text[]', [f.tags]);
+  if (f.metadata && Object.keys(f.metadata).length) q.andWhereRaw('metadata @> ?::jsonb', [JSON.stringify(f.metadata)]);
   if (f.search) q.andWhereRaw(`(to_address || ' ' || from_address || ' ' || coalesce(subject, '')) ILIKE ?`, [`%${escapeLike(f.search)}%`]);
   return q;
 }

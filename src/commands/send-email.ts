@@ -24,6 +24,8 @@ export interface SendEmailInput {
   templateId?: string;
   variables?: Record<string, unknown>;
   unsubscribeUrl?: string;
+  tags?: string[];
+  metadata?: Record<string, string>;
 }
 
 /**
@@ -217,6 +219,8 @@ export function createSendEmail(deps: SendEmailDeps) {
         text: rendered.text || null,
         headers,
         queuedAt: new Date().toISOString(),
+        ...(input.tags?.length ? { tags: input.tags } : {}),
+        ...(input.metadata && Object.keys(input.metadata).length ? { metadata: input.metadata } : {}),
       };
       // A brand-new stream: nothing to read first (one round trip fewer on the hot path).
       const actor = principal.kind === 'apiKey' ? `apikey:${principal.apiKeyId}` : `user:${principal.userId}`;

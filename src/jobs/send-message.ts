@@ -150,6 +150,8 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       text: m.text ?? undefined,
       headers: m.headers,
       disableProviderTracking: m.tracking !== 'provider',
+      tags: m.tags ?? [],
+      metadata: m.metadata ?? {},
     });
   }
 

@@ -13,6 +13,9 @@ export interface OutgoingEmail {
   headers: { name: string; value: string }[];
   /** true when the service rewrites links itself: the provider must not wrap them again. */
   disableProviderTracking: boolean;
+  /** the sender's tags and metadata, for the provider's own tagging (empty when none) */
+  tags?: string[];
+  metadata?: Record<string, string>;
 }
 
 export interface EmailSendResult {

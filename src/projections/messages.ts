@@ -47,6 +47,8 @@ function queuedRow(id: string, e: RecordedEvent): NewRow {
     error: null,
     segments: email ? null : d.segments,
     encoding: email ? null : d.encoding,
+    tags: email ? (d.tags ?? []) : [],
+    metadata: email ? (d.metadata ?? {}) : {},
     opens: 0,
     clicks: 0,
     created_at: new Date(d.queuedAt),
@@ -76,8 +78,8 @@ function evolve(row: MessageState, e: RecordedEvent): void {
  */
 export const messagesProjection: Projection = {
   name: 'messages',
-  // 2: batched handler, status and campaign covering indexes
-  version: 2,
+  // 2: batched handler, status and campaign covering indexes; 3: tags and metadata, GIN-indexed
+  version: 3,
   tables: ['messages', 'message_events'],
   streamPrefixes: [MESSAGE_STREAM_PREFIX],
 
@@ -99,6 +101,8 @@ export const messagesProjection: Projection = {
       tb.text('error');
       tb.integer('segments');
       tb.text('encoding');
+      tb.specificType('tags', 'text[]').notNullable().defaultTo('{}');
+      tb.jsonb('metadata').notNullable().defaultTo('{}');
       tb.integer('opens').notNullable().defaultTo(0);
       tb.integer('clicks').notNullable().defaultTo(0);
       tb.timestamp('created_at', { useTz: true }).notNullable();
@@ -116,6 +120,9 @@ export const messagesProjection: Projection = {
     await trx.raw(
       `CREATE INDEX ${m}_search ON ${m} USING gin ((to_address || ' ' || from_address || ' ' || coalesce(subject, '')) gin_trgm_ops)`,
     );
+    // `tag=` and `metadata[key]=value` filters are containment (@>), which these answer.
+    await trx.raw(`CREATE INDEX ${m}_tags ON ${m} USING gin (tags)`);
+    await trx.raw(`CREATE INDEX ${m}_metadata ON ${m} USING gin (metadata jsonb_path_ops)`);
     await trx.schema.createTable(t('message_events'), (tb) => {
       tb.text('message_id').notNullable();
       tb.integer('revision').notNullable();

@@ -25,7 +25,9 @@ export function createPostmarkEmailProvider(options: { serverToken: string; apiU
           HtmlBody: email.html,
           TextBody: email.text,
           MessageStream: 'outbound',
-          Metadata: { msg_id: email.messageId },
+          // Postmark takes one tag: the first. Our id goes last so a sender's metadata never hides it.
+          ...(email.tags?.length ? { Tag: email.tags[0] } : {}),
+          Metadata: { ...email.metadata, msg_id: email.messageId },
           Headers: email.headers.map((h) => ({ Name: h.name, Value: h.value })),
           // Either the service tracks (or nothing does) and Postmark must not wrap links again, or the
           // account chose provider tracking and it is switched on whatever the server's default.

@@ -30,6 +30,27 @@ export function toProviderError(err: unknown): ProviderError {
 // TEMPORARY_FAILURE means SES could not look the records up this time: not a verdict, so still pending.
 const check = (status: string | undefined): CheckStatus => (status === 'SUCCESS' ? 'verified' : status === 'FAILED' ? 'failed' : 'pending');
 
+// SES message tag names and values allow only ASCII letters, digits, `_` and `-`, at most 256 each.
+const sesTagText = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 256) || '_';
+
+/**
+ * Our id tag, then each tag as `tag_<tag>` = `1` and each metadata entry as `meta_<key>` = value, made
+ * to SES's characters (a `:` or `.` becomes `_`). The prefixes keep a sender's names apart from ours
+ * and from each other; two names that become one after the change keep the first.
+ */
+export function sesEmailTags(messageId: string, tags: string[] = [], metadata: Record<string, string> = {}) {
+  const out = new Map<string, string>([['msg_id', messageId]]);
+  for (const tag of tags) {
+    const name = sesTagText(`tag_${tag}`);
+    if (!out.has(name)) out.set(name, '1');
+  }
+  for (const [key, value] of Object.entries(metadata)) {
+    const name = sesTagText(`meta_${key}`);
+    if (!out.has(name)) out.set(name, sesTagText(value));
+  }
+  return [...out].map(([Name, Value]) => ({ Name, Value }));
+}
+
 /** The custom MAIL FROM subdomain we set up for a new domain: SPF alignment needs one. */
 export const mailFromDomainOf = (domain: string) => `mail.${domain}`;
 
@@ -88,7 +109,7 @@ export function createSesEmailProvider(options: SesOptions): EmailProvider {
               },
             },
             ConfigurationSetName: options.configurationSetName,
-            EmailTags: [{ Name: 'msg_id', Value: email.messageId }],
+            EmailTags: sesEmailTags(email.messageId, email.tags, email.metadata),
             ...(email.disableProviderTracking
               ? { ConfigurationOverrides: { Tracking: { OpenTrackingEnabled: 'DISABLED', ClickTrackingEnabled: 'DISABLED' } } }
               : {}),

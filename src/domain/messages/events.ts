@@ -25,6 +25,9 @@ export interface EmailQueued {
     tracking: 'service' | 'provider' | 'none';
     provider: 'ses' | 'postmark' | 'sandbox';
     queuedAt: string;
+    /** the sender's labels; absent on events recorded before they existed, and when none were given */
+    tags?: string[];
+    metadata?: Record<string, string>;
   };
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MESSAGE_STATUSES, type MessageQueries } from '../../commands/messages-query.js';
 import { defineRoute } from '../route.js';
+import { metadataFilterSchema, tagSchema } from './labels.js';
 
 const instant = z.iso.datetime({ offset: true });
 const filters = {
@@ -8,7 +9,17 @@ const filters = {
   search: z.string().max(320).optional(),
   from: instant.optional(),
   to: instant.optional(),
+  // repeated (`tag=a&tag=b`): messages carrying every one of them
+  tag: z.union([tagSchema, z.array(tagSchema).max(10, 'filter on at most 10 tags')]).optional(),
+  // documents the `metadata[<key>]=<value>` family; the handler reads each such parameter by its literal name
+  'metadata[key]': z.string().max(256).optional().describe('metadata[<key>]=<value>: messages whose metadata has this entry; repeat for several keys'),
 };
+
+/** The route's parsed filters plus the tag and metadata ones, in the queries' terms. */
+function labelFilters(query: { tag?: string | string[] }, raw: unknown) {
+  const tags = query.tag === undefined ? undefined : typeof query.tag === 'string' ? [query.tag] : query.tag;
+  return { tags, metadata: metadataFilterSchema.parse(raw) };
+}
 const listQuery = z.object({ ...filters, cursor: z.string().max(500).optional(), limit: z.coerce.number().int().min(1).max(100).default(25) });
 const aggregateQuery = z.object({ ...filters, subject: z.string().max(998).optional(), campaignId: z.string().max(100).optional() });
 const idParams = z.object({ id: z.string().min(1).max(100) });
@@ -24,8 +35,8 @@ export function createMessageRoutes(deps: { messages: MessageQueries }) {
       auth,
       query: listQuery,
       responses: { 200: { description: '{items, nextCursor}' }, 400: { description: 'Invalid filter, cursor, or limit above 100' } },
-      async handler({ principal, query }) {
-        return { status: 200, body: await deps.messages.list(principal!, query as never) };
+      async handler({ principal, query, req }) {
+        return { status: 200, body: await deps.messages.list(principal!, { ...query, ...labelFilters(query, req.query) } as never) };
       },
     }),
     defineRoute({
@@ -36,8 +47,8 @@ export function createMessageRoutes(deps: { messages: MessageQueries }) {
       auth,
       query: aggregateQuery,
       responses: { 200: { description: '{total, status, opens, clicks}' } },
-      async handler({ principal, query }) {
-        return { status: 200, body: await deps.messages.aggregate(principal!, query as never) };
+      async handler({ principal, query, req }) {
+        return { status: 200, body: await deps.messages.aggregate(principal!, { ...query, ...labelFilters(query, req.query) } as never) };
       },
     }),
     defineRoute({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { createSendEmail } from '../../commands/send-email.js';
 import { defineRoute } from '../route.js';
+import { metadataSchema, tagsSchema } from './labels.js';
 
 const MAX_BODY = 5_000_000;
 const httpUrl = z
@@ -19,6 +20,8 @@ export const sendEmailBody = z
     templateId: z.cuid2().optional(),
     variables: z.record(z.string(), z.unknown()).optional(),
     unsubscribeUrl: httpUrl.optional(),
+    tags: tagsSchema.optional(),
+    metadata: metadataSchema.optional(),
   })
   .strict()
   .superRefine((body, ctx) => {

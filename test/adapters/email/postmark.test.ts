@@ -49,6 +49,18 @@ describe('Postmark adapter specifics', function () {
     expect(req.body.MessageStream).to.equal('outbound');
   });
 
+  it('sends the first tag as Tag and the metadata as Metadata, with our msg_id beside it', async () => {
+    const out = { ...email(), tags: ['receipt', 'eu:west'], metadata: { orderId: '1042', plan: 'pro' } };
+    await createPostmarkEmailProvider({ serverToken: fake.token, apiUrl: fake.url }).send(out);
+    expect(fake.requests[0].body.Tag).to.equal('receipt');
+    expect(fake.requests[0].body.Metadata).to.deep.equal({ orderId: '1042', plan: 'pro', msg_id: out.messageId });
+  });
+
+  it('sends no Tag when the message has none', async () => {
+    await createPostmarkEmailProvider({ serverToken: fake.token, apiUrl: fake.url }).send(email());
+    expect(fake.requests[0].body).to.not.have.property('Tag');
+  });
+
   it('maps statuses: 422 and 401 are final with the ErrorCode; 429, 500 and 503 retry', async () => {
     const cases: [number, number, boolean][] = [
       [422, 300, false],

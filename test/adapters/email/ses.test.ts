@@ -59,6 +59,23 @@ describe('SES v2 adapter specifics', function () {
     expect(req.body.EmailTags).to.deep.equal([{ Name: 'msg_id', Value: out.messageId }]);
   });
 
+  it('tags and metadata become SES message tags, made to SES characters, after msg_id', async () => {
+    const out = { ...email(), tags: ['receipt', 'eu:west'], metadata: { orderId: '1042', 'plan.tier': 'pro plus', empty: '' } };
+    await provider().send(out);
+    expect(fake.sent[0].body.EmailTags).to.deep.equal([
+      { Name: 'msg_id', Value: out.messageId },
+      { Name: 'tag_receipt', Value: '1' },
+      { Name: 'tag_eu_west', Value: '1' },
+      { Name: 'meta_orderId', Value: '1042' },
+      { Name: 'meta_plan_tier', Value: 'pro_plus' },
+      { Name: 'meta_empty', Value: '_' },
+    ]);
+    for (const tag of fake.sent[0].body.EmailTags) {
+      expect(tag.Name).to.match(/^[A-Za-z0-9_-]{1,256}$/);
+      expect(tag.Value).to.match(/^[A-Za-z0-9_-]{1,256}$/);
+    }
+  });
+
   it("maps the SDK's typed exceptions: the error code survives, throttling and 5xx retry, the rest are final", async () => {
     const cases: [string, boolean][] = [
       ['TooManyRequestsException', true],

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import type { createSendEmail } from '../../commands/send-email.js';
+import { mapError } from '../error-mapping.js';
+import { defineRoute } from '../route.js';
+import { sendEmailBody } from './send-email.js';
+
+export const MAX_BATCH = 100;
+
+const sizeMessage = `messages must be a list of 1 to ${MAX_BATCH} messages`;
+
+// Each message is checked on its own (one bad message answers its own 400, not the batch's): the batch
+// schema takes any value per item, and the docs show the transactional body there instead.
+const batchItem = z.unknown().meta({
+  ...(z.toJSONSchema(sendEmailBody, { target: 'openapi-3.0', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>),
+  description: 'a body of POST /api/send/transactional',
+});
+
+export const sendBatchBody = z
+  .object({
+    messages: z.array(batchItem, { error: sizeMessage }).min(1, sizeMessage).max(MAX_BATCH, sizeMessage),
+  })
+  .strict()
+  .meta({
+    example: {
+      messages: [
+        { to: 'ada@example.org', fromEmail: 'hello@example.com', subject: 'Your receipt', text: 'Thanks!', tags: ['receipt'], metadata: { orderId: '1042' } },
+        { to: 'alan@example.org', fromEmail: 'hello@example.com', subject: 'Your receipt', text: 'Thanks!', tags: ['receipt'], metadata: { orderId: '1043' } },
+      ],
+    },
+  });
+
+const item = z.union([
+  z.object({ status: z.literal(201), queued: z.literal(true), messageLogId: z.string() }),
+  z.object({ status: z.number().int(), message: z.string(), error: z.string() }),
+]);
+
+type Item = { status: number } & Record<string, unknown>;
+
+function failure(err: unknown): Item {
+  const { status, body } = mapError(err);
+  const { message, error, issues } = body;
+  return { status, message, error, ...(issues ? { issues } : {}) };
+}
+
+export function createSendBatchRoutes(deps: { sendEmail: ReturnType<typeof createSendEmail> }) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/api/send/batch',
+      summary: 'Queue up to 100 transactional emails, each checked and capped on its own',
+      tag: 'send',
+      // Checked once for the batch: a bad key answers the request, not each of its messages.
+      auth: { kind: 'apiKey', scope: 'send' },
+      body: sendBatchBody,
+      responses: {
+        200: {
+          description: 'One result per message, in request order: `{status: 201, queued, messageLogId}` or `{status: 4xx, message, error}`',
+          schema: z.object({ items: z.array(item) }).meta({
+            example: { items: [{ status: 201, queued: true, messageLogId: 'clx0example0000000000000' }, { status: 400, message: 'alan@example.org is suppressed', error: 'Bad Request' }] },
+          }),
+        },
+        400: { description: 'Not an object with `messages`, or `messages` not a list of 1 to 100' },
+        401: { description: 'Invalid, revoked or expired key, or client IP not allowed' },
+        403: { description: 'Key lacks the `send` scope' },
+      },
+      async handler({ principal, body }) {
+        // Every valid message is handed to the send command in this same turn, so the admission group
+        // commit takes them in one statement (and their appends in one after it).
+        const items = await Promise.all(
+          body.messages.map(async (raw): Promise<Item> => {
+            const parsed = sendEmailBody.safeParse(raw);
+            if (!parsed.success) return failure(parsed.error);
+            try {
+              return { ...(await deps.sendEmail(principal!, parsed.data)), status: 201 };
+            } catch (err) {
+              return failure(err);
+            }
+          }),
+        );
+        return { status: 200, body: { items } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,93 @@
+import { expect } from 'chai';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { eventually, readyToSend } from '../support/email-setup.js';
+
+describe('tags and metadata on a send: stored, returned, filterable', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  let key: string;
+  let from: string;
+  const ids: Record<string, string> = {};
+  const send = (body: Record<string, unknown>) =>
+    app.request('POST', '/api/send/transactional', { apiKey: key, body: { to: 'reader@example.org', fromEmail: from, subject: 'Hi', html: '<p>Hi</p>', text: 'Hi', ...body } });
+  const list = (query: string) => app.request('GET', `/api/messages${query}`, { apiKey: key });
+  const aggregate = (query: string) => app.request('GET', `/api/messages/aggregate${query}`, { apiKey: key });
+  const listed = async (query: string) => ((await list(query)).body.items as { id: string }[]).map((m) => m.id).sort();
+  const named = (...names: string[]) => names.map((n) => ids[n]).sort();
+
+  before(async () => {
+    app = await startTestApp();
+    ({ key, from } = await readyToSend(app));
+    const bodies: Record<string, Record<string, unknown>> = {
+      receipt: { tags: ['receipt', 'eu:west'], metadata: { orderId: '1042', plan: 'pro' } },
+      receipt2: { tags: ['receipt'], metadata: { orderId: '1043', plan: 'pro' } },
+      plain: {},
+    };
+    for (const [name, body] of Object.entries(bodies)) {
+      const res = await send(body);
+      expect(res.status).to.equal(201);
+      ids[name] = res.body.messageLogId;
+    }
+    await eventually(() => app.infra.db('messages').whereIn('id', Object.values(ids)), (rows) => rows.length === 3);
+  });
+  after(async () => app?.close());
+
+  it('list and detail return tags and metadata; a message without them shows none', async () => {
+    const detail = await app.request('GET', `/api/messages/${ids.receipt}`, { apiKey: key });
+    expect(detail.body).to.deep.include({ tags: ['receipt', 'eu:west'], metadata: { orderId: '1042', plan: 'pro' } });
+    const items = (await list('')).body.items;
+    expect(items.find((m: { id: string }) => m.id === ids.receipt2)).to.deep.include({ tags: ['receipt'], metadata: { orderId: '1043', plan: 'pro' } });
+    expect(items.find((m: { id: string }) => m.id === ids.plain)).to.deep.include({ tags: [], metadata: {} });
+  });
+
+  it('GET /api/messages filters by tag= (repeated: all of them) and metadata[key]=value', async () => {
+    expect(await listed('?tag=receipt')).to.deep.equal(named('receipt', 'receipt2'));
+    expect(await listed('?tag=receipt&tag=eu:west')).to.deep.equal(named('receipt'));
+    expect(await listed('?metadata[plan]=pro')).to.deep.equal(named('receipt', 'receipt2'));
+    expect(await listed('?metadata[plan]=pro&metadata[orderId]=1043')).to.deep.equal(named('receipt2'));
+    expect(await listed(`?tag=receipt&${encodeURIComponent('metadata[orderId]')}=1042`)).to.deep.equal(named('receipt'));
+    expect(await listed('?tag=nothing')).to.deep.equal([]);
+  });
+
+  it('/api/messages/aggregate counts with the same filters', async () => {
+    expect((await aggregate('?tag=receipt')).body.total).to.equal(2);
+    expect((await aggregate('?metadata[orderId]=1042')).body.total).to.equal(1);
+    expect((await aggregate('?tag=eu:west&metadata[orderId]=1043')).body.total).to.equal(0);
+    expect((await aggregate('')).body.total).to.equal(3);
+  });
+
+  it('400 naming the field and the limit for bad tags and metadata on a send', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ tags: ['has space'] }, 'tags.0: a tag is 1 to 64 characters of A-Z a-z 0-9 _ : -'],
+      [{ tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }, 'tags: tags holds at most 10 tags'],
+      [{ tags: ['x'.repeat(65)] }, 'tags.0: a tag is 1 to 64 characters of A-Z a-z 0-9 _ : -'],
+      [{ metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])) }, 'metadata: metadata holds at most 20 keys'],
+      [{ metadata: { note: 'x'.repeat(257) } }, 'metadata.note: a metadata value is at most 256 characters'],
+      [{ metadata: { n: 1 } }, 'metadata.n: Invalid input: expected string, received number'],
+      [{ metadata: { msg_id: 'mine' } }, 'metadata.msg_id: metadata key msg_id is reserved'],
+    ];
+    for (const [body, message] of cases) {
+      const res = await send(body);
+      expect(res.status, JSON.stringify(body).slice(0, 80)).to.equal(400);
+      expect(res.body.message).to.equal(message);
+    }
+    const badKey = await send({ metadata: { 'a b': 'v' } });
+    expect(badKey.status).to.equal(400);
+    expect(badKey.body.message).to.equal('metadata.a b: a metadata key is 1 to 64 characters of A-Z a-z 0-9 _ . : -');
+    // the limits themselves are accepted
+    const atLimit = await send({ tags: Array.from({ length: 10 }, (_, i) => `t${i}`), metadata: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 'v'.repeat(256)])) });
+    expect(atLimit.status).to.equal(201);
+  });
+
+  it('400 for a bad tag or metadata filter', async () => {
+    const space = await list('?tag=has%20space');
+    expect(space.status).to.equal(400);
+    expect(space.body.message).to.equal('tag: a tag is 1 to 64 characters of A-Z a-z 0-9 _ : -');
+    const long = await list(`?metadata[k]=${'x'.repeat(257)}`);
+    expect(long.status).to.equal(400);
+    expect(long.body.message).to.equal('metadata[k]: a metadata value is at most 256 characters');
+    const twice = await aggregate('?metadata[k]=a&metadata[k]=b');
+    expect(twice.status).to.equal(400);
+    expect(twice.body.message).to.equal('metadata[k]: give one value per metadata key');
+  });
+});
