@@ -55,7 +55,7 @@ export function createMessageChanges(deps: { db: Db; notifier: ChangeNotifier; c
       .andWhereRaw('(commit_pos, prepare_pos) > (?::bigint, ?::bigint)', [after.commit, after.prepare])
       .orderBy([{ column: 'commit_pos' }, { column: 'prepare_pos' }])
       .limit(limit)
-      .select('event_id', 'message_id', 'type', 'occurred_at', 'data', 'commit_pos', 'prepare_pos');
+      .select('event_id', 'message_id', 'type', 'occurred_at', 'data', deps.db.raw('commit_pos::text AS commit_pos'), deps.db.raw('prepare_pos::text AS prepare_pos'));
   }
 
   return {

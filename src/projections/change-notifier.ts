@@ -40,7 +40,7 @@ export function createChangeNotifier(deps: { db: Db; logger?: Logger; pollMs?: n
   let running: Promise<void> | null = null;
 
   async function highWater() {
-    const row = await deps.db('message_changes').orderBy([{ column: 'commit_pos', order: 'desc' }, { column: 'prepare_pos', order: 'desc' }]).first('commit_pos', 'prepare_pos');
+    const row = await deps.db('message_changes').orderBy([{ column: 'commit_pos', order: 'desc' }, { column: 'prepare_pos', order: 'desc' }]).first(deps.db.raw('commit_pos::text AS commit_pos'), deps.db.raw('prepare_pos::text AS prepare_pos'));
     return { commit: String(row?.commit_pos ?? 0), prepare: String(row?.prepare_pos ?? 0) };
   }
 
@@ -50,7 +50,7 @@ export function createChangeNotifier(deps: { db: Db; logger?: Logger; pollMs?: n
       .whereRaw('(commit_pos, prepare_pos) > (?::bigint, ?::bigint)', [mark.commit, mark.prepare])
       .orderBy([{ column: 'commit_pos' }, { column: 'prepare_pos' }])
       .limit(POLL_ROWS)
-      .select('account_id', 'api_key_id', 'commit_pos', 'prepare_pos');
+      .select('account_id', 'api_key_id', deps.db.raw('commit_pos::text AS commit_pos'), deps.db.raw('prepare_pos::text AS prepare_pos'));
     if (rows.length === 0) return 0;
     const last = rows[rows.length - 1];
     mark = { commit: String(last.commit_pos), prepare: String(last.prepare_pos) };
