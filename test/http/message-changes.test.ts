@@ -176,4 +176,12 @@ describe('GET /api/messages/changes', function () {
     expect((await changes('', { apiKey: key })).status).to.equal(403);
     expect((await changes('', {})).status).to.equal(401);
   });
+
+  it('is in /openapi.json with its parameters and an example answer', async () => {
+    const doc = (await app.request('GET', '/openapi.json')).body;
+    const op = doc.paths['/api/messages/changes'].get;
+    expect(op['x-required-scope']).to.equal('read_events');
+    expect(op.parameters.map((p: any) => p.name)).to.deep.equal(['after', 'wait', 'limit']);
+    expect(op.responses['200'].content['application/json'].schema.example.items[0]).to.include.keys('id', 'messageLogId', 'type', 'occurredAt', 'data');
+  });
 });
