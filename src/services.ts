@@ -45,6 +45,9 @@ import { createContactCommands } from './commands/contacts.js';
 import { createContactRoutes } from './http/routes/contacts.js';
 import { createMessageQueries } from './commands/messages-query.js';
 import { createMessageRoutes } from './http/routes/messages.js';
+import { createChangeCursors, createMessageChanges } from './commands/message-changes.js';
+import { createMessageChangeRoutes } from './http/routes/message-changes.js';
+import { createChangeNotifier } from './projections/change-notifier.js';
 import { createProviderRegistry } from './providers.js';
 import { emailProviderUnavailable } from './adapters/email/index.js';
 
@@ -121,6 +124,10 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     ...createSendBatchRoutes({ sendEmail }),
     ...createSendSmsRoutes({ sendSms }),
     ...createContactRoutes({ contacts }),
+    // before /api/messages/:id, which would take "changes" for an id
+    ...createMessageChangeRoutes({
+      changes: createMessageChanges({ db, notifier: createChangeNotifier({ db, logger }), cursors: createChangeCursors(await getOrCreateSecret(db, 'changes-cursor')) }),
+    }),
     ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }) }),
     ...createWebhookDeliveryRoutes({ deliveries }),
     ...createSmsOptOutRoutes({ optOuts }),

@@ -2,6 +2,7 @@ import type { Projection } from './projection.js';
 import { accountsProjection } from './accounts.js';
 import { contactsProjection } from './contacts.js';
 import { messagesProjection } from './messages.js';
+import { messageChangesProjection } from './message-changes.js';
 import { providerMessageIdsProjection } from './provider-message-ids.js';
 import { suppressionsProjection } from './suppressions.js';
 import { templatesProjection } from './templates.js';
@@ -18,4 +19,5 @@ export const projections: Projection[] = [
   webhooksProjection,
   webhookDeliveriesProjection,
   providerMessageIdsProjection,
+  messageChangesProjection,
 ];

@@ -1,0 +1,118 @@
+import type { Knex } from 'knex';
+import type { RecordedEvent } from '../ports/event-store.js';
+import { MESSAGE_STREAM_PREFIX } from '../domain/messages/events.js';
+import { insertRows } from './bulk-writes.js';
+import type { Projection } from './projection.js';
+import { TIMELINE_KIND } from './messages.js';
+
+/** Kinds of the changes feed that are the message's own life rather than its provider timeline. */
+const LIFECYCLE_KIND: Record<string, string> = {
+  EmailQueued: 'queued',
+  SmsQueued: 'queued',
+  ProviderFailed: 'failed',
+  MessageCancelled: 'cancelled',
+};
+
+/** What the changes feed calls an event: a timeline kind, `queued`, `failed` or `cancelled`; undefined for the rest. */
+export function changeKind(eventType: string): string | undefined {
+  return TIMELINE_KIND[eventType] ?? LIFECYCLE_KIND[eventType];
+}
+
+/**
+ * The feed's data for a queue event: who, to whom and what, never the body (HTML, text, attachments):
+ * a feed row is read by every poll of the account and must stay small.
+ */
+function queuedData(e: RecordedEvent): Record<string, unknown> {
+  const d = e.data;
+  const email = e.type === 'EmailQueued';
+  const summary: Record<string, unknown> = {
+    channel: email ? 'email' : 'sms',
+    from: email ? d.from : d.originationNumber,
+    to: d.to,
+    apiKeyId: d.apiKeyId ?? null,
+  };
+  if (email) Object.assign(summary, { subject: d.subject, campaignId: d.campaignId ?? null, templateId: d.templateId ?? null });
+  else Object.assign(summary, { segments: d.segments, encoding: d.encoding });
+  for (const optional of ['sendAt', 'tags', 'metadata']) if (d[optional] !== undefined) summary[optional] = d[optional];
+  return summary;
+}
+
+const occurredAt = (e: RecordedEvent) =>
+  e.data.occurredAt ?? e.data.acceptedAt ?? e.data.failedAt ?? e.data.cancelledAt ?? e.data.queuedAt ?? e.recordedAt;
+
+/**
+ * The changes feed: one row per event of a message that a caller follows, keyed by the event's log
+ * position. The position, not a number this projection hands out, is the feed's cursor: a rebuild
+ * writes the same rows at the same positions, so a cursor issued before it stays valid after it.
+ * The runner applies batches in commit order, one at a time, so once a row is visible every row
+ * at a lower position already is: a reader paging by position never skips one that commits late.
+ *
+ * Only queue events name the account and key; `message_change_owners` remembers them for the
+ * message's later events.
+ */
+export const messageChangesProjection: Projection = {
+  name: 'message_changes',
+  version: 1,
+  tables: ['message_changes', 'message_change_owners'],
+  streamPrefixes: [MESSAGE_STREAM_PREFIX],
+
+  async setup(trx: Knex.Transaction, t: (base: string) => string) {
+    await trx.schema.createTable(t('message_changes'), (tb) => {
+      tb.bigInteger('commit_pos').notNullable();
+      tb.bigInteger('prepare_pos').notNullable();
+      tb.uuid('event_id').notNullable();
+      tb.text('account_id').notNullable();
+      tb.text('api_key_id');
+      tb.text('message_id').notNullable();
+      tb.text('type').notNullable();
+      tb.timestamp('occurred_at', { useTz: true }).notNullable();
+      tb.jsonb('data').notNullable();
+      tb.primary(['commit_pos', 'prepare_pos']);
+    });
+    const c = t('message_changes');
+    // A page is a range scan of one of these from the cursor on.
+    await trx.raw(`CREATE INDEX ${c}_account ON ${c} (account_id, commit_pos, prepare_pos)`);
+    await trx.raw(`CREATE INDEX ${c}_key ON ${c} (api_key_id, commit_pos, prepare_pos) WHERE api_key_id IS NOT NULL`);
+    await trx.schema.createTable(t('message_change_owners'), (tb) => {
+      tb.text('message_id').primary();
+      tb.text('account_id').notNullable();
+      tb.text('api_key_id');
+    });
+  },
+
+  async handle(events: RecordedEvent[], trx: Knex.Transaction, t: (base: string) => string) {
+    const owners = new Map<string, { account_id: string; api_key_id: string | null }>();
+    const created: Record<string, unknown>[] = [];
+    for (const e of events) {
+      if (typeof e.data?.accountId === 'string' && !owners.has(e.streamId)) {
+        const owner = { account_id: e.data.accountId, api_key_id: e.data.apiKeyId ?? null };
+        owners.set(e.streamId, owner);
+        created.push({ message_id: e.streamId.slice(MESSAGE_STREAM_PREFIX.length), ...owner });
+      }
+    }
+    const unknown = [...new Set(events.filter((e) => !owners.has(e.streamId) && changeKind(e.type)).map((e) => e.streamId.slice(MESSAGE_STREAM_PREFIX.length)))];
+    if (unknown.length) {
+      const rows = await trx(t('message_change_owners')).whereRaw('message_id = ANY(?::text[])', [unknown]).select('message_id', 'account_id', 'api_key_id');
+      for (const r of rows) owners.set(MESSAGE_STREAM_PREFIX + r.message_id, { account_id: r.account_id, api_key_id: r.api_key_id });
+    }
+
+    const changes: Record<string, unknown>[] = [];
+    for (const e of events) {
+      const type = changeKind(e.type);
+      const owner = owners.get(e.streamId);
+      if (!type || !owner) continue; // not a feed kind, or a message this read model never saw queued
+      changes.push({
+        commit_pos: e.position.commit.toString(),
+        prepare_pos: e.position.prepare.toString(),
+        event_id: e.id,
+        ...owner,
+        message_id: e.streamId.slice(MESSAGE_STREAM_PREFIX.length),
+        type,
+        occurred_at: occurredAt(e),
+        data: type === 'queued' ? queuedData(e) : e.data,
+      });
+    }
+    await insertRows(trx, t('message_change_owners'), created, { target: ['message_id'] });
+    await insertRows(trx, t('message_changes'), changes, { target: ['commit_pos', 'prepare_pos'] });
+  },
+};
