@@ -43,6 +43,7 @@ import { createWebhookDeliveryRoutes } from './http/routes/webhook-deliveries.js
 import { createContactCommands } from './commands/contacts.js';
 import { createContactRoutes } from './http/routes/contacts.js';
 import { createMessageQueries } from './commands/messages-query.js';
+import { createCancelMessage } from './commands/cancel-message.js';
 import { createMessageRoutes } from './http/routes/messages.js';
 import { createProviderRegistry } from './providers.js';
 import { emailProviderUnavailable } from './adapters/email/index.js';
@@ -119,7 +120,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     ...createSendEmailRoutes({ sendEmail }),
     ...createSendSmsRoutes({ sendSms }),
     ...createContactRoutes({ contacts }),
-    ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }) }),
+    ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }) }),
     ...createWebhookDeliveryRoutes({ deliveries }),
     ...createSmsOptOutRoutes({ optOuts }),
     ...createTrackingRoutes({ engagement, linkSecret, logger }),

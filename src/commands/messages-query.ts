@@ -8,7 +8,7 @@ import type { EventStore } from '../ports/event-store.js';
 import { contactView } from './contacts.js';
 import { replayMessage } from './replay.js';
 
-export const MESSAGE_STATUSES: MessageStatus[] = ['queued', 'sent', 'delivered', 'bounced', 'complained', 'failed'];
+export const MESSAGE_STATUSES: MessageStatus[] = ['scheduled', 'queued', 'sent', 'delivered', 'bounced', 'complained', 'failed', 'cancelled'];
 
 export interface MessageFilters {
   status?: MessageStatus;
@@ -36,6 +36,7 @@ export function messageView(row: Record<string, any>) {
     campaignId: row.campaign_id,
     templateId: row.template_id,
     error: row.error,
+    sendAt: iso(row.send_at),
     ...(row.channel === 'sms' ? { segments: row.segments, encoding: row.encoding } : {}),
     opens: row.opens,
     clicks: row.clicks,

@@ -72,6 +72,9 @@ export function statusAfter(current: MessageStatus | null, event: { type: string
   }
 }
 
+/** The refusal of a cancel that comes too late. */
+export const HANDED_TO_PROVIDER = 'message has already been handed to the provider and cannot be cancelled';
+
 export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent> = {
   initialState: { queued: null, channel: null, status: null, providerMessageId: null, attempts: 0, seenProviderEvents: new Set() },
 
@@ -125,7 +128,7 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
         // Once the provider has been asked (accepted, failed, or an attempt that may have reached it),
         // withdrawing the message here would not withdraw it there.
         if (state.providerMessageId || state.status === 'failed' || state.attempts > 0) {
-          throw conflict('message has already been handed to the provider and cannot be cancelled');
+          throw conflict(HANDED_TO_PROVIDER);
         }
         return [{ type: 'MessageCancelled', data: { cancelledAt: command.now } }];
       case 'providerError':

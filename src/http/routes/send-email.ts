@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { createSendEmail } from '../../commands/send-email.js';
+import { sendAtProblem } from '../../domain/messages/schedule.js';
 import { defineRoute } from '../route.js';
 
 const MAX_BODY = 5_000_000;
@@ -19,9 +20,12 @@ export const sendEmailBody = z
     templateId: z.cuid2().optional(),
     variables: z.record(z.string(), z.unknown()).optional(),
     unsubscribeUrl: httpUrl.optional(),
+    sendAt: z.iso.datetime({ offset: true }).optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
+    const late = body.sendAt === undefined ? null : sendAtProblem(new Date(body.sendAt), new Date());
+    if (late) ctx.addIssue({ code: 'custom', path: ['sendAt'], message: late });
     if (body.templateId) return;
     for (const field of ['subject', 'html', 'text'] as const) {
       if (body[field] === undefined) {
@@ -41,7 +45,10 @@ export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof creat
       auth: { kind: 'apiKey', scope: 'send', inHandler: true },
       body: sendEmailBody,
       responses: {
-        201: { description: 'Queued', schema: z.object({ queued: z.literal(true), messageLogId: z.string() }) },
+        201: {
+          description: 'Queued; a send with `sendAt` is scheduled and also answers `status: "scheduled"` and its `sendAt`',
+          schema: z.object({ queued: z.literal(true), messageLogId: z.string(), status: z.literal('scheduled').optional(), sendAt: z.string().optional() }),
+        },
         400: { description: 'Invalid payload, suppressed recipient, unverified sender, or the per-key daily cap reached' },
         401: { description: 'Invalid, revoked or expired key, or client IP not allowed' },
         403: { description: 'Key lacks the `send` scope' },
