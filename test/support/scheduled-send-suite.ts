@@ -41,7 +41,7 @@ export function scheduledSendSuite(title: string, env: () => Promise<Record<stri
         expect(scheduled).to.include({ status: 'scheduled', sendAt });
         expect(await inSandbox(id)).to.equal(undefined);
       }
-      const row: { created_at: Date } = await eventually(() => inSandbox(id), Boolean);
+      const row = await eventually(() => inSandbox(id), (r) => Boolean(r));
       expect(row.created_at.getTime()).to.be.at.least(Date.parse(sendAt));
       const history = await eventually(() => app.infra.eventStore.readStream(`message-${id}`), (h) => h.some((e) => e.type === 'ProviderAccepted'));
       expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
