@@ -20,7 +20,10 @@ export const sendEmailBody = z
     templateId: z.cuid2().optional(),
     variables: z.record(z.string(), z.unknown()).optional(),
     unsubscribeUrl: httpUrl.optional(),
-    sendAt: z.iso.datetime({ offset: true }).optional(),
+    sendAt: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: 'Schedule the send: an instant in the future, at most 30 days ahead', examples: ['2030-01-01T09:00:00Z'] }),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -47,7 +50,12 @@ export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof creat
       responses: {
         201: {
           description: 'Queued; a send with `sendAt` is scheduled and also answers `status: "scheduled"` and its `sendAt`',
-          schema: z.object({ queued: z.literal(true), messageLogId: z.string(), status: z.literal('scheduled').optional(), sendAt: z.string().optional() }),
+          schema: z.object({ queued: z.literal(true), messageLogId: z.string(), status: z.literal('scheduled').optional(), sendAt: z.string().optional() }).meta({
+            examples: [
+              { queued: true, messageLogId: 'clx1abc2d0000qzrm5h3k8e7f' },
+              { queued: true, messageLogId: 'clx1abc2d0000qzrm5h3k8e7f', status: 'scheduled', sendAt: '2030-01-01T09:00:00.000Z' },
+            ],
+          }),
         },
         400: { description: 'Invalid payload, suppressed recipient, unverified sender, or the per-key daily cap reached' },
         401: { description: 'Invalid, revoked or expired key, or client IP not allowed' },
