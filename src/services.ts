@@ -44,6 +44,7 @@ import { createWebhookDeliveryRoutes } from './http/routes/webhook-deliveries.js
 import { createContactCommands } from './commands/contacts.js';
 import { createContactRoutes } from './http/routes/contacts.js';
 import { createMessageQueries } from './commands/messages-query.js';
+import { createCancelMessage } from './commands/cancel-message.js';
 import { createMessageRoutes } from './http/routes/messages.js';
 import { createChangeCursors, createMessageChanges } from './commands/message-changes.js';
 import { createMessageChangeRoutes } from './http/routes/message-changes.js';
@@ -128,7 +129,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     ...createMessageChangeRoutes({
       changes: createMessageChanges({ db, notifier: createChangeNotifier({ db, logger }), cursors: createChangeCursors(await getOrCreateSecret(db, 'changes-cursor')) }),
     }),
-    ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }) }),
+    ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }) }),
     ...createWebhookDeliveryRoutes({ deliveries }),
     ...createSmsOptOutRoutes({ optOuts }),
     ...createTrackingRoutes({ engagement, linkSecret, logger }),

@@ -8,7 +8,7 @@ import type { EventStore } from '../ports/event-store.js';
 import { contactView } from './contacts.js';
 import { replayMessage } from './replay.js';
 
-export const MESSAGE_STATUSES: MessageStatus[] = ['queued', 'sent', 'delivered', 'bounced', 'complained', 'failed'];
+export const MESSAGE_STATUSES: MessageStatus[] = ['scheduled', 'queued', 'sent', 'delivered', 'bounced', 'complained', 'failed', 'cancelled'];
 
 export interface MessageFilters {
   status?: MessageStatus;
@@ -42,6 +42,7 @@ export function messageView(row: Record<string, any>) {
     tags: row.tags ?? [],
     metadata: row.metadata ?? {},
     error: row.error,
+    sendAt: iso(row.send_at),
     ...(row.channel === 'sms' ? { segments: row.segments, encoding: row.encoding } : {}),
     opens: row.opens,
     clicks: row.clicks,

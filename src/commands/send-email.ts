@@ -8,6 +8,7 @@ import { createUnsubscribeToken } from '../domain/email/unsubscribe-token.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { messageStream, type EmailQueued } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
+import { sendAtProblem } from '../domain/messages/schedule.js';
 import { keyColumnsSql, keyRefusalSql, type CheckedKeyRow, type PresentedKey } from './api-keys.js';
 import type { Principal } from '../http/principal.js';
 import type { EventStore } from '../ports/event-store.js';
@@ -26,6 +27,8 @@ export interface SendEmailInput {
   unsubscribeUrl?: string;
   tags?: string[];
   metadata?: Record<string, string>;
+  /** ISO 8601 instant: a scheduled send (see sendAtProblem for the limits) */
+  sendAt?: string;
 }
 
 /**
@@ -89,6 +92,9 @@ const ADMIT_SENDS = `
   FROM checked c LEFT JOIN reserved ON reserved.i = c.i
   ORDER BY c.i`;
 
+/** A scheduled send also says so, and when it goes out. */
+export type SendEmailResult = { queued: true; messageLogId: string } | { queued: true; messageLogId: string; status: 'scheduled'; sendAt: string };
+
 const isKey = (sender: Principal | PresentedKey): sender is PresentedKey => 'hash' in sender;
 
 export interface SendEmailDeps {
@@ -138,7 +144,11 @@ export function createSendEmail(deps: SendEmailDeps) {
    * statement, and one whose placeholders do not render must not be answered before its key is
    * checked: for those the key is checked on its own first.
    */
-  return async function sendEmail(sender: Principal | PresentedKey, input: SendEmailInput): Promise<{ queued: true; messageLogId: string }> {
+  return async function sendEmail(sender: Principal | PresentedKey, input: SendEmailInput): Promise<SendEmailResult> {
+    // Checked before any slot is taken; the route checks it too, this guards every other caller.
+    const sendAt = input.sendAt === undefined ? null : new Date(input.sendAt);
+    const sendAtRefusal = sendAt && sendAtProblem(sendAt, new Date());
+    if (sendAtRefusal) throw badRequest(`sendAt: ${sendAtRefusal}`);
     let key = isKey(sender) ? sender : null;
     let known = isKey(sender) ? null : sender;
     if (key && input.templateId) {
@@ -221,6 +231,7 @@ export function createSendEmail(deps: SendEmailDeps) {
         queuedAt: new Date().toISOString(),
         ...(input.tags?.length ? { tags: input.tags } : {}),
         ...(input.metadata && Object.keys(input.metadata).length ? { metadata: input.metadata } : {}),
+        ...(sendAt ? { sendAt: sendAt.toISOString() } : {}),
       };
       // A brand-new stream: nothing to read first (one round trip fewer on the hot path).
       const actor = principal.kind === 'apiKey' ? `apikey:${principal.apiKeyId}` : `user:${principal.userId}`;
@@ -235,6 +246,6 @@ export function createSendEmail(deps: SendEmailDeps) {
       await reservation.release();
       throw err;
     }
-    return { queued: true, messageLogId: messageId };
+    return sendAt ? { queued: true, messageLogId: messageId, status: 'scheduled', sendAt: sendAt.toISOString() } : { queued: true, messageLogId: messageId };
   };
 }

@@ -36,7 +36,7 @@ function queuedRow(id: string, e: RecordedEvent): NewRow {
     account_id: d.accountId,
     api_key_id: d.apiKeyId,
     channel: email ? 'email' : 'sms',
-    status: 'queued',
+    status: statusAfter(null, e)!,
     from_address: email ? d.fromEmail : d.originationNumber,
     to_address: d.to,
     subject: email ? d.subject : null,
@@ -45,6 +45,7 @@ function queuedRow(id: string, e: RecordedEvent): NewRow {
     campaign_id: email ? d.campaignId : null,
     template_id: email ? d.templateId : null,
     error: null,
+    send_at: email && d.sendAt ? new Date(d.sendAt) : null,
     segments: email ? null : d.segments,
     encoding: email ? null : d.encoding,
     tags: email ? (d.tags ?? []) : [],
@@ -78,7 +79,7 @@ function evolve(row: MessageState, e: RecordedEvent): void {
  */
 export const messagesProjection: Projection = {
   name: 'messages',
-  // 2: batched handler, status and campaign covering indexes; 3: tags and metadata, GIN-indexed
+  // 2: batched handler, status and campaign covering indexes; 3: tags and metadata (GIN-indexed), send_at (scheduled sends)
   version: 3,
   tables: ['messages', 'message_events'],
   streamPrefixes: [MESSAGE_STREAM_PREFIX],
@@ -99,6 +100,7 @@ export const messagesProjection: Projection = {
       tb.text('campaign_id');
       tb.text('template_id');
       tb.text('error');
+      tb.timestamp('send_at', { useTz: true });
       tb.integer('segments');
       tb.text('encoding');
       tb.specificType('tags', 'text[]').notNullable().defaultTo('{}');

@@ -248,7 +248,7 @@ describe('GET /api/messages, /:id, /aggregate, /:id/history', function () {
       expect(all.status).to.equal(200);
       expect(all.body).to.deep.equal({
         total: 28,
-        status: { queued: 0, sent: 23, delivered: 3, bounced: 1, complained: 1, failed: 0 },
+        status: { scheduled: 0, queued: 0, sent: 23, delivered: 3, bounced: 1, complained: 1, failed: 0, cancelled: 0 },
         opens: { unique: 2, total: 3 },
         clicks: { unique: 1, total: 1 },
       });
@@ -275,7 +275,7 @@ describe('GET /api/messages, /:id, /aggregate, /:id/history', function () {
       );
       expect(res.body).to.deep.equal({
         total: 6,
-        status: { queued: 0, sent: 4, delivered: 1, bounced: 1, complained: 0, failed: 0 },
+        status: { scheduled: 0, queued: 0, sent: 4, delivered: 1, bounced: 1, complained: 0, failed: 0, cancelled: 0 },
         opens: { unique: 1, total: 1 },
         clicks: { unique: 0, total: 0 },
       });

@@ -28,6 +28,8 @@ export interface EmailQueued {
     /** the sender's labels; absent on events recorded before they existed, and when none were given */
     tags?: string[];
     metadata?: Record<string, string>;
+    /** a scheduled send: the provider is called at this instant, not before (absent: at once) */
+    sendAt?: string | null;
   };
 }
 
@@ -60,6 +62,12 @@ export interface ProviderFailed {
   data: { attempt: number; error: string; failedAt: string };
 }
 
+/** A scheduled (or still queued) message withdrawn before the provider was called: it is never sent. */
+export interface MessageCancelled {
+  type: 'MessageCancelled';
+  data: { cancelledAt: string };
+}
+
 /** Provider-reported outcomes; `providerEventId` makes a redelivered provider event a no-op. */
 interface ProviderEventBase {
   providerEventId: string;
@@ -88,7 +96,7 @@ export interface Clicked {
 }
 
 export type ProviderOutcome = Delivered | Bounced | Complained | Opened | Clicked;
-export type MessageEvent = EmailQueued | SmsQueued | ProviderAccepted | ProviderAttemptFailed | ProviderFailed | ProviderOutcome;
+export type MessageEvent = EmailQueued | SmsQueued | ProviderAccepted | ProviderAttemptFailed | ProviderFailed | MessageCancelled | ProviderOutcome;
 
 export const messageStream = (id: string) => `message-${id}`;
 export const MESSAGE_STREAM_PREFIX = 'message-';

@@ -3,7 +3,7 @@ import { conflict, notFound } from '../errors.js';
 import { admitProviderEvent, type ProviderEventOrigin } from '../provider-events/event-admission.js';
 import type { EmailQueued, MessageEvent, ProviderOutcome, SmsQueued } from './events.js';
 
-export type MessageStatus = 'queued' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'failed';
+export type MessageStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'failed' | 'cancelled';
 
 export interface MessageState {
   queued: EmailQueued['data'] | SmsQueued['data'] | null;
@@ -19,6 +19,8 @@ export type MessageCommand =
   | { kind: 'queueSms'; data: SmsQueued['data'] }
   | { kind: 'providerAccepted'; providerMessageId: string; provider: string; attempt: number; now: string }
   | { kind: 'providerError'; attempt: number; error: string; retryAt: string | null; now: string }
+  /** withdraw a message the provider has not been asked to send yet */
+  | { kind: 'cancel'; now: string }
   /**
    * A provider event. `acceptedAs` is set when the provider named the message by our id (SES tag,
    * Postmark Metadata) along with its own: proof that it accepted the message. `origin`, set for
@@ -28,10 +30,13 @@ export type MessageCommand =
   | { kind: 'recordOutcome'; event?: ProviderOutcome; acceptedAs?: { providerMessageId: string; at: string }; origin?: ProviderEventOrigin };
 
 /**
- * Status moves forward only: queued → sent → delivered, and bounced/complained win over delivered
- * (a complaint arrives after delivery). Opens and clicks never change the status: they are counts.
+ * Status moves forward only: (scheduled →) queued → sent → delivered, and bounced/complained win over
+ * delivered (a complaint arrives after delivery). Opens and clicks never change the status: they are
+ * counts. A scheduled message stays `scheduled` until the worker first tries the provider at its time:
+ * accepted, it is `sent`; a retryable error makes it `queued` (retrying). `cancelled` is final: nothing
+ * is sent after it.
  */
-const RANK: Record<MessageStatus, number> = { queued: 0, failed: 1, sent: 1, delivered: 2, bounced: 3, complained: 4 };
+const RANK: Record<MessageStatus, number> = { scheduled: -1, queued: 0, failed: 1, sent: 1, delivered: 2, bounced: 3, complained: 4, cancelled: 5 };
 
 function advance(current: MessageStatus | null, next: MessageStatus): MessageStatus {
   if (!current) return next;
@@ -47,8 +52,13 @@ const OUTCOME_STATUS: Partial<Record<ProviderOutcome['type'], MessageStatus>> = 
 export function statusAfter(current: MessageStatus | null, event: { type: string; data: any }): MessageStatus | null {
   switch (event.type) {
     case 'EmailQueued':
+      return advance(current, event.data.sendAt ? 'scheduled' : 'queued');
     case 'SmsQueued':
       return advance(current, 'queued');
+    case 'ProviderAttemptFailed':
+      return advance(current, 'queued');
+    case 'MessageCancelled':
+      return advance(current, 'cancelled');
     case 'ProviderAccepted':
       return advance(current, 'sent');
     case 'ProviderFailed':
@@ -61,6 +71,9 @@ export function statusAfter(current: MessageStatus | null, event: { type: string
     }
   }
 }
+
+/** The refusal of a cancel that comes too late. */
+export const HANDED_TO_PROVIDER = 'message has already been handed to the provider and cannot be cancelled';
 
 export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent> = {
   initialState: { queued: null, channel: null, status: null, providerMessageId: null, attempts: 0, seenProviderEvents: new Set() },
@@ -75,7 +88,9 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
       case 'ProviderAccepted':
         return { ...state, status: statusAfter(state.status, e), providerMessageId: e.data.providerMessageId, attempts: e.data.attempt };
       case 'ProviderAttemptFailed':
-        return { ...state, attempts: e.data.attempt };
+        return { ...state, status: statusAfter(state.status, e), attempts: e.data.attempt };
+      case 'MessageCancelled':
+        return { ...state, status: statusAfter(state.status, e) };
       case 'ProviderFailed':
         return { ...state, status: statusAfter(state.status, e), attempts: e.data.attempt };
       default: {
@@ -106,6 +121,16 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
             data: { providerMessageId: command.providerMessageId, provider: command.provider, acceptedAt: command.now, attempt: command.attempt },
           },
         ];
+      case 'cancel':
+        if (!state.queued) throw notFound('message not found');
+        // Cancelling twice answers the same: the message is cancelled, nothing more to record.
+        if (state.status === 'cancelled') return [];
+        // Once the provider has been asked (accepted, failed, or an attempt that may have reached it),
+        // withdrawing the message here would not withdraw it there.
+        if (state.providerMessageId || state.status === 'failed' || state.attempts > 0) {
+          throw conflict(HANDED_TO_PROVIDER);
+        }
+        return [{ type: 'MessageCancelled', data: { cancelledAt: command.now } }];
       case 'providerError':
         if (!state.queued) throw notFound('message not found');
         if (state.providerMessageId || state.status === 'failed' || command.attempt <= state.attempts) return [];
@@ -133,4 +158,4 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
 
 /** Whether the provider should (still) be called for this message. */
 export const needsProviderCall = (state: MessageState) =>
-  Boolean(state.queued) && !state.providerMessageId && state.status !== 'failed';
+  Boolean(state.queued) && !state.providerMessageId && state.status !== 'failed' && state.status !== 'cancelled';

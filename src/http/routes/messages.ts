@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CancelMessage } from '../../commands/cancel-message.js';
 import { MESSAGE_STATUSES, type MessageQueries } from '../../commands/messages-query.js';
 import { defineRoute } from '../route.js';
 import { metadataFilterSchema, tagSchema } from './labels.js';
@@ -24,7 +25,7 @@ const listQuery = z.object({ ...filters, cursor: z.string().max(500).optional(),
 const aggregateQuery = z.object({ ...filters, subject: z.string().max(998).optional(), campaignId: z.string().max(100).optional() });
 const idParams = z.object({ id: z.string().min(1).max(100) });
 
-export function createMessageRoutes(deps: { messages: MessageQueries }) {
+export function createMessageRoutes(deps: { messages: MessageQueries; cancel: CancelMessage }) {
   const auth = { kind: 'apiKeyOrJwt' as const, scope: 'read_events' as const };
   return [
     defineRoute({
@@ -61,6 +62,25 @@ export function createMessageRoutes(deps: { messages: MessageQueries }) {
       responses: { 200: { description: 'The message with `events`' }, 404: { description: 'Not found for this caller' } },
       async handler({ principal, params }) {
         return { status: 200, body: await deps.messages.get(principal!, params.id) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/messages/:id/cancel',
+      summary: 'Cancel a scheduled message before the provider is asked to send it; cancelling twice answers the same',
+      tag: 'messages',
+      auth: { kind: 'apiKeyOrJwt', scope: 'send' },
+      params: idParams,
+      responses: {
+        200: {
+          description: 'Cancelled: it will never be sent',
+          schema: z.object({ id: z.string(), status: z.literal('cancelled') }).meta({ examples: [{ id: 'clx1abc2d0000qzrm5h3k8e7f', status: 'cancelled' }] }),
+        },
+        404: { description: "Not found for this caller (another key's message, another account's)" },
+        409: { description: 'Already handed to the provider (sent, failed, or being sent): it cannot be cancelled' },
+      },
+      async handler({ principal, params }) {
+        return { status: 200, body: await deps.cancel(principal!, params.id) };
       },
     }),
     defineRoute({

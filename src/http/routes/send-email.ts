@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { createSendEmail } from '../../commands/send-email.js';
+import { sendAtProblem } from '../../domain/messages/schedule.js';
 import { defineRoute } from '../route.js';
 import { metadataSchema, tagsSchema } from './labels.js';
 
@@ -22,9 +23,15 @@ export const sendEmailBody = z
     unsubscribeUrl: httpUrl.optional(),
     tags: tagsSchema.optional(),
     metadata: metadataSchema.optional(),
+    sendAt: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: 'Schedule the send: an instant in the future, at most 30 days ahead', examples: ['2030-01-01T09:00:00Z'] }),
   })
   .strict()
   .superRefine((body, ctx) => {
+    const late = body.sendAt === undefined ? null : sendAtProblem(new Date(body.sendAt), new Date());
+    if (late) ctx.addIssue({ code: 'custom', path: ['sendAt'], message: late });
     if (body.templateId) return;
     for (const field of ['subject', 'html', 'text'] as const) {
       if (body[field] === undefined) {
@@ -44,7 +51,15 @@ export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof creat
       auth: { kind: 'apiKey', scope: 'send', inHandler: true },
       body: sendEmailBody,
       responses: {
-        201: { description: 'Queued', schema: z.object({ queued: z.literal(true), messageLogId: z.string() }) },
+        201: {
+          description: 'Queued; a send with `sendAt` is scheduled and also answers `status: "scheduled"` and its `sendAt`',
+          schema: z.object({ queued: z.literal(true), messageLogId: z.string(), status: z.literal('scheduled').optional(), sendAt: z.string().optional() }).meta({
+            examples: [
+              { queued: true, messageLogId: 'clx1abc2d0000qzrm5h3k8e7f' },
+              { queued: true, messageLogId: 'clx1abc2d0000qzrm5h3k8e7f', status: 'scheduled', sendAt: '2030-01-01T09:00:00.000Z' },
+            ],
+          }),
+        },
         400: { description: 'Invalid payload, suppressed recipient, unverified sender, or the per-key daily cap reached' },
         401: { description: 'Invalid, revoked or expired key, or client IP not allowed' },
         403: { description: 'Key lacks the `send` scope' },

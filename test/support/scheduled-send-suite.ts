@@ -1,0 +1,114 @@
+import { expect } from 'chai';
+import { startTestApp, type TestApp } from './app.js';
+import { eventually, readyToSend } from './email-setup.js';
+
+const DAY = 24 * 3600_000;
+
+/**
+ * Scheduled sends on the default queue (pg-boss), or on BullMQ when `env` names a Redis (null: skipped).
+ * `onlyDue` leaves out the cases that queue jobs days ahead: a shared Redis would keep them after the run.
+ */
+export function scheduledSendSuite(title: string, env: () => Promise<Record<string, string> | null>, options: { onlyDue?: boolean } = {}) {
+  const full = options.onlyDue ? it.skip : it;
+  describe(title, function () {
+    this.timeout(60_000);
+    let app: TestApp;
+    let key: string;
+    let from: string;
+    const send = (body: Record<string, unknown>, apiKey = key) =>
+      app.request('POST', '/api/send/transactional', { apiKey, body: { to: 'reader@example.org', fromEmail: from, subject: 'Later', html: '<p>Later</p>', text: 'Later', ...body } });
+    const cancel = (id: string, auth: { apiKey?: string; token?: string } = { apiKey: key }) => app.request('POST', `/api/messages/${id}/cancel`, auth);
+    const detail = (id: string) => app.request('GET', `/api/messages/${id}`, { token: app.adminToken }).then((r) => r.body);
+    const inSandbox = (id: string) => app.infra.db('sandbox_emails').where({ message_id: id }).first();
+    const ahead = (ms: number) => new Date(Date.now() + ms).toISOString();
+
+    before(async function () {
+      const extra = await env();
+      if (!extra) return this.skip();
+      app = await startTestApp(extra);
+      ({ key, from } = await readyToSend(app));
+    });
+    after(async () => app?.close());
+
+    it('201 {queued, messageLogId, status: "scheduled", sendAt}; handed to the provider at its time, not before, then sent', async () => {
+      const sendAt = ahead(2_000);
+      const res = await send({ sendAt });
+      expect(res.status).to.equal(201);
+      expect(res.body).to.deep.equal({ queued: true, messageLogId: res.body.messageLogId, status: 'scheduled', sendAt });
+      const id = res.body.messageLogId;
+      const scheduled = await eventually(() => detail(id), (m) => Boolean(m?.id));
+      if (Date.now() < Date.parse(sendAt)) {
+        expect(scheduled).to.include({ status: 'scheduled', sendAt });
+        expect(await inSandbox(id)).to.equal(undefined);
+      }
+      const row = await eventually(() => inSandbox(id), (r) => Boolean(r));
+      expect(row.created_at.getTime()).to.be.at.least(Date.parse(sendAt));
+      const history = await eventually(() => app.infra.eventStore.readStream(`message-${id}`), (h) => h.some((e) => e.type === 'ProviderAccepted'));
+      expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
+      expect(Date.parse(history[1].data.acceptedAt)).to.be.at.least(Date.parse(sendAt));
+      expect((await eventually(() => detail(id), (m) => m.status === 'sent')).sendAt).to.equal(sendAt);
+      // an answered send cannot be withdrawn any more
+      const late = await cancel(id);
+      expect(late.status).to.equal(409);
+      expect(late.body).to.deep.equal({ message: 'message has already been handed to the provider and cannot be cancelled', error: 'Conflict', statusCode: 409 });
+    });
+
+    it('a cancelled send never reaches the provider; cancelling twice answers the same 200; the list and aggregate show it', async () => {
+      const sendAt = ahead(1_500);
+      const doomed = (await send({ sendAt, subject: 'Doomed' })).body.messageLogId;
+      const witness = (await send({ sendAt, subject: 'Witness' })).body.messageLogId;
+      const first = await cancel(doomed);
+      expect(first.status).to.equal(200);
+      expect(first.body).to.deep.equal({ id: doomed, status: 'cancelled' });
+      const again = await cancel(doomed, { token: app.adminToken });
+      expect(again.status).to.equal(200);
+      expect(again.body).to.deep.equal({ id: doomed, status: 'cancelled' });
+      // the witness, due at the same instant, went out; its twin did not, and its send effect is done
+      await eventually(() => inSandbox(witness), Boolean);
+      await eventually(() => app.infra.db('side_effects').where({ id: `send:${doomed}` }).first(), (r) => r?.status === 'done');
+      expect(await inSandbox(doomed)).to.equal(undefined);
+      const history = await app.infra.eventStore.readStream(`message-${doomed}`);
+      expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'MessageCancelled']);
+      expect(history[1].metadata.actor).to.match(/^apikey:/);
+      expect((await detail(doomed)).status).to.equal('cancelled');
+      const listed = await app.request('GET', '/api/messages?status=cancelled', { token: app.adminToken });
+      expect(listed.body.items.map((m: any) => m.id)).to.include(doomed);
+      const agg = await app.request('GET', '/api/messages/aggregate', { token: app.adminToken });
+      expect(agg.body.status).to.include.keys('scheduled', 'cancelled');
+      expect(agg.body.status.cancelled).to.be.at.least(1);
+    });
+
+    full('a dashboard user (JWT) may cancel any message of the account; another key gets 404, as for an unknown id', async () => {
+      const id = (await send({ sendAt: ahead(DAY) })).body.messageLogId;
+      const other = await app.createApiKey(['send', 'read_events']);
+      const foreign = await cancel(id, { apiKey: other.key });
+      expect(foreign.status).to.equal(404);
+      expect(foreign.body).to.deep.equal({ message: `message ${id} not found`, error: 'Not Found', statusCode: 404 });
+      expect((await cancel('nosuchmessage')).status).to.equal(404);
+      const readOnly = await app.createApiKey(['read_events']);
+      expect((await cancel(id, { apiKey: readOnly.key })).status).to.equal(403);
+      const byUser = await cancel(id, { token: app.adminToken });
+      expect(byUser.status).to.equal(200);
+      expect(byUser.body).to.deep.equal({ id, status: 'cancelled' });
+    });
+
+    full('400 naming sendAt and the limit: in the past, beyond 30 days, not an instant', async () => {
+      const past = await send({ sendAt: ahead(-60_000) });
+      expect(past.status).to.equal(400);
+      expect(past.body.message).to.equal('sendAt: must be in the future, at most 30 days ahead');
+      expect(past.body.issues).to.deep.equal([{ field: 'sendAt', message: 'must be in the future, at most 30 days ahead' }]);
+      const far = await send({ sendAt: ahead(30 * DAY + 60_000) });
+      expect(far.status).to.equal(400);
+      expect(far.body.message).to.equal('sendAt: must be at most 30 days ahead');
+      expect((await send({ sendAt: 'tomorrow' })).status).to.equal(400);
+      expect((await send({ sendAt: ahead(29 * DAY) })).status).to.equal(201);
+    });
+
+    full('the scheduled send takes its cap slot on the day it is accepted', async () => {
+      const capped = await app.createApiKey(['send'], { dailyLimit: 1 });
+      expect((await send({ sendAt: ahead(7 * DAY) }, capped.key)).status).to.equal(201);
+      const second = await send({}, capped.key);
+      expect(second.status).to.equal(400);
+    });
+  });
+}
