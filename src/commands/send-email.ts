@@ -136,7 +136,11 @@ export function createSendEmail(deps: SendEmailDeps) {
    * statement, and one whose placeholders do not render must not be answered before its key is
    * checked: for those the key is checked on its own first.
    */
-  return async function sendEmail(sender: Principal | PresentedKey, input: SendEmailInput): Promise<{ queued: true; messageLogId: string }> {
+  return async function sendEmail(
+    sender: Principal | PresentedKey,
+    input: SendEmailInput,
+    options: { messageId?: string } = {},
+  ): Promise<{ queued: true; messageLogId: string }> {
     let key = isKey(sender) ? sender : null;
     let known = isKey(sender) ? null : sender;
     if (key && input.templateId) {
@@ -176,7 +180,10 @@ export function createSendEmail(deps: SendEmailDeps) {
     const apiKeyId = principal.kind === 'apiKey' ? principal.apiKeyId : null;
     const reservation = deps.counters.settle(row.outcome!, { day, keyScope: row.key_scope, accountScope: row.account_scope });
 
-    const messageId = createId();
+    // An idempotent request's id is the same on every attempt: one that takes over a crashed attempt's claim
+    // appends the same events (same ids), which the store takes as already done, so nothing is queued twice
+    // (the slot it took stays taken, as for any process dying after its admission).
+    const messageId = options.messageId ?? createId();
     // Two writes: the cap slot (taken in the admission statement) and the message stream. Anything
     // failing from here on (tracking rewrite, append) gives the slot back; a process that dies in
     // between leaves the slot taken, which can only refuse a send early, never exceed the cap.

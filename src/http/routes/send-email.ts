@@ -40,6 +40,7 @@ export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof creat
       // the key is checked in the send's own admission statement: one round trip for key, checks and cap
       auth: { kind: 'apiKey', scope: 'send', inHandler: true },
       body: sendEmailBody,
+      idempotent: true,
       responses: {
         201: { description: 'Queued', schema: z.object({ queued: z.literal(true), messageLogId: z.string() }) },
         400: { description: 'Invalid payload, suppressed recipient, unverified sender, or the per-key daily cap reached' },
@@ -47,8 +48,8 @@ export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof creat
         403: { description: 'Key lacks the `send` scope' },
         429: { description: 'Account daily send limit reached' },
       },
-      async handler({ key, body }) {
-        return { status: 201, body: await deps.sendEmail(key!, body) };
+      async handler({ key, body, messageId }) {
+        return { status: 201, body: await deps.sendEmail(key!, body, { messageId: messageId?.(0) }) };
       },
     }),
   ];
