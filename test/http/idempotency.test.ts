@@ -152,6 +152,18 @@ describe('Idempotency-Key on the send endpoints', function () {
     expect(sms.body.message).to.equal(MISMATCH_MESSAGE);
   });
 
+  it('/openapi.json documents the header, the 409s and Idempotent-Replayed on both send routes', async () => {
+    const doc = (await app.request('GET', '/openapi.json')).body;
+    for (const path of ['/api/send/transactional', '/api/send/sms']) {
+      const op = doc.paths[path].post;
+      expect(op.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key'), path).to.deep.include({ in: 'header', required: false });
+      expect(op.responses['409'].content['application/json'].examples.mismatch.value.message).to.equal(MISMATCH_MESSAGE);
+      expect(op.responses['409'].content['application/json'].examples.inProgress.value.message).to.equal(IN_PROGRESS_MESSAGE);
+      expect(op.responses['201'].headers).to.have.property('Idempotent-Replayed');
+    }
+    expect(doc.paths['/api/messages'].get.parameters.map((p: { name: string }) => p.name)).to.not.include('Idempotency-Key');
+  });
+
   describe('POST /api/send/sms', () => {
     it('replays the first response and queues nothing', async () => {
       const { key: smsKey } = await readyToSendSms(app);
