@@ -15,6 +15,9 @@ import { createSuppressionCommands } from './commands/suppressions.js';
 import { createTemplateCommands } from './commands/templates.js';
 import { createWebhookCommands } from './commands/webhooks.js';
 import { createApp } from './http/app.js';
+import { createIdempotencyGate } from './http/idempotency.js';
+import { createIdempotentRequests } from './commands/idempotency.js';
+import { createPgIdempotencyStore } from './adapters/db/idempotency-store.js';
 import { createAuthenticator } from './http/auth.js';
 import { createJwtIssuer } from './http/jwt.js';
 import { createApiKeyRoutes } from './http/routes/api-keys.js';
@@ -151,6 +154,10 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     logger,
     baseUrl: config.BASE_URL,
     trustProxy: config.TRUST_PROXY,
+    idempotency: createIdempotencyGate({
+      requests: createIdempotentRequests({ store: createPgIdempotencyStore(db) }),
+      onError: (err) => logger.error({ err }, 'an Idempotency-Key record could not be written'),
+    }),
   });
   return { app, accounts, apiKeys, identities, templates, suppressions, webhooks, deliveries, ingest, optOuts, jwt, waitFor, linkSecret };
 }

@@ -144,7 +144,11 @@ export function createSendEmail(deps: SendEmailDeps) {
    * statement, and one whose placeholders do not render must not be answered before its key is
    * checked: for those the key is checked on its own first.
    */
-  return async function sendEmail(sender: Principal | PresentedKey, input: SendEmailInput): Promise<SendEmailResult> {
+  return async function sendEmail(
+    sender: Principal | PresentedKey,
+    input: SendEmailInput,
+    options: { messageId?: string } = {},
+  ): Promise<SendEmailResult> {
     // Checked before any slot is taken; the route checks it too, this guards every other caller.
     const sendAt = input.sendAt === undefined ? null : new Date(input.sendAt);
     const sendAtRefusal = sendAt && sendAtProblem(sendAt, new Date());
@@ -188,7 +192,10 @@ export function createSendEmail(deps: SendEmailDeps) {
     const apiKeyId = principal.kind === 'apiKey' ? principal.apiKeyId : null;
     const reservation = deps.counters.settle(row.outcome!, { day, keyScope: row.key_scope, accountScope: row.account_scope });
 
-    const messageId = createId();
+    // An idempotent request's id is the same on every attempt: one that takes over a crashed attempt's claim
+    // appends the same events (same ids), which the store takes as already done, so nothing is queued twice
+    // (the slot it took stays taken, as for any process dying after its admission).
+    const messageId = options.messageId ?? createId();
     // Two writes: the cap slot (taken in the admission statement) and the message stream. Anything
     // failing from here on (tracking rewrite, append) gives the slot back; a process that dies in
     // between leaves the slot taken, which can only refuse a send early, never exceed the cap.

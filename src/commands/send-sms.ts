@@ -91,7 +91,7 @@ export function createSendSms(deps: { eventStore: EventStore; counters: SendCoun
     ], 'admit_sms'),
   );
 
-  return async function sendSms(principal: Principal, input: { to: string; body: string }) {
+  return async function sendSms(principal: Principal, input: { to: string; body: string }, options: { messageId?: string } = {}) {
     const accountId = principal.accountId;
     const to = parsePhoneNumber(input.to);
     if (!to) throw badRequest(`${input.to} is not a valid phone number (E.164, or a 10-digit US number)`);
@@ -103,7 +103,7 @@ export function createSendSms(deps: { eventStore: EventStore; counters: SendCoun
     const row = await admissions.add({ principal, to, day });
     if (row.refusal) throw refusalError(row.refusal, to);
     const reservation = deps.counters.settle(row.outcome!, { day, keyScope: row.key_scope, accountScope: row.account_scope });
-    const messageId = createId();
+    const messageId = options.messageId ?? createId(); // an idempotent request's, the same on every retry
     const data: SmsQueued['data'] = {
       messageId,
       accountId,

@@ -12,6 +12,7 @@ import { createApiDocs } from './api-docs.js';
 import type { PresentedKey } from '../commands/api-keys.js';
 import type { Principal, RouteAuth, Scope } from './principal.js';
 import type { AnyRoute } from './route.js';
+import { callerScope, idempotencyKeyOf, requestFingerprint, type IdempotencyGate } from './idempotency.js';
 
 export type Authenticate = (req: Request, auth: RouteAuth) => Promise<Principal | undefined>;
 
@@ -27,6 +28,8 @@ export interface AppDeps {
   version?: string;
   /** express's `trust proxy` value (TRUST_PROXY): which peers' X-Forwarded-For names the client */
   trustProxy?: boolean | number | string;
+  /** runs the requests of routes declared `idempotent` that carry an Idempotency-Key */
+  idempotency?: IdempotencyGate;
 }
 
 const BODY_LIMIT = '10mb';
@@ -97,8 +100,9 @@ export function createApp(deps: AppDeps): express.Express {
     app[route.method](route.path, parse, async (req: Request, res: Response) => {
       const key = auth.kind === 'apiKey' && auth.inHandler ? deps.presentKey!(req, auth.scope) : undefined;
       const principal = key ? undefined : await deps.authenticate(req, auth);
-      let body, query, params;
+      let body, query, params, idempotencyKey;
       try {
+        idempotencyKey = route.idempotent && deps.idempotency ? idempotencyKeyOf(req) : undefined;
         if (findUnstorable(req.params)) throw notFound('Not Found');
         const raw = route.replaceUnstorable ? toStorable(req.body) : req.body;
         rejectUnstorable({ 'request body': raw, 'query string': req.query });
@@ -110,7 +114,17 @@ export function createApp(deps: AppDeps): express.Express {
         if (key) await deps.authenticate(req, auth);
         throw err;
       }
-      const result = await route.handler({ body, query, params, principal, key, req, res });
+      const ctx = { body, query, params, principal, key, req, res };
+      const result =
+        idempotencyKey === undefined
+          ? await route.handler(ctx)
+          : await deps.idempotency!({
+              scope: callerScope(principal?.kind === 'user' ? principal : { keyHash: key?.hash ?? deps.presentKey!(req, (auth as { scope: Scope }).scope).hash }),
+              key: idempotencyKey,
+              fingerprint: requestFingerprint(req.method, route.path, req.body),
+              verifyCaller: async () => key && (await deps.authenticate(req, auth)),
+              handle: (messageId) => Promise.resolve(route.handler({ ...ctx, messageId })),
+            });
       if (!result) return;
       if (result.headers) res.set(result.headers);
       if (result.body === undefined) res.status(result.status).end();

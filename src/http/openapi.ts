@@ -1,5 +1,33 @@
 import { z } from 'zod';
 import type { AnyRoute } from './route.js';
+import { IDEMPOTENCY_HEADER, MAX_IDEMPOTENCY_KEY_LENGTH, REPLAYED_HEADER } from './idempotency.js';
+import { IN_PROGRESS_MESSAGE, MISMATCH_MESSAGE } from '../domain/idempotency/record.js';
+
+const idempotencyKeyParameter = {
+  name: IDEMPOTENCY_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    `Makes the request safe to retry: the same key with the same body from the same caller within 24 h answers the first response again (with \`${REPLAYED_HEADER}: true\`) and sends nothing; ` +
+    'a request refused with a 4xx or failed with a 5xx is not remembered.',
+  schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH },
+  example: 'order-1234-confirmation',
+};
+const idempotencyConflict = {
+  description: `The Idempotency-Key is taken: "${MISMATCH_MESSAGE}", or "${IN_PROGRESS_MESSAGE}"`,
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/Error' },
+      examples: {
+        mismatch: { value: { message: MISMATCH_MESSAGE, error: 'Conflict', statusCode: 409 } },
+        inProgress: { value: { message: IN_PROGRESS_MESSAGE, error: 'Conflict', statusCode: 409 } },
+      },
+    },
+  },
+};
+const replayedHeader = {
+  [REPLAYED_HEADER]: { description: 'Present, `true`, when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+};
 
 function jsonSchema(schema: z.ZodType): unknown {
   return z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input', unrepresentable: 'any' });
@@ -34,19 +62,23 @@ export function buildOpenApi(routes: AnyRoute[], info: { title: string; version:
       tags: [r.tag],
       security: security[r.auth.kind],
       ...('scope' in r.auth ? { 'x-required-scope': r.auth.scope } : {}),
-      parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
+      parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query'), ...(r.idempotent ? [idempotencyKeyParameter] : [])],
       ...(r.body
         ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(r.body) } } } }
         : {}),
-      responses: Object.fromEntries(
-        Object.entries(r.responses).map(([status, res]) => [
-          status,
-          {
-            description: res.description,
-            ...(res.schema ? { content: { 'application/json': { schema: jsonSchema(res.schema) } } } : {}),
-          },
-        ]),
-      ),
+      responses: {
+        ...Object.fromEntries(
+          Object.entries(r.responses).map(([status, res]) => [
+            status,
+            {
+              description: res.description,
+              ...(res.schema ? { content: { 'application/json': { schema: jsonSchema(res.schema) } } } : {}),
+              ...(r.idempotent && Number(status) < 300 ? { headers: replayedHeader } : {}),
+            },
+          ]),
+        ),
+        ...(r.idempotent ? { 409: idempotencyConflict } : {}),
+      },
     };
   }
   return {

@@ -14,6 +14,11 @@ export interface RouteContext<B, Q, P> {
   key: PresentedKey | undefined;
   req: Request;
   res: Response;
+  /**
+   * For a route declared `idempotent`, called with an Idempotency-Key: the id the `index`-th message the
+   * request creates must have, the same for every retry of the request. Undefined otherwise.
+   */
+  messageId?: (index: number) => string;
 }
 
 /** What a handler answers: a status and a JSON body, or `undefined` when it wrote the response itself. */
@@ -45,6 +50,11 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
    * replaced by U+FFFD and the event recorded, where any other route refuses it with a 400.
    */
   replaceUnstorable?: boolean;
+  /**
+   * Honours an `Idempotency-Key` header: the same key and body from the same caller within 24 h answer
+   * the first response again and do nothing; the handler names its messages with `messageId`.
+   */
+  idempotent?: boolean;
   handler(ctx: RouteContext<B, Q, P>): Promise<RouteResult> | RouteResult;
 }
 

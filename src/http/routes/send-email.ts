@@ -50,6 +50,7 @@ export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof creat
       // the key is checked in the send's own admission statement: one round trip for key, checks and cap
       auth: { kind: 'apiKey', scope: 'send', inHandler: true },
       body: sendEmailBody,
+      idempotent: true,
       responses: {
         201: {
           description: 'Queued; a send with `sendAt` is scheduled and also answers `status: "scheduled"` and its `sendAt`',
@@ -65,8 +66,8 @@ export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof creat
         403: { description: 'Key lacks the `send` scope' },
         429: { description: 'Account daily send limit reached' },
       },
-      async handler({ key, body }) {
-        return { status: 201, body: await deps.sendEmail(key!, body) };
+      async handler({ key, body, messageId }) {
+        return { status: 201, body: await deps.sendEmail(key!, body, { messageId: messageId?.(0) }) };
       },
     }),
   ];

@@ -19,6 +19,7 @@ export function createSendSmsRoutes(deps: { sendSms: ReturnType<typeof createSen
       tag: 'send',
       auth: { kind: 'apiKey', scope: 'sms:send' },
       body,
+      idempotent: true,
       responses: {
         201: {
           description: 'Queued',
@@ -29,8 +30,8 @@ export function createSendSmsRoutes(deps: { sendSms: ReturnType<typeof createSen
         403: { description: 'Key lacks the `sms:send` scope' },
         429: { description: 'Account daily send limit reached' },
       },
-      async handler({ principal, body }) {
-        return { status: 201, body: await deps.sendSms(principal!, body) };
+      async handler({ principal, body, messageId }) {
+        return { status: 201, body: await deps.sendSms(principal!, body, { messageId: messageId?.(0) }) };
       },
     }),
   ];

@@ -1,0 +1,90 @@
+import canonicalizeModule from 'canonicalize';
+import { createHash } from 'node:crypto';
+import type { Request } from 'express';
+import type { IdempotentRequests } from '../commands/idempotency.js';
+import { badRequest } from '../domain/errors.js';
+import { messageIdFor } from '../domain/idempotency/record.js';
+import { mapError } from './error-mapping.js';
+import type { Principal } from './principal.js';
+import type { RouteResult } from './route.js';
+
+// a CommonJS module whose typings declare an ES default export: under Node's ESM the default import is the function itself
+const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
+
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/** The request's Idempotency-Key, undefined without one; a 400 for one that is empty or too long. */
+export function idempotencyKeyOf(req: Request): string | undefined {
+  const key = req.get(IDEMPOTENCY_HEADER);
+  if (key === undefined) return undefined;
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw badRequest(`${IDEMPOTENCY_HEADER} must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
+  }
+  return key;
+}
+
+/**
+ * What a request is, for "the same request again": its route and its JSON body in canonical form
+ * (RFC 8785: key order and number spelling do not matter), hashed. The route is in it so that a key
+ * reused on another endpoint is a different request, not a replay of the first.
+ */
+export function requestFingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonicalize(body ?? null) ?? ''}`).digest('hex');
+}
+
+/**
+ * Whose keys these are: an API key's (by the hash every request with it presents, known before the key
+ * is checked), or a dashboard user's account.
+ */
+export function callerScope(caller: { keyHash: string } | Principal): string {
+  if ('keyHash' in caller) return `key:${caller.keyHash}`;
+  return `account:${caller.accountId}`;
+}
+
+export interface IdempotentCall {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  /** checks the caller's credentials when the route has not yet: a replay or a 409 is only for a caller still allowed in */
+  verifyCaller(): Promise<unknown>;
+  /** runs the route's handler with the ids its messages must have */
+  handle(messageId: (index: number) => string): Promise<RouteResult>;
+}
+
+/**
+ * Runs a request under its Idempotency-Key: the first claims the key, runs, and leaves its response for
+ * the next (a success), or lets the key go (a refusal or a failure, which the client may retry).
+ */
+export function createIdempotencyGate(deps: { requests: IdempotentRequests; onError?: (err: unknown) => void }) {
+  return async function run(call: IdempotentCall): Promise<RouteResult> {
+    let claimed;
+    try {
+      claimed = await deps.requests.claim(call.scope, call.key, call.fingerprint);
+    } catch (err) {
+      await call.verifyCaller();
+      throw err;
+    }
+    if (claimed.kind === 'replay') {
+      await call.verifyCaller();
+      return { status: claimed.response.status, body: claimed.response.body, headers: { [REPLAYED_HEADER]: 'true' } };
+    }
+    const { claim } = claimed;
+    // A record that cannot be written does not change the answer: the claim stays in flight until it is
+    // stale, and the request that then takes it over names the same messages, so queues none twice.
+    const settle = (response: { status: number; body: unknown }) => deps.requests.complete(claim, response).catch((err: unknown) => deps.onError?.(err));
+    const forget = (status: number) => settle({ status, body: null });
+    let result: RouteResult;
+    try {
+      result = await call.handle((index) => messageIdFor(claim.seed, index));
+    } catch (err) {
+      await forget(mapError(err).status);
+      throw err;
+    }
+    if (!result) await forget(500);
+    else await settle({ status: result.status, body: result.body ?? null });
+    return result;
+  };
+}
+export type IdempotencyGate = ReturnType<typeof createIdempotencyGate>;
