@@ -29,6 +29,20 @@ describe('Idempotency-Key on the send endpoints', function () {
   });
   after(async () => app?.close());
 
+  it('a batch with the same key and body again: the first answer, Idempotent-Replayed: true, nothing queued', async () => {
+    const k = fresh();
+    const batch = { messages: [body(), body({ to: 'second@example.org' }), body({ fromEmail: 'someone@unverified.example.net' })] };
+    const sendBatch = () => app.request('POST', '/api/send/batch', { apiKey: key, body: batch, headers: { 'idempotency-key': k } });
+    const first = await sendBatch();
+    expect(first.status, JSON.stringify(first.body)).to.equal(200);
+    expect(first.body.items.map((i: { status: number }) => i.status)).to.deep.equal([201, 201, 400]);
+    const before = await queuedCount();
+    const again = await sendBatch();
+    expect(again.headers.get('idempotent-replayed')).to.equal('true');
+    expect(again.body).to.deep.equal(first.body);
+    expect(await queuedCount()).to.equal(before);
+  });
+
   it('the same key and body again: the first response (status and body), Idempotent-Replayed: true, nothing queued', async () => {
     const k = fresh();
     const first = await send(k, body());

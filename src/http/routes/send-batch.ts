@@ -51,6 +51,7 @@ export function createSendBatchRoutes(deps: { sendEmail: ReturnType<typeof creat
       tag: 'send',
       // Checked once for the batch: a bad key answers the request, not each of its messages.
       auth: { kind: 'apiKey', scope: 'send' },
+      idempotent: true,
       body: sendBatchBody,
       responses: {
         200: {
@@ -63,15 +64,15 @@ export function createSendBatchRoutes(deps: { sendEmail: ReturnType<typeof creat
         401: { description: 'Invalid, revoked or expired key, or client IP not allowed' },
         403: { description: 'Key lacks the `send` scope' },
       },
-      async handler({ principal, body }) {
+      async handler({ principal, body, messageId }) {
         // Every valid message is handed to the send command in this same turn, so the admission group
         // commit takes them in one statement (and their appends in one after it).
         const items = await Promise.all(
-          body.messages.map(async (raw): Promise<Item> => {
+          body.messages.map(async (raw, i): Promise<Item> => {
             const parsed = sendEmailBody.safeParse(raw);
             if (!parsed.success) return failure(parsed.error);
             try {
-              return { ...(await deps.sendEmail(principal!, parsed.data)), status: 201 };
+              return { ...(await deps.sendEmail(principal!, parsed.data, { messageId: messageId?.(i) })), status: 201 };
             } catch (err) {
               return failure(err);
             }
