@@ -150,6 +150,7 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       text: m.text ?? undefined,
       headers: m.headers,
       disableProviderTracking: m.tracking !== 'provider',
+      ...(m.attachments?.length ? { attachments: m.attachments } : {}),
     });
   }
 

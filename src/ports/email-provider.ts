@@ -13,6 +13,8 @@ export interface OutgoingEmail {
   headers: { name: string; value: string }[];
   /** true when the service rewrites links itself: the provider must not wrap them again. */
   disableProviderTracking: boolean;
+  /** files to attach, the bytes as base64; one with a `contentId` is an inline part (`cid:`) */
+  attachments?: { filename: string; contentType: string; contentId: string | null; size: number; content: string }[];
 }
 
 export interface EmailSendResult {

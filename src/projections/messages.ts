@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { MESSAGE_STREAM_PREFIX } from '../domain/messages/events.js';
 import { statusAfter, type MessageStatus } from '../domain/messages/message.js';
+import { attachmentSummary, type QueuedAttachment } from '../domain/email/attachments.js';
 import { insertRows, rowsById, updateRows } from './bulk-writes.js';
 import type { Projection } from './projection.js';
 
@@ -45,6 +46,8 @@ function queuedRow(id: string, e: RecordedEvent): NewRow {
     campaign_id: email ? d.campaignId : null,
     template_id: email ? d.templateId : null,
     error: null,
+    // what was attached, never the bytes: this row is read by every list page
+    attachments: email && d.attachments?.length ? (d.attachments as QueuedAttachment[]).map(attachmentSummary) : null,
     segments: email ? null : d.segments,
     encoding: email ? null : d.encoding,
     opens: 0,
@@ -76,8 +79,8 @@ function evolve(row: MessageState, e: RecordedEvent): void {
  */
 export const messagesProjection: Projection = {
   name: 'messages',
-  // 2: batched handler, status and campaign covering indexes
-  version: 2,
+  // 2: batched handler, status and campaign covering indexes; 3: attachment summaries
+  version: 3,
   tables: ['messages', 'message_events'],
   streamPrefixes: [MESSAGE_STREAM_PREFIX],
 
@@ -99,6 +102,7 @@ export const messagesProjection: Projection = {
       tb.text('error');
       tb.integer('segments');
       tb.text('encoding');
+      tb.jsonb('attachments');
       tb.integer('opens').notNullable().defaultTo(0);
       tb.integer('clicks').notNullable().defaultTo(0);
       tb.timestamp('created_at', { useTz: true }).notNullable();

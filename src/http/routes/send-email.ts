@@ -1,11 +1,44 @@
 import { z } from 'zod';
+import { detectMimeType } from 'nodemailer/lib/mime-funcs/mime-types';
 import type { createSendEmail } from '../../commands/send-email.js';
+import { checkAttachments, MAX_ATTACHMENTS } from '../../domain/email/attachments.js';
 import { defineRoute } from '../route.js';
 
 const MAX_BODY = 5_000_000;
 const httpUrl = z
   .url({ protocol: /^https?$/ })
   .max(2000);
+
+/**
+ * The attachments as received, checked against every limit and turned into what is queued (the
+ * content type resolved from the filename when not given, the decoded size counted).
+ */
+export const attachmentsField = z
+  .array(
+    z
+      .object({
+        filename: z.string().min(1).max(255).regex(/^[^\u0000-\u001f/\\]+$/, 'must be a file name without path separators or control characters'),
+        content: z.string().min(1, 'must not be empty'),
+        contentType: z.string().max(255).regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type such as image/png').optional(),
+        contentId: z.string().min(1).max(255).regex(/^[^\s<>"]+$/, 'must not contain spaces, angle brackets or quotes').optional(),
+      })
+      .strict(),
+  )
+  .max(MAX_ATTACHMENTS, `at most ${MAX_ATTACHMENTS} attachments per message`)
+  .transform((list, ctx) => {
+    const checked = checkAttachments(list, detectMimeType);
+    if (checked.ok) return checked.attachments;
+    // the field named relative to `attachments`, which zod prefixes
+    ctx.addIssue({ code: 'custom', path: checked.field.split('.').slice(1), message: checked.message });
+    return z.NEVER;
+  })
+  .meta({
+    description: `At most ${MAX_ATTACHMENTS}, at most 7 MB (7,340,032 bytes) decoded in all. \`content\` is standard padded base64. An attachment with \`contentId\` is an inline part the HTML shows as \`<img src="cid:<contentId>">\`. Executable and script types are refused (by extension and by content type).`,
+    examples: [[
+      { filename: 'invoice.pdf', content: 'JVBERi0xLjQK', contentType: 'application/pdf' },
+      { filename: 'logo.png', content: 'iVBORw0KGgo=', contentId: 'logo' },
+    ]],
+  });
 
 export const sendEmailBody = z
   .object({
@@ -19,6 +52,7 @@ export const sendEmailBody = z
     templateId: z.cuid2().optional(),
     variables: z.record(z.string(), z.unknown()).optional(),
     unsubscribeUrl: httpUrl.optional(),
+    attachments: attachmentsField.optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -42,7 +76,7 @@ export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof creat
       body: sendEmailBody,
       responses: {
         201: { description: 'Queued', schema: z.object({ queued: z.literal(true), messageLogId: z.string() }) },
-        400: { description: 'Invalid payload, suppressed recipient, unverified sender, or the per-key daily cap reached' },
+        400: { description: 'Invalid payload (including an attachment limit or a refused attachment type), suppressed recipient, unverified sender, or the per-key daily cap reached' },
         401: { description: 'Invalid, revoked or expired key, or client IP not allowed' },
         403: { description: 'Key lacks the `send` scope' },
         429: { description: 'Account daily send limit reached' },
