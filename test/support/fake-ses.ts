@@ -104,7 +104,7 @@ export async function startFakeSes(): Promise<FakeSes> {
       // the SDK sends a blob as base64 in the JSON body
       const raw = body?.Content?.Raw?.Data;
       if (raw !== undefined && !(typeof raw === 'string' && raw.length > 0)) return awsError(res, 'BadRequestException', 'Raw.Data must be a non-empty blob');
-      const mime = raw ? await simpleParser(Buffer.from(raw, 'base64')) : undefined;
+      const mime = raw ? await simpleParser(Buffer.from(raw, 'base64'), { skipImageLinks: true }) : undefined;
       sent.push({ body, messageId, ...(mime ? { mime } : {}) });
       json(res, 200, { MessageId: messageId });
       // SES publishes the Send event after it has answered

@@ -44,11 +44,11 @@ export const REFUSED_EXTENSIONS = new Set([
   // shell and script languages
   'bat', 'cmd', 'js', 'jse', 'mjs', 'cjs', 'vb', 'vbe', 'vbs', 'ws', 'wsc', 'wsf', 'wsh', 'ps1', 'ps1xml', 'ps2',
   'ps2xml', 'psc1', 'psc2', 'psd1', 'psm1', 'msh', 'msh1', 'msh2', 'mshxml', 'msh1xml', 'msh2xml', 'sct', 'shb',
-  'sh', 'bash', 'csh', 'ksh', 'zsh', 'command', 'py', 'pyc', 'pyo', 'pyw', 'pl', 'rb', 'php',
+  'sh', 'bash', 'csh', 'ksh', 'zsh', 'command', 'py', 'pyc', 'pyo', 'pyw',
   // Java and other runtimes
   'jar', 'jnlp', 'class',
   // macOS and Linux packages and apps
-  'app', 'pkg', 'mpkg', 'dmg', 'deb', 'rpm', 'run', 'bin', 'elf', 'apk', 'xpi', 'crx',
+  'app', 'pkg', 'mpkg', 'dmg', 'deb', 'rpm', 'run', 'apk', 'xpi', 'crx',
   // Office files with macros that run, and disk images that hide programs from scanners
   'iso', 'img', 'vhd', 'vhdx', 'docm', 'dotm', 'xlsm', 'xltm', 'xlam', 'pptm', 'potm', 'ppam', 'ppsm', 'sldm',
 ]);
@@ -89,8 +89,6 @@ export const REFUSED_CONTENT_TYPES = new Set([
   'application/x-iso9660-image',
   'application/x-python-code',
   'text/x-python',
-  'application/x-perl',
-  'application/x-php',
   'application/x-powershell',
   'application/vnd.ms-word.document.macroenabled.12',
   'application/vnd.ms-excel.sheet.macroenabled.12',
