@@ -44,6 +44,8 @@ export function messageView(row: Record<string, any>) {
     error: row.error,
     sendAt: iso(row.send_at),
     ...(row.channel === 'sms' ? { segments: row.segments, encoding: row.encoding } : {}),
+    // name, type, size and content id of each attachment; the bytes are only on the message's event
+    ...(row.channel === 'email' ? { attachments: row.attachments ?? [] } : {}),
     opens: row.opens,
     clicks: row.clicks,
     createdAt: iso(row.created_at),

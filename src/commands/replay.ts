@@ -1,3 +1,4 @@
+import { attachmentSummary, type QueuedAttachment } from '../domain/email/attachments.js';
 import { messageStream } from '../domain/messages/events.js';
 import { messageDecider, type MessageState } from '../domain/messages/message.js';
 import type { EventStore } from '../ports/event-store.js';
@@ -23,6 +24,12 @@ export interface ReplayedEvent {
   state: ReturnType<typeof stateSummary>;
 }
 
+/** An event's data as shown to a person: attachments by name, type and size, not megabytes of base64. */
+function withoutAttachmentBytes(data: Record<string, any>): unknown {
+  if (!Array.isArray(data.attachments)) return data;
+  return { ...data, attachments: (data.attachments as QueuedAttachment[]).map(attachmentSummary) };
+}
+
 /**
  * Every event of a message's stream in order, each with its time, actor, metadata and the state it
  * led to, folded by the same decider that made the decisions. [] when the stream does not exist.
@@ -38,7 +45,7 @@ export async function replayMessage(eventStore: EventStore, messageId: string): 
       version: e.revision,
       occurredAt: e.recordedAt.toISOString(),
       actor: typeof actor === 'string' ? actor : null,
-      data: e.data,
+      data: withoutAttachmentBytes(e.data),
       metadata,
       state: stateSummary(state),
     };

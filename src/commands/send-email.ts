@@ -2,6 +2,7 @@ import { createId } from '../cuid.js';
 import { query, type Db } from '../adapters/db/knex.js';
 import { ACCOUNT_SCOPE_PREFIX, capScopesSql, KEY_SCOPE_PREFIX, reserveAdmittedSql, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
 import { emailDomain, formatFromHeader, normaliseEmail } from '../domain/email/address.js';
+import type { QueuedAttachment } from '../domain/email/attachments.js';
 import { renderTemplate } from '../domain/email/render.js';
 import { rewriteForTracking } from '../domain/email/tracking.js';
 import { createUnsubscribeToken } from '../domain/email/unsubscribe-token.js';
@@ -29,6 +30,8 @@ export interface SendEmailInput {
   metadata?: Record<string, string>;
   /** ISO 8601 instant: a scheduled send (see sendAtProblem for the limits) */
   sendAt?: string;
+  /** already checked against the attachment limits (see src/domain/email/attachments.ts) */
+  attachments?: QueuedAttachment[];
 }
 
 /**
@@ -235,6 +238,7 @@ export function createSendEmail(deps: SendEmailDeps) {
         html,
         text: rendered.text || null,
         headers,
+        ...(input.attachments?.length ? { attachments: input.attachments } : {}),
         queuedAt: new Date().toISOString(),
         ...(input.tags?.length ? { tags: input.tags } : {}),
         ...(input.metadata && Object.keys(input.metadata).length ? { metadata: input.metadata } : {}),

@@ -152,6 +152,7 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       disableProviderTracking: m.tracking !== 'provider',
       tags: m.tags ?? [],
       metadata: m.metadata ?? {},
+      ...(m.attachments?.length ? { attachments: m.attachments } : {}),
     });
   }
 

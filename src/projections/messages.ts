@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { MESSAGE_STREAM_PREFIX } from '../domain/messages/events.js';
 import { statusAfter, type MessageStatus } from '../domain/messages/message.js';
+import { attachmentSummary, type QueuedAttachment } from '../domain/email/attachments.js';
 import { insertRows, rowsById, updateRows } from './bulk-writes.js';
 import type { Projection } from './projection.js';
 
@@ -46,6 +47,8 @@ function queuedRow(id: string, e: RecordedEvent): NewRow {
     template_id: email ? d.templateId : null,
     error: null,
     send_at: email && d.sendAt ? new Date(d.sendAt) : null,
+    // what was attached, never the bytes: this row is read by every list page
+    attachments: email && d.attachments?.length ? (d.attachments as QueuedAttachment[]).map(attachmentSummary) : null,
     segments: email ? null : d.segments,
     encoding: email ? null : d.encoding,
     tags: email ? (d.tags ?? []) : [],
@@ -79,7 +82,7 @@ function evolve(row: MessageState, e: RecordedEvent): void {
  */
 export const messagesProjection: Projection = {
   name: 'messages',
-  // 2: batched handler, status and campaign covering indexes; 3: tags and metadata (GIN-indexed), send_at (scheduled sends)
+  // 2: batched handler, status and campaign covering indexes; 3: tags and metadata (GIN-indexed), send_at (scheduled sends), attachment summaries
   version: 3,
   tables: ['messages', 'message_events'],
   streamPrefixes: [MESSAGE_STREAM_PREFIX],
@@ -105,6 +108,7 @@ export const messagesProjection: Projection = {
       tb.text('encoding');
       tb.specificType('tags', 'text[]').notNullable().defaultTo('{}');
       tb.jsonb('metadata').notNullable().defaultTo('{}');
+      tb.jsonb('attachments');
       tb.integer('opens').notNullable().defaultTo(0);
       tb.integer('clicks').notNullable().defaultTo(0);
       tb.timestamp('created_at', { useTz: true }).notNullable();

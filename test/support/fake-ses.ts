@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
 import { readBody } from './read-body.js';
 
 /**
@@ -44,8 +45,8 @@ export interface FakeSes {
   url: string;
   /** requests in arrival order */
   requests: SesRequest[];
-  /** SendEmail bodies accepted, with the MessageId answered */
-  sent: { body: any; messageId: string }[];
+  /** SendEmail bodies accepted, with the MessageId answered, and a raw message (`Content.Raw`) parsed as a mail client would */
+  sent: { body: any; messageId: string; mime?: ParsedMail }[];
   /** the next `times` SendEmail calls fail with this AWS error code */
   failSends(code: string, message: string, times?: number): void;
   /** milliseconds each SendEmail waits before answering */
@@ -100,7 +101,11 @@ export async function startFakeSes(): Promise<FakeSes> {
       if (fake.sendDelayMs) await new Promise((r) => setTimeout(r, fake.sendDelayMs));
       if (failure) return awsError(res, failure.code, failure.message);
       const messageId = `0100018f-${randomUUID()}-000000`;
-      sent.push({ body, messageId });
+      // the SDK sends a blob as base64 in the JSON body
+      const raw = body?.Content?.Raw?.Data;
+      if (raw !== undefined && !(typeof raw === 'string' && raw.length > 0)) return awsError(res, 'BadRequestException', 'Raw.Data must be a non-empty blob');
+      const mime = raw ? await simpleParser(Buffer.from(raw, 'base64'), { skipImageLinks: true }) : undefined;
+      sent.push({ body, messageId, ...(mime ? { mime } : {}) });
       json(res, 200, { MessageId: messageId });
       // SES publishes the Send event after it has answered
       if (fake.onSend) setImmediate(() => fake.onSend?.({ body, messageId }));

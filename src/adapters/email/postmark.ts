@@ -29,6 +29,17 @@ export function createPostmarkEmailProvider(options: { serverToken: string; apiU
           ...(email.tags?.length ? { Tag: email.tags[0] } : {}),
           Metadata: { ...email.metadata, msg_id: email.messageId },
           Headers: email.headers.map((h) => ({ Name: h.name, Value: h.value })),
+          // Postmark names an inline part by `cid:<id>`, the form the HTML refers to it by.
+          ...(email.attachments?.length
+            ? {
+                Attachments: email.attachments.map((a) => ({
+                  Name: a.filename,
+                  Content: a.content,
+                  ContentType: a.contentType,
+                  ContentID: a.contentId ? `cid:${a.contentId}` : null,
+                })),
+              }
+            : {}),
           // Either the service tracks (or nothing does) and Postmark must not wrap links again, or the
           // account chose provider tracking and it is switched on whatever the server's default.
           TrackOpens: !email.disableProviderTracking,

@@ -22,17 +22,36 @@ export function createSandboxEmailProvider(deps: { db: Db }): EmailProvider {
           { type: 'TXT', name: `mail.${identity}`, value: 'v=spf1 include:sandbox.invalid ~all' },
         ],
   });
-  // Sends of concurrent workers are recorded in one statement (a real provider's batch API, in effect).
-  const inserts = createGroupCommit<Record<string, unknown>>(
-    async (rows) => {
-      await deps.db('sandbox_emails').insert(rows).onConflict('message_id').ignore();
+  // Sends of concurrent workers are recorded in one statement (a real provider's batch API, in effect);
+  // attachments go in with their email, in the same transaction, or not at all.
+  const inserts = createGroupCommit<{ email: Record<string, unknown>; attachments: Record<string, unknown>[] }>(
+    async (items) => {
+      const attachments = items.flatMap((i) => i.attachments);
+      const emails = items.map((i) => i.email);
+      if (attachments.length === 0) {
+        await deps.db('sandbox_emails').insert(emails).onConflict('message_id').ignore();
+        return;
+      }
+      await deps.db.transaction(async (trx) => {
+        await trx('sandbox_emails').insert(emails).onConflict('message_id').ignore();
+        await trx('sandbox_email_attachments').insert(attachments).onConflict(['message_id', 'position']).ignore();
+      });
     },
     { maxBatch: 100 },
   );
   return {
     name: 'sandbox',
     async send(email) {
-      await inserts.add({
+      const attachments = (email.attachments ?? []).map((a, position) => ({
+        message_id: email.messageId,
+        position,
+        filename: a.filename,
+        content_type: a.contentType,
+        content_id: a.contentId,
+        size: a.size,
+        content: Buffer.from(a.content, 'base64'),
+      }));
+      const row = {
         message_id: email.messageId,
         from_header: email.from,
         to_address: email.to,
@@ -42,7 +61,8 @@ export function createSandboxEmailProvider(deps: { db: Db }): EmailProvider {
         text: email.text ?? null,
         headers: JSON.stringify(email.headers),
         provider_tracking: !email.disableProviderTracking,
-      });
+      };
+      await inserts.add({ email: row, attachments });
       return { providerMessageId: providerIdOf(email.messageId) };
     },
     async findSent(messageId) {

@@ -6,7 +6,8 @@ import {
   SendEmailCommand,
   type GetEmailIdentityCommandOutput,
 } from '@aws-sdk/client-sesv2';
-import { ProviderError, type CheckStatus, type EmailProvider, type IdentityStatus } from '../../ports/email-provider.js';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import { ProviderError, type CheckStatus, type EmailProvider, type IdentityStatus, type OutgoingEmail } from '../../ports/email-provider.js';
 
 export interface SesOptions {
   region: string;
@@ -76,6 +77,31 @@ function toStatus(identity: string, out: GetEmailIdentityCommandOutput, region: 
 }
 
 /**
+ * The whole message as MIME, for SES's raw content: SES's simple content has no attachments. The
+ * headers of the simple path (List-Unsubscribe and the others) are written into it as they are.
+ * Parts with a content id are inline (multipart/related, shown by the HTML's `cid:` references).
+ */
+export async function composeMime(email: OutgoingEmail): Promise<Buffer> {
+  const composer = new MailComposer({
+    from: email.from,
+    to: email.to,
+    ...(email.replyTo ? { replyTo: email.replyTo } : {}),
+    subject: email.subject,
+    ...(email.html ? { html: email.html } : {}),
+    ...(email.text ? { text: email.text } : {}),
+    headers: email.headers.map((h) => ({ key: h.name, value: h.value })),
+    attachments: (email.attachments ?? []).map((a) => ({
+      filename: a.filename,
+      content: a.content,
+      encoding: 'base64',
+      contentType: a.contentType,
+      ...(a.contentId ? { cid: a.contentId, contentDisposition: 'inline' as const } : { contentDisposition: 'attachment' as const }),
+    })),
+  });
+  return composer.compile().build();
+}
+
+/**
  * AWS SES v2 through the official SDK. The SDK's own retries are off (`maxAttempts: 1`): the send
  * worker's schedule is the one retry policy, recorded on the message stream, and an SDK retry after a
  * timed-out call that SES had in fact accepted would be an invisible second send.
@@ -93,12 +119,15 @@ export function createSesEmailProvider(options: SesOptions): EmailProvider {
     name: 'ses',
     async send(email) {
       try {
+        // Raw MIME only for a message with attachments: the simple content, built by SES, stays the
+        // path of every other send (no composing on the worker, the same wire format as before).
+        const raw = email.attachments?.length ? await composeMime(email) : null;
         const out = await client.send(
           new SendEmailCommand({
             FromEmailAddress: email.from,
             Destination: { ToAddresses: [email.to] },
-            ReplyToAddresses: email.replyTo ? [email.replyTo] : undefined,
-            Content: {
+            ReplyToAddresses: email.replyTo && !raw ? [email.replyTo] : undefined,
+            Content: raw ? { Raw: { Data: raw } } : {
               Simple: {
                 Subject: { Data: email.subject, Charset: 'UTF-8' },
                 Body: {

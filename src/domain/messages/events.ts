@@ -1,5 +1,7 @@
 /** Events of a `message-<id>` stream: one message's whole life, email or SMS. */
 
+import type { QueuedAttachment } from '../email/attachments.js';
+
 export interface EmailContent {
   from: string;
   fromEmail: string;
@@ -11,6 +13,12 @@ export interface EmailContent {
   html: string | null;
   text: string | null;
   headers: { name: string; value: string }[];
+  /**
+   * The attachments with their bytes (base64): the event is the one place they are kept, and the
+   * send worker reads them from the stream it folds. Read models keep only their summaries. Absent
+   * on messages without attachments (and on events written before attachments existed).
+   */
+  attachments?: QueuedAttachment[];
 }
 
 export interface EmailQueued {

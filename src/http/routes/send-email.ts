@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { detectMimeType } from 'nodemailer/lib/mime-funcs/mime-types';
 import type { createSendEmail } from '../../commands/send-email.js';
 import { sendAtProblem } from '../../domain/messages/schedule.js';
+import { checkAttachments, MAX_ATTACHMENTS } from '../../domain/email/attachments.js';
 import { defineRoute } from '../route.js';
 import { metadataSchema, tagsSchema } from './labels.js';
 
@@ -8,6 +10,37 @@ const MAX_BODY = 5_000_000;
 const httpUrl = z
   .url({ protocol: /^https?$/ })
   .max(2000);
+
+/**
+ * The attachments as received, checked against every limit and turned into what is queued (the
+ * content type resolved from the filename when not given, the decoded size counted).
+ */
+export const attachmentsField = z
+  .array(
+    z
+      .object({
+        filename: z.string().min(1).max(255).regex(/^[^\u0000-\u001f/\\]+$/, 'must be a file name without path separators or control characters'),
+        content: z.string().min(1, 'must not be empty'),
+        contentType: z.string().max(255).regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type such as image/png').optional(),
+        contentId: z.string().min(1).max(255).regex(/^[^\s<>"]+$/, 'must not contain spaces, angle brackets or quotes').optional(),
+      })
+      .strict(),
+  )
+  .max(MAX_ATTACHMENTS, `at most ${MAX_ATTACHMENTS} attachments per message`)
+  .transform((list, ctx) => {
+    const checked = checkAttachments(list, detectMimeType);
+    if (checked.ok) return checked.attachments;
+    // the field named relative to `attachments`, which zod prefixes
+    ctx.addIssue({ code: 'custom', path: checked.field.split('.').slice(1), message: checked.message });
+    return z.NEVER;
+  })
+  .meta({
+    description: `At most ${MAX_ATTACHMENTS}, at most 7 MB (7,340,032 bytes) decoded in all. \`content\` is standard padded base64. An attachment with \`contentId\` is an inline part the HTML shows as \`<img src="cid:<contentId>">\`. Executable and script types are refused (by extension and by content type).`,
+    examples: [[
+      { filename: 'invoice.pdf', content: 'JVBERi0xLjQK', contentType: 'application/pdf' },
+      { filename: 'logo.png', content: 'iVBORw0KGgo=', contentId: 'logo' },
+    ]],
+  });
 
 export const sendEmailBody = z
   .object({
@@ -27,6 +60,7 @@ export const sendEmailBody = z
       .datetime({ offset: true })
       .optional()
       .meta({ description: 'Schedule the send: an instant in the future, at most 30 days ahead', examples: ['2030-01-01T09:00:00Z'] }),
+    attachments: attachmentsField.optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -61,7 +95,7 @@ export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof creat
             ],
           }),
         },
-        400: { description: 'Invalid payload, suppressed recipient, unverified sender, or the per-key daily cap reached' },
+        400: { description: 'Invalid payload (including an attachment limit or a refused attachment type), suppressed recipient, unverified sender, or the per-key daily cap reached' },
         401: { description: 'Invalid, revoked or expired key, or client IP not allowed' },
         403: { description: 'Key lacks the `send` scope' },
         429: { description: 'Account daily send limit reached' },

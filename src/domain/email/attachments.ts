@@ -1,0 +1,151 @@
+/**
+ * Attachments of a transactional email: what a send may carry and what is refused. Pure rules over
+ * the request's own fields; the bytes stay base64 (as they arrived) from the request to the provider.
+ */
+
+export const MAX_ATTACHMENTS = 10;
+/** Decoded bytes of all of a send's attachments together (7 MiB). */
+export const MAX_ATTACHMENT_BYTES = 7 * 1024 * 1024;
+
+export interface AttachmentInput {
+  filename: string;
+  /** base64 (standard alphabet, padded) */
+  content: string;
+  contentType?: string;
+  contentId?: string;
+}
+
+/** An attachment as queued: its bytes (base64), and the facts the read models keep about it. */
+export interface QueuedAttachment {
+  filename: string;
+  contentType: string;
+  /** set for an inline part the HTML names as `cid:<contentId>` */
+  contentId: string | null;
+  /** decoded size in bytes */
+  size: number;
+  content: string;
+}
+
+/** What the read models keep: everything but the bytes. */
+export type AttachmentSummary = Omit<QueuedAttachment, 'content'>;
+
+export const attachmentSummary = ({ content: _bytes, ...summary }: QueuedAttachment): AttachmentSummary => summary;
+
+/**
+ * Extensions refused as attachments: programs, installers, scripts and shortcuts that run when
+ * opened on Windows, macOS or Linux. Mail providers and receiving servers bounce or quarantine them,
+ * so a send carrying one would fail late; it is refused up front instead.
+ */
+export const REFUSED_EXTENSIONS = new Set([
+  // Windows programs, installers and system files
+  'exe', 'com', 'scr', 'pif', 'cpl', 'dll', 'sys', 'drv', 'ocx', 'msi', 'msp', 'mst', 'msc', 'msix', 'msixbundle',
+  'appx', 'appxbundle', 'appref-ms', 'application', 'gadget', 'hta', 'inf', 'ins', 'isp', 'reg', 'scf', 'lnk',
+  'url', 'xbap', 'diagcab', 'cab', 'chm', 'hlp',
+  // shell and script languages
+  'bat', 'cmd', 'js', 'jse', 'mjs', 'cjs', 'vb', 'vbe', 'vbs', 'ws', 'wsc', 'wsf', 'wsh', 'ps1', 'ps1xml', 'ps2',
+  'ps2xml', 'psc1', 'psc2', 'psd1', 'psm1', 'msh', 'msh1', 'msh2', 'mshxml', 'msh1xml', 'msh2xml', 'sct', 'shb',
+  'sh', 'bash', 'csh', 'ksh', 'zsh', 'command', 'py', 'pyc', 'pyo', 'pyw',
+  // Java and other runtimes
+  'jar', 'jnlp', 'class',
+  // macOS and Linux packages and apps
+  'app', 'pkg', 'mpkg', 'dmg', 'deb', 'rpm', 'run', 'apk', 'xpi', 'crx',
+  // Office files with macros that run, and disk images that hide programs from scanners
+  'iso', 'img', 'vhd', 'vhdx', 'docm', 'dotm', 'xlsm', 'xltm', 'xlam', 'pptm', 'potm', 'ppam', 'ppsm', 'sldm',
+]);
+
+/** Content types refused whatever the filename says (the type a recipient's client may act on). */
+export const REFUSED_CONTENT_TYPES = new Set([
+  'application/x-msdownload',
+  'application/x-msdos-program',
+  'application/x-ms-installer',
+  'application/x-msi',
+  'application/x-ms-shortcut',
+  'application/x-ms-application',
+  'application/x-dosexec',
+  'application/x-executable',
+  'application/x-elf',
+  'application/x-mach-binary',
+  'application/x-sharedlib',
+  'application/vnd.microsoft.portable-executable',
+  'application/x-bat',
+  'application/x-sh',
+  'application/x-csh',
+  'application/x-shellscript',
+  'application/javascript',
+  'application/x-javascript',
+  'application/ecmascript',
+  'text/javascript',
+  'text/ecmascript',
+  'application/vbscript',
+  'text/vbscript',
+  'application/hta',
+  'application/java-archive',
+  'application/x-java-archive',
+  'application/x-java-jnlp-file',
+  'application/vnd.android.package-archive',
+  'application/x-apple-diskimage',
+  'application/x-debian-package',
+  'application/x-rpm',
+  'application/x-iso9660-image',
+  'application/x-python-code',
+  'text/x-python',
+  'application/x-powershell',
+  'application/vnd.ms-word.document.macroenabled.12',
+  'application/vnd.ms-excel.sheet.macroenabled.12',
+  'application/vnd.ms-powerpoint.presentation.macroenabled.12',
+]);
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Decoded length of well-formed base64, without decoding it. */
+function decodedSize(b64: string): number {
+  const padding = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
+  return (b64.length / 4) * 3 - padding;
+}
+
+/** The extension a client would act on: the last one, without trailing dots or spaces Windows ignores. */
+function extensionOf(filename: string): string {
+  const name = filename.replace(/[.\s]+$/, '').toLowerCase();
+  const dot = name.lastIndexOf('.');
+  return dot < 0 ? '' : name.slice(dot + 1);
+}
+
+export type AttachmentCheck = { ok: true; attachments: QueuedAttachment[] } | { ok: false; field: string; message: string };
+
+/**
+ * Checks a send's attachments against every limit, naming the field and the limit when one is
+ * exceeded. `typeOf` gives the content type of a filename when the caller set none.
+ */
+export function checkAttachments(list: AttachmentInput[], typeOf: (filename: string) => string): AttachmentCheck {
+  if (list.length > MAX_ATTACHMENTS) {
+    return { ok: false, field: 'attachments', message: `at most ${MAX_ATTACHMENTS} attachments per message` };
+  }
+  const attachments: QueuedAttachment[] = [];
+  const contentIds = new Set<string>();
+  let total = 0;
+  for (const [i, a] of list.entries()) {
+    const at = `attachments.${i}`;
+    const extension = extensionOf(a.filename);
+    if (REFUSED_EXTENSIONS.has(extension)) {
+      return { ok: false, field: `${at}.filename`, message: `.${extension} files are refused as attachments (executable or script types)` };
+    }
+    const contentType = (a.contentType ?? typeOf(a.filename)).toLowerCase();
+    if (REFUSED_CONTENT_TYPES.has(contentType.split(';')[0].trim())) {
+      return { ok: false, field: `${at}.contentType`, message: `${contentType} is refused as an attachment type (executable or script types)` };
+    }
+    if (a.content.length % 4 !== 0 || !BASE64.test(a.content)) {
+      return { ok: false, field: `${at}.content`, message: 'must be valid base64 (standard alphabet, padded, no line breaks)' };
+    }
+    const size = decodedSize(a.content);
+    total += size;
+    if (total > MAX_ATTACHMENT_BYTES) {
+      return { ok: false, field: 'attachments', message: `at most ${MAX_ATTACHMENT_BYTES} bytes (7 MB) decoded in all` };
+    }
+    if (a.contentId !== undefined) {
+      if (contentIds.has(a.contentId)) return { ok: false, field: `${at}.contentId`, message: `${a.contentId} is used by another attachment` };
+      contentIds.add(a.contentId);
+    }
+    attachments.push({ filename: a.filename, contentType, contentId: a.contentId ?? null, size, content: a.content });
+  }
+  return { ok: true, attachments };
+}
