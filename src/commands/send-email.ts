@@ -122,8 +122,8 @@ export function createSendEmail(deps: SendEmailDeps) {
 
   /**
    * Queues one email from `sender`: a principal already authenticated, or the key a request presents,
-   * checked in the admission statement itself. A send with a template needs its account before that
-   * statement, and one whose placeholders do not render must not be answered before its key is
+   * checked in the statement that reads the send's facts (SEND_FACTS). A send with a template needs its
+   * account before that statement, and one whose placeholders do not render must not be answered before its key is
    * checked: for those the key is checked on its own first.
    */
   return async function sendEmail(sender: Principal | PresentedKey, input: SendEmailInput): Promise<{ queued: true; messageLogId: string }> {
