@@ -1,18 +1,20 @@
 import { createId } from '../cuid.js';
 import { query, type Db } from '../adapters/db/knex.js';
-import { ACCOUNT_SCOPE_PREFIX, capScopesSql, KEY_SCOPE_PREFIX, reserveAdmittedSql, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
+import { capScopes, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
 import { emailDomain, formatFromHeader, normaliseEmail } from '../domain/email/address.js';
 import type { QueuedAttachment } from '../domain/email/attachments.js';
 import { renderTemplate } from '../domain/email/render.js';
 import { rewriteForTracking } from '../domain/email/tracking.js';
 import { createUnsubscribeToken } from '../domain/email/unsubscribe-token.js';
-import { badRequest, notFound } from '../domain/errors.js';
+import { badRequest } from '../domain/errors.js';
 import { messageStream, type EmailQueued } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
 import { sendAtProblem } from '../domain/messages/schedule.js';
+import { admitEmailSend, type EmailSendFacts } from '../domain/messages/send-admission.js';
 import { keyColumnsSql, keyRefusalSql, type CheckedKeyRow, type PresentedKey } from './api-keys.js';
 import type { Principal } from '../http/principal.js';
 import type { EventStore } from '../ports/event-store.js';
+import { admitSend } from './admit-send.js';
 import { execute } from './execute.js';
 
 export interface SendEmailInput {
@@ -35,37 +37,36 @@ export interface SendEmailInput {
 }
 
 /**
- * One send's admission: who sends (a key to check in the statement, or a principal already known),
- * to whom and from where, on which UTC day.
+ * One send's facts to read: who sends (a key to check in the statement, or a principal already known),
+ * to whom and from where.
  */
-interface Admission {
+interface FactsRequest {
   key: PresentedKey | null;
   principal: Principal | null;
   to: string;
   domain: string;
   sender: string;
-  day: string;
 }
 
-interface AdmissionRow extends CheckedKeyRow {
+interface SendFactsRow extends CheckedKeyRow {
+  /** the sender's account, key and key cap: the presented key's, or the known principal's */
+  sender_account: string | null;
+  sender_key: string | null;
+  key_cap: number | null;
   /** false when the sender's account has no row (cannot happen through the API) */
   account_found: boolean;
+  daily_send_cap: number;
   email_provider: EmailQueued['data']['provider'];
   tracking: EmailQueued['data']['tracking'];
   suppressed: boolean;
   verified_sender: boolean;
-  /** the counters the send's slots are taken from (and given back to) */
-  key_scope: string | null;
-  account_scope: string;
-  /** reserve_send_slots' answer; null for a send refused before it, which takes no slot */
-  outcome: string | null;
 }
 
-// The key check, the account, the suppression and sender checks, and the cap reservation of the sends
-// that pass them, in one statement for all sends arriving together: reserve_send_slots decides the
-// admitted ones in arrival order, and a send refused by any check takes no slot. A send whose sender is
-// already known (a principal) comes without a key to check.
-const ADMIT_SENDS = `
+// What the send rules (admitEmailSend) are decided over, for all sends arriving together in one
+// statement: the presented key checked as every request's is, the sender's account, whether the
+// recipient is suppressed and whether the sender is verified (its domain in full, or the address as a
+// single sender). A send whose sender is already known (a principal) comes without a key to check.
+const SEND_FACTS = `
   WITH r AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[])
       WITH ORDINALITY AS r (key_hash, ip, scope, at, account_id, key_id, key_cap, to_address, domain, sender, i)
@@ -77,23 +78,14 @@ const ADMIT_SENDS = `
       CASE WHEN r.key_hash IS NULL THEN r.key_id ELSE k.id END AS sender_key,
       CASE WHEN r.key_hash IS NULL THEN r.key_cap ELSE k.daily_limit END AS key_cap
     FROM r LEFT JOIN api_keys k ON k.key_hash = r.key_hash
-  ),
-  scoped AS (
-    SELECT w.*, ${capScopesSql('sender_key', 'key_cap', 'sender_account', '$11', '$12')}
-    FROM who w
-  ),
-  checked AS (
-    SELECT w.*, a.id IS NOT NULL AS account_found, a.daily_send_cap, a.email_provider, a.tracking,
-      EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = a.id AND s.value = w.to_address) AS suppressed,
-      EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id AND i.verified
-                AND ((i.kind = 'domain' AND i.value = w.domain) OR (i.kind = 'email' AND i.value = w.sender))) AS verified_sender
-    FROM scoped w LEFT JOIN accounts a ON a.id = w.sender_account
-  ),
-  ${reserveAdmittedSql('refusal IS NULL AND account_found AND NOT suppressed AND verified_sender', '$13')}
-  SELECT c.i, c.id, c.account_id, c.scopes, c.daily_limit, c.refusal, c.account_found, c.email_provider, c.tracking, c.suppressed,
-         c.verified_sender, c.key_scope, c.account_scope, reserved.outcome
-  FROM checked c LEFT JOIN reserved ON reserved.i = c.i
-  ORDER BY c.i`;
+  )
+  SELECT w.id, w.account_id, w.scopes, w.daily_limit, w.refusal, w.sender_account, w.sender_key, w.key_cap,
+    a.id IS NOT NULL AS account_found, a.daily_send_cap, a.email_provider, a.tracking,
+    EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = a.id AND s.value = w.to_address) AS suppressed,
+    EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id AND i.verified
+              AND ((i.kind = 'domain' AND i.value = w.domain) OR (i.kind = 'email' AND i.value = w.sender))) AS verified_sender
+  FROM who w LEFT JOIN accounts a ON a.id = w.sender_account
+  ORDER BY w.i`;
 
 /** A scheduled send also says so, and when it goes out. */
 export type SendEmailResult = { queued: true; messageLogId: string } | { queued: true; messageLogId: string; status: 'scheduled'; sendAt: string };
@@ -114,17 +106,18 @@ export interface SendEmailDeps {
 }
 
 /**
- * SendEmail: the send checks in the order the API promises (suppressed, unverified sender,
- * per-key cap, account cap), then `EmailQueued` on a new message stream. The provider is called later
- * by the send process manager, so the caller never waits for it.
+ * SendEmail: the send rules in the order the API promises (admitEmailSend: suppressed, unverified
+ * sender, per-key cap, account cap), then `EmailQueued` on a new message stream. The provider is called
+ * later by the send process manager, so the caller never waits for it.
  */
 export function createSendEmail(deps: SendEmailDeps) {
-  // The hot path: one round trip for the key, the checks and the cap (ADMIT_SENDS), and one statement
-  // for the sends arriving together. A send never joins a statement already running, so a revocation or
-  // a suppression recorded before the send was asked is always seen.
-  const admissions = deps.counters.slotBatches<Admission, AdmissionRow>(async (db, day, items) => {
+  // The hot path: one statement reads the facts of the sends arriving together (SEND_FACTS), the rules
+  // decide in memory, and the admitted ones take their slots together in one more (counters.reserve).
+  // A send never joins a statement already running, so a revocation or a suppression recorded before
+  // the send was asked is always seen.
+  const facts = deps.counters.factBatches<FactsRequest, SendFactsRow>((db, items) => {
     const principals = items.map((a) => a.principal);
-    return query<AdmissionRow>(db, ADMIT_SENDS, [
+    return query<SendFactsRow>(db, SEND_FACTS, [
       items.map((a) => a.key?.hash ?? null),
       items.map((a) => a.key?.clientIp ?? null),
       items.map((a) => a.key?.scope ?? null),
@@ -135,16 +128,13 @@ export function createSendEmail(deps: SendEmailDeps) {
       items.map((a) => a.to),
       items.map((a) => a.domain),
       items.map((a) => a.sender),
-      KEY_SCOPE_PREFIX,
-      ACCOUNT_SCOPE_PREFIX,
-      day,
-    ], 'admit_sends');
+    ], 'send_facts');
   });
 
   /**
    * Queues one email from `sender`: a principal already authenticated, or the key a request presents,
-   * checked in the admission statement itself. A send with a template needs its account before that
-   * statement, and one whose placeholders do not render must not be answered before its key is
+   * checked in the statement that reads the send's facts (SEND_FACTS). A send with a template needs its
+   * account before that statement, and one whose placeholders do not render must not be answered before its key is
    * checked: for those the key is checked on its own first.
    */
   return async function sendEmail(
@@ -178,28 +168,28 @@ export function createSendEmail(deps: SendEmailDeps) {
 
     const from = normaliseEmail(input.fromEmail);
     const day = utcDay(key?.at ?? new Date()); // the day the slots are taken, and given back on
-    const row = await admissions.add({
-      key,
-      principal: known,
-      to: normaliseEmail(input.to),
-      domain: emailDomain(from),
-      sender: from,
-      day,
-    });
+    const row = await facts.add({ key, principal: known, to: normaliseEmail(input.to), domain: emailDomain(from), sender: from });
     const principal = key ? deps.keys.accept(row, key) : known!;
-    if (!row.account_found) throw notFound('account not found');
-    if (row.suppressed) throw badRequest(`${input.to} is suppressed`);
-    // ADMIT_SENDS: the sender's domain is verified in full, or the address is a verified single sender
-    if (!row.verified_sender) throw badRequest(`${input.fromEmail} is not verified for sending`);
+    const given: EmailSendFacts = {
+      to: input.to,
+      fromEmail: input.fromEmail,
+      accountFound: row.account_found,
+      suppressed: row.suppressed,
+      verifiedSender: row.verified_sender,
+    };
+    const reservation = await admitSend(admitEmailSend, given, deps.counters, {
+      ...capScopes(day, row.sender_account!, row.sender_key, row.key_cap),
+      keyCap: row.key_cap,
+      accountCap: row.daily_send_cap,
+    });
     const accountId = principal.accountId;
     const apiKeyId = principal.kind === 'apiKey' ? principal.apiKeyId : null;
-    const reservation = deps.counters.settle(row.outcome!, { day, keyScope: row.key_scope, accountScope: row.account_scope });
 
     // An idempotent request's id is the same on every attempt: one that takes over a crashed attempt's claim
     // appends the same events (same ids), which the store takes as already done, so nothing is queued twice
     // (the slot it took stays taken, as for any process dying after its admission).
     const messageId = options.messageId ?? createId();
-    // Two writes: the cap slot (taken in the admission statement) and the message stream. Anything
+    // Two writes: the cap slot (taken by admitSend) and the message stream. Anything
     // failing from here on (tracking rewrite, append) gives the slot back; a process that dies in
     // between leaves the slot taken, which can only refuse a send early, never exceed the cap.
     try {

@@ -1,5 +1,5 @@
-import { createDb, type Db } from './knex.js';
-import { badRequest, tooManyRequests } from '../../domain/errors.js';
+import { createDb, query, type Db } from './knex.js';
+import { capRefusal, type CapOutcome } from '../../domain/messages/send-admission.js';
 import { createGroupCommit, type GroupCommit } from '../../group-commit.js';
 
 /**
@@ -26,29 +26,25 @@ export const KEY_SCOPE_PREFIX = 'key:';
 export const ACCOUNT_SCOPE_PREFIX = 'account:';
 
 /**
- * The columns `key_scope` and `account_scope` of an admission statement: the counters a send takes a
- * slot of, its key's only when it has a key with a cap, its account's always. The prefixes are
- * parameters (KEY_SCOPE_PREFIX, ACCOUNT_SCOPE_PREFIX).
+ * The counters one send takes a slot of on `day`: its key's only when it has a key with a cap, its
+ * account's always.
  */
-export const capScopesSql = (keyId: string, keyCap: string, accountId: string, keyPrefix: string, accountPrefix: string) =>
-  `CASE WHEN ${keyId} IS NOT NULL AND ${keyCap} IS NOT NULL THEN ${keyPrefix}::text || ${keyId} END AS key_scope, ${accountPrefix}::text || ${accountId} AS account_scope`;
+export function capScopes(day: string, accountId: string, apiKeyId: string | null, keyCap: number | null): CapScopes {
+  return {
+    day,
+    keyScope: apiKeyId !== null && keyCap !== null ? KEY_SCOPE_PREFIX + apiKeyId : null,
+    accountScope: ACCOUNT_SCOPE_PREFIX + accountId,
+  };
+}
 
-/**
- * The CTEs `admitted` and `reserved` of an admission statement (ADMIT_SENDS, ADMIT_SMS): the rows of
- * `checked` (i: arrival order, key_scope, key_cap, account_scope, daily_send_cap) that pass `admits`
- * take their slots in one call of reserve_send_slots on `day` (a parameter); `reserved` answers each
- * of them by `i`. A row refused by `admits` takes no slot.
- */
-export const reserveAdmittedSql = (admits: string, day: string) => `admitted AS (
-    SELECT array_agg(i ORDER BY i) AS i,
-           array_agg(key_scope ORDER BY i) AS key_scopes, array_agg(CASE WHEN key_scope IS NOT NULL THEN key_cap END ORDER BY i) AS key_caps,
-           array_agg(account_scope ORDER BY i) AS account_scopes, array_agg(daily_send_cap ORDER BY i) AS account_caps
-    FROM checked WHERE ${admits}
-  ),
-  reserved AS (
-    SELECT u.i, u.outcome
-    FROM admitted, unnest(admitted.i, reserve_send_slots(${day}::date, key_scopes, key_caps, account_scopes, account_caps)) AS u (i, outcome)
-  )`;
+/** One send's request for slots: its counters and their caps. */
+export interface SlotRequest extends CapScopes {
+  /** ignored when keyScope is null */
+  keyCap: number | null;
+  accountCap: number;
+}
+
+const RESERVE_SLOTS = 'SELECT reserve_send_slots($1::date, $2::text[], $3::int[], $4::text[], $5::int[]) AS outcomes';
 
 /**
  * The counters get a pool of their own whose sessions commit asynchronously. Every send of an account
@@ -62,7 +58,7 @@ export const reserveAdmittedSql = (admits: string, day: string) => `admitted AS 
  * them in arrival order under the counters' row locks.
  */
 export function createSendCounters(connectionString: string) {
-  // Index scans only: the admission statements (ADMIT_SENDS, ADMIT_SMS) run prepared here, and a
+  // Index scans only: the statements of a send (SEND_FACTS, SMS_FACTS, reserve_send_slots) run prepared here, and a
   // plan cached while a table was small would otherwise keep scanning it whole as it grows.
   const db = createDb(connectionString, { pool: 4, settings: { synchronous_commit: 'off', enable_seqscan: 'off' } });
 
@@ -93,19 +89,49 @@ export function createSendCounters(connectionString: string) {
     );
   }
 
-  /** The answer to one send of reserve_send_slots' outcome: the spec's error, or slots to give back. */
+  /** The slots a send took, to give back if it cannot be recorded. */
+  function taken(scopes: CapScopes): CapReservation {
+    const held = scopes.keyScope ? [scopes.keyScope, scopes.accountScope] : [scopes.accountScope];
+    return { release: () => releaseSlots(held, scopes.day) };
+  }
+
+  /** The answer to one send of reserve_send_slots' outcome: the cap rule's error, or slots to give back. */
   function settle(outcome: string, scopes: CapScopes): CapReservation {
-    if (outcome === 'key') throw badRequest('daily send limit reached for this API key');
-    if (outcome === 'account') throw tooManyRequests('Daily send limit reached');
-    const taken = scopes.keyScope ? [scopes.keyScope, scopes.accountScope] : [scopes.accountScope];
-    // A send that took its slots but could not be recorded gives them back.
-    return { release: () => releaseSlots(taken, scopes.day) };
+    const refusal = capRefusal(outcome as CapOutcome);
+    if (refusal) throw refusal;
+    return taken(scopes);
+  }
+
+  // Every send's reservation, email and SMS alike: the ones asking together take their slots in one
+  // call, decided in arrival order under the counters' row locks. A send asks only once every other
+  // rule admitted it, so a refused send never takes a slot.
+  const reservations = slotBatches<SlotRequest, CapOutcome>(async (conn, day, items) => {
+    const [row] = await query<{ outcomes: CapOutcome[] }>(conn, RESERVE_SLOTS, [
+      day,
+      items.map((r) => r.keyScope),
+      items.map((r) => (r.keyScope ? r.keyCap : null)),
+      items.map((r) => r.accountScope),
+      items.map((r) => r.accountCap),
+    ], 'reserve_send_slots');
+    return row.outcomes;
+  });
+
+  /**
+   * The statements that read a send's facts (SEND_FACTS, SMS_FACTS), run on the counters'
+   * connections for their settings, the sends arriving together in one statement.
+   */
+  function factBatches<T, R>(run: (db: Db, items: T[]) => Promise<R[]>): GroupCommit<T, R> {
+    return createGroupCommit<T, R>((items) => run(db, items));
   }
 
   return {
     close: () => db.destroy(),
     slotBatches,
     settle,
+    taken,
+    factBatches,
+    /** Takes one send's slots, or answers which cap is reached (then nothing is taken). */
+    reserve: (request: SlotRequest) => reservations.add(request),
 
     async used(scope: string, now = new Date()): Promise<number> {
       const row = await db('send_counters').where({ scope, day: utcDay(now) }).first('count');

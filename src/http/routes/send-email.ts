@@ -81,7 +81,7 @@ export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof creat
       path: '/api/send/transactional',
       summary: 'Queue one transactional email',
       tag: 'send',
-      // the key is checked in the send's own admission statement: one round trip for key, checks and cap
+      // the key is checked in the statement that reads the send's facts (one round trip for key and checks)
       auth: { kind: 'apiKey', scope: 'send', inHandler: true },
       body: sendEmailBody,
       idempotent: true,
