@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig } from './config/env.js';
 import { openInfrastructure, type Infrastructure } from './infrastructure.js';
@@ -16,6 +16,21 @@ type Role = 'all' | 'api' | 'worker';
 /** what main() got as far as opening, for the start-up failure path */
 let startupLogger: Logger | undefined;
 let openedInfra: Infrastructure | undefined;
+const stops: (() => Promise<void>)[] = [];
+
+/** Listens on PORT, or fails with the one line an operator needs. */
+async function listen(server: Server, port: number): Promise<Server> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') reject(new StartupError(`Port ${port} is already in use: stop what uses it, or set PORT to a free port.`, { cause: err }));
+      else if (err.code === 'EACCES') reject(new StartupError(`Port ${port} needs privileges this user does not have: set PORT to a port above 1023.`, { cause: err }));
+      else reject(err);
+    });
+    server.listen(port);
+  });
+  return server;
+}
 
 async function main(role: Role): Promise<void> {
   const config = loadConfig();
@@ -26,10 +41,14 @@ async function main(role: Role): Promise<void> {
       `The ${role} role needs DATABASE_URL: the api and worker roles share one PostgreSQL, so set DATABASE_URL to it (or run both in one process with npm start).`,
     );
   }
+  // A taken port fails now, before a first boot's initdb and its one-time password.
+  if (role !== 'worker' && config.PORT !== 0) {
+    const probe = await listen(createServer(), config.PORT);
+    await new Promise((resolve) => probe.close(resolve));
+  }
   const infra = (openedInfra = await openInfrastructure(config));
   if (infra.embedded) logger.info({ dataDir: config.DATA_DIR, databaseDir: infra.embedded.databaseDir }, 'embedded PostgreSQL started');
 
-  const stops: (() => Promise<void>)[] = [];
   if (role !== 'api') {
     const workers = await startWorkers(config, infra, logger);
     stops.push(workers.stop);
@@ -50,15 +69,7 @@ async function main(role: Role): Promise<void> {
     } else if (config.ADMIN_PASSWORD) {
       console.log(`ADMIN_PASSWORD is used at first boot only and did not change any password; to change one: npm run admin -- reset-password <email>`);
     }
-    server = api.app.listen(config.PORT);
-    await new Promise<void>((resolve, reject) => {
-      server!.once('listening', resolve);
-      server!.once('error', (err: NodeJS.ErrnoException) => {
-        if (err.code === 'EADDRINUSE') reject(new StartupError(`Port ${config.PORT} is already in use: stop what uses it, or set PORT to a free port.`, { cause: err }));
-        else if (err.code === 'EACCES') reject(new StartupError(`Port ${config.PORT} needs privileges this user does not have: set PORT to a port above 1023.`, { cause: err }));
-        else reject(err);
-      });
-    });
+    server = await listen(createServer(api.app), config.PORT);
     console.log(`Courier Ledger API listening on ${config.BASE_URL} (dashboard API: ${config.BASE_URL}/api, docs: ${config.BASE_URL}/openapi.json)`);
   }
 
@@ -99,7 +110,9 @@ main(role).catch(async (err) => {
     const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
     console.error(`Failed to start: ${message} (LOG_LEVEL=debug shows the details)`);
   }
-  // A half-started process must not leave its embedded PostgreSQL running.
+  // A half-started process must not leave its workers or its embedded PostgreSQL running.
+  setTimeout(() => process.exit(1), 15_000).unref();
+  for (const stop of stops) await stop().catch(() => {});
   await openedInfra?.close().catch(() => {});
   process.exit(1);
 });
