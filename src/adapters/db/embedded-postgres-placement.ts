@@ -78,6 +78,8 @@ export function placeData(dataDir: string, options: { record: boolean }): DataPl
   if (!runningAsRoot() || existsSync(join(inside, 'PG_VERSION'))) return { databaseDir: inside, relocated: false };
   const pointer = join(absolute, DATA_POINTER);
   if (existsSync(pointer)) return { databaseDir: readFileSync(pointer, 'utf8').trim(), relocated: true };
+  // Made first so the directories mkdir creates above it (with the umask's modes) are judged too.
+  if (options.record) mkdirSync(absolute, { recursive: true });
   // DATA_DIR itself is ours to open (startEmbeddedPostgres adds o+x); the directories above it are not.
   if (traversableByOthers(dirname(absolute))) return { databaseDir: inside, relocated: false };
   const hash = createHash('sha256').update(absolute).digest('hex').slice(0, 12);
@@ -85,7 +87,6 @@ export function placeData(dataDir: string, options: { record: boolean }): DataPl
   const databaseDir = join(SHARED_HOME, 'data', `${label}-${hash}`, 'postgres');
   if (options.record) {
     makeTraversable(dirname(databaseDir));
-    mkdirSync(absolute, { recursive: true });
     writeFileSync(pointer, `${databaseDir}\n`);
   }
   return { databaseDir, relocated: true };
