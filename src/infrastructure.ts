@@ -1,6 +1,8 @@
+import pg from 'pg';
 import type { Config } from './config/env.js';
 import { createDb, migrate, type Db } from './adapters/db/knex.js';
 import { startEmbeddedPostgres } from './adapters/db/embedded-postgres.js';
+import { StartupError } from './startup-error.js';
 import { createSendCounters, type SendCounters } from './adapters/db/send-counters.js';
 import type { EventStore } from './ports/event-store.js';
 import type { JobQueue } from './ports/job-queue.js';
@@ -20,25 +22,82 @@ export interface Infrastructure {
   counters: SendCounters;
   /** attempt counters shared by every process: Redis with REDIS_URL, else PostgreSQL */
   limiters: RateLimiters;
-  /** true when this process started the embedded PostgreSQL */
-  embedded: boolean;
+  /** set when the PostgreSQL is the embedded one of DATA_DIR */
+  embedded?: { databaseDir: string; /** false when another process (the running service) started it */ started: boolean };
   close(): Promise<void>;
+}
+
+/** DATABASE_URL without its password, for messages. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'DATABASE_URL';
+  }
+}
+
+/** A first connection, so an unreachable server or a wrong URL fails with one clear line. */
+async function probe(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } catch (err) {
+    // A refused connection to both ::1 and 127.0.0.1 is an AggregateError with only a code.
+    const why = (err as Error).message || (err as NodeJS.ErrnoException).code || String(err);
+    throw new StartupError(
+      `Cannot connect to PostgreSQL at ${redact(databaseUrl)} (${why}): check that the server is running and that DATABASE_URL is right.`,
+      { cause: err },
+    );
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 /**
  * Connects the stores every role needs: PostgreSQL (DATABASE_URL, or an embedded server with its data
  * under DATA_DIR), migrated, and the event store (PostgreSQL, or EventStoreDB with EVENTSTORE_URL).
  */
-export async function openInfrastructure(config: Config, options: { migrate?: boolean } = {}): Promise<Infrastructure> {
+export async function openInfrastructure(
+  config: Config,
+  options: {
+    migrate?: boolean;
+    /**
+     * A one-off command (replay, rebuild, admin): it works on the data the service has, so it uses
+     * the embedded server the running service started, or starts it only for its own duration, and
+     * never creates a new empty one.
+     */
+    tool?: boolean;
+  } = {},
+): Promise<Infrastructure> {
   let databaseUrl = config.DATABASE_URL;
+  let embedded: Infrastructure['embedded'];
   let stopEmbedded: (() => Promise<void>) | undefined;
-  if (!databaseUrl) {
-    const pg = await startEmbeddedPostgres({ dataDir: config.DATA_DIR, port: config.EMBEDDED_PG_PORT });
-    databaseUrl = pg.url;
-    stopEmbedded = pg.stop;
+  if (databaseUrl) await probe(databaseUrl);
+  else {
+    const server = await startEmbeddedPostgres({
+      dataDir: config.DATA_DIR,
+      port: config.EMBEDDED_PG_PORT,
+      attach: options.tool,
+      create: !options.tool,
+    });
+    databaseUrl = server.url;
+    embedded = { databaseDir: server.databaseDir, started: server.started };
+    stopEmbedded = server.stop;
   }
   const db = createDb(databaseUrl);
-  if (options.migrate !== false) await migrate(db);
+  if (options.migrate !== false) {
+    try {
+      await migrate(db);
+    } catch (err) {
+      await db.destroy().catch(() => {});
+      await stopEmbedded?.().catch(() => {});
+      throw err;
+    }
+  }
   const eventStore = createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL });
   const queue = createJobQueue({ databaseUrl, redisUrl: config.REDIS_URL });
   const counters = createSendCounters(databaseUrl);
@@ -50,7 +109,7 @@ export async function openInfrastructure(config: Config, options: { migrate?: bo
     queue,
     counters,
     limiters,
-    embedded: Boolean(stopEmbedded),
+    embedded,
     async close() {
       await queue.close();
       await counters.close();

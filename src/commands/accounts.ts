@@ -4,6 +4,7 @@ import type { Db } from '../adapters/db/knex.js';
 import { accountDecider, accountStream, type AccountSettings, type SmsSettings } from '../domain/accounts/account.js';
 import { hashPassword, verifyPassword } from '../domain/accounts/password.js';
 import { userDecider, userStream } from '../domain/accounts/user.js';
+import { fold } from '../domain/decider.js';
 import { AppError, unauthorized } from '../domain/errors.js';
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type Position } from '../ports/event-store.js';
 import type { JwtIssuer } from '../http/jwt.js';
@@ -108,12 +109,13 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
     },
 
     async login(email: string, password: string) {
-      const [event] = await eventStore.readStream(userStream(email));
+      // The whole stream: a password reset appends a new hash after the registration.
+      const { user } = fold(userDecider, await eventStore.readStream(userStream(email)));
       // Hash even for unknown users so response time does not reveal which emails exist.
-      const stored = event?.data.passwordHash ?? 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+      const stored = user?.passwordHash ?? 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
       const ok = await verifyPassword(password, stored);
-      if (!event || !ok) throw unauthorized('invalid email or password');
-      return deps.jwt.issue({ userId: event.data.userId, accountId: event.data.accountId });
+      if (!user || !ok) throw unauthorized('invalid email or password');
+      return deps.jwt.issue({ userId: user.userId, accountId: user.accountId });
     },
 
     async getSettings(accountId: string) {

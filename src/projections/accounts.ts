@@ -101,6 +101,9 @@ export const accountsProjection: Projection = {
             .onConflict('id')
             .ignore();
           break;
+        case 'UserPasswordChanged':
+          await trx(t('users')).where({ id: d.userId }).update({ password_hash: d.passwordHash });
+          break;
         case 'ApiKeyCreated':
           await trx(t('api_keys'))
             .insert({

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { eventually } from '../support/email-setup.js';
+import { runTs } from '../support/run-command.js';
 import { spawnServer, type SpawnedServer } from '../support/spawn-server.js';
 
 const ADMIN = { email: 'admin@localhost', password: 'roles-test-password' };
@@ -31,6 +32,16 @@ describe('roles (npm run start:api / start:worker)', function () {
     await Promise.all(servers.splice(0).map((s) => s.stop()));
     await testDb.drop();
   });
+
+  for (const role of ['api', 'worker']) {
+    it(`the ${role} role refuses to start without DATABASE_URL instead of starting a private database`, async () => {
+      const result = await runTs('src/main.ts', [role], { NODE_NO_WARNINGS: '1' }, { unset: ['DATABASE_URL'] });
+      expect(result.code).to.equal(1);
+      expect(result.stderr.trim()).to.equal(
+        `The ${role} role needs DATABASE_URL: the api and worker roles share one PostgreSQL, so set DATABASE_URL to it (or run both in one process with npm start).`,
+      );
+    });
+  }
 
   it('an API process that is first on a new database serves its read models before any worker has started', async () => {
     const api = await spawnServer('api', { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export async function freePort(): Promise<number> {
@@ -21,6 +22,8 @@ export interface SpawnOptions {
   startTimeoutMs?: number;
   /** node options for this process only (`--import` of a test hook) */
   nodeArgs?: string[];
+  /** run another copy of the project, from its own directory (as `npm start` there would) */
+  root?: string;
 }
 
 export interface SpawnedServer {
@@ -44,11 +47,12 @@ const SERVICE_NODE_FLAGS = startScript.split(' ').filter((arg) => arg.startsWith
 /** Another server process (`src/main.ts <role>`) on the same database, for cross-process tests. */
 export async function spawnServer(role: 'api' | 'worker' | 'all', env: Record<string, string>, options: SpawnOptions = {}): Promise<SpawnedServer> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+  const main = options.root ? join(options.root, 'src', 'main.ts') : fileURLToPath(new URL('../../src/main.ts', import.meta.url));
   const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', PORT: String(port), ...env };
   for (const name of options.unset ?? []) delete childEnv[name];
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(process.env.SPAWN_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(options.nodeArgs ?? []), '--import', 'tsx', main, role], {
     env: childEnv,
+    cwd: options.root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

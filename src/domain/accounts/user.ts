@@ -1,4 +1,4 @@
-import { conflict } from '../errors.js';
+import { conflict, notFound } from '../errors.js';
 import type { Decider } from '../decider.js';
 
 export interface UserRegistered {
@@ -10,16 +10,37 @@ export interface UserRegistered {
  * A dashboard user. Streams are keyed by the normalised login email, so the event store's
  * `no_stream` check is what makes an email unique: no read-then-write race.
  */
+/** A new password hash for an existing user (an operator's reset from the command line). */
+export interface UserPasswordChanged {
+  type: 'UserPasswordChanged';
+  data: { userId: string; accountId: string; passwordHash: string; changedAt: string };
+}
+
+export type UserEvent = UserRegistered | UserPasswordChanged;
+
+export type UserCommand = UserRegistered['data'] | { kind: 'changePassword'; email: string; passwordHash: string; now: string };
+
 export const userStream = (email: string) => `user-${email.trim().toLowerCase()}`;
 
 export interface UserState {
   user: UserRegistered['data'] | null;
 }
 
-export const userDecider: Decider<UserState, UserRegistered['data'], UserRegistered> = {
+export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
   initialState: { user: null },
-  evolve: (state, event) => (event.type === 'UserRegistered' ? { user: event.data as UserRegistered['data'] } : state),
+  evolve(state, event) {
+    if (event.type === 'UserRegistered') return { user: event.data as UserRegistered['data'] };
+    if (event.type === 'UserPasswordChanged' && state.user) {
+      return { user: { ...state.user, passwordHash: (event.data as UserPasswordChanged['data']).passwordHash } };
+    }
+    return state;
+  },
   decide(command, state) {
+    if ('kind' in command) {
+      if (!state.user) throw notFound(`no user with email ${command.email}`);
+      const { userId, accountId } = state.user;
+      return [{ type: 'UserPasswordChanged', data: { userId, accountId, passwordHash: command.passwordHash, changedAt: command.now } }];
+    }
     if (state.user) {
       if (state.user.userId === command.userId) return [];
       throw conflict(`a user with email ${command.email} already exists`);

@@ -1,0 +1,45 @@
+import { expect } from 'chai';
+import { userDecider, type UserRegistered } from '../../../src/domain/accounts/user.js';
+import { AppError } from '../../../src/domain/errors.js';
+import { given } from '../../support/given.js';
+
+const registered: UserRegistered['data'] = {
+  userId: 'u1',
+  accountId: 'a1',
+  email: 'owner@example.com',
+  passwordHash: 'scrypt$old',
+  role: 'owner',
+  createdAt: '2026-01-01T00:00:00.000Z',
+};
+const reset = { kind: 'changePassword' as const, email: 'owner@example.com', passwordHash: 'scrypt$new', now: '2026-02-01T00:00:00.000Z' };
+
+describe('user decisions', () => {
+  it('changes the password of a registered user', () => {
+    const events = given(userDecider, [{ type: 'UserRegistered', data: registered }]).when(reset);
+    expect(events).to.deep.equal([
+      { type: 'UserPasswordChanged', data: { userId: 'u1', accountId: 'a1', passwordHash: 'scrypt$new', changedAt: '2026-02-01T00:00:00.000Z' } },
+    ]);
+  });
+
+  it('refuses to change the password of an email nobody registered', () => {
+    expect(() => given(userDecider).when(reset))
+      .to.throw(AppError, 'no user with email owner@example.com')
+      .with.property('status', 404);
+  });
+
+  it('folds the latest password over the registration, keeping the rest', () => {
+    const { state } = given(userDecider, [
+      { type: 'UserRegistered', data: registered },
+      { type: 'UserPasswordChanged', data: { userId: 'u1', accountId: 'a1', passwordHash: 'scrypt$new', changedAt: reset.now } },
+    ]);
+    expect(state.user).to.deep.equal({ ...registered, passwordHash: 'scrypt$new' });
+  });
+
+  it('a changed password does not free the email for a new registration', () => {
+    const history = [
+      { type: 'UserRegistered', data: registered },
+      { type: 'UserPasswordChanged', data: { userId: 'u1', accountId: 'a1', passwordHash: 'scrypt$new', changedAt: reset.now } },
+    ];
+    expect(() => given(userDecider, history).when({ ...registered, userId: 'u2' })).to.throw(AppError, /already exists/);
+  });
+});
