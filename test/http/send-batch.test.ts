@@ -43,8 +43,10 @@ describe('POST /api/send/batch', function () {
     const queued = items.filter((_: unknown, i: number) => ![10, 20, 30, 40, 50].includes(i));
     expect(queued).to.have.length(95);
     for (const item of queued) expect(item).to.have.keys('status', 'queued', 'messageLogId').and.include({ status: 201, queued: true });
-    const admitStatements = admissions.getCalls().filter((c) => String((c.args[0] as { name?: string })?.name ?? '').includes('admit_sends'));
-    expect(admitStatements).to.have.length(1);
+    // the facts of every message in one statement, and the slots of the admitted ones in one more
+    const named = (name: string) => admissions.getCalls().filter((c) => String((c.args[0] as { name?: string })?.name ?? '').includes(name));
+    expect(named('send_facts')).to.have.length(1);
+    expect(named('reserve_send_slots')).to.have.length(1);
 
     // request order: item i is the message sent to r<i>
     const ninth = await app.infra.eventStore.readStream(`message-${items[9].messageLogId}`);

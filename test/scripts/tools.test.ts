@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { projections } from '../../src/projections/registry.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { freePort, spawnServer, type SpawnedServer } from '../support/spawn-serv
 
 const PASSWORD = 'tools-test-password';
 const EMAIL = 'admin@localhost';
-const PROJECTIONS = 'accounts, contacts, messages, suppressions, templates, webhooks, webhook_deliveries, provider_message_ids';
+const PROJECTIONS = projections.map((p) => p.name).join(', ');
 // Whatever CI sets must not point the commands at another store.
 const UNSET = ['DATABASE_URL', 'REDIS_URL', 'EVENTSTORE_URL', 'ADMIN_EMAIL', 'JWT_SECRET'];
 
