@@ -102,6 +102,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     db,
     counters,
     keys: { check: authenticator.checkKey, accept: authenticator.acceptKey },
+    attachmentStore: infra.attachmentStore,
     linkSecret,
     baseUrl: () => config.BASE_URL,
   });
