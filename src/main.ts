@@ -63,6 +63,8 @@ async function main(role: Role): Promise<void> {
     console.log(`Courier Ledger API listening on ${config.BASE_URL} (API reference: ${config.BASE_URL}/docs)`);
   }
 
+  logger.info({ role }, 'started');
+
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
