@@ -1,0 +1,210 @@
+import type { Decider } from '../decider.js';
+import { conflict, notFound } from '../errors.js';
+
+export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'sent', 'cancelled'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+/** Why a campaign stopped queueing: an admin asked, the account's daily cap ran out, or its sender lost verification. */
+export type PauseReason = 'manual' | 'daily_send_cap' | 'sender_not_verified';
+
+/** Which contacts a campaign is for: both filters when both are given. */
+export interface Audience {
+  listId?: string;
+  tag?: string;
+}
+
+export interface CampaignDefinition {
+  name: string;
+  templateId: string;
+  fromEmail: string;
+  fromName: string | null;
+  replyTo: string | null;
+  audience: Audience;
+  variables: Record<string, unknown>;
+}
+
+/** What one step of the fan-out did; contacts are named by id only (no personal data in the campaign's stream). */
+export interface Progress {
+  /** the last contact id the step got to, in id order (null: none yet) */
+  cursor: string | null;
+  queued: number;
+  skipped: number;
+  /** messages rendered with at least one placeholder the contact and variables could not fill */
+  unfilled: number;
+}
+
+export type CampaignEvent =
+  | { type: 'CampaignCreated'; data: CampaignDefinition & { campaignId: string; accountId: string; createdBy: string; createdAt: string } }
+  | { type: 'CampaignScheduled'; data: { campaignId: string; scheduledAt: string } }
+  | { type: 'CampaignStarted'; data: { campaignId: string; startedAt: string } }
+  | {
+      type: 'CampaignProgressed';
+      data: Progress & {
+        campaignId: string;
+        fromCursor: string | null;
+        /** contacts the audience matched when the fan-out began (first step only) */
+        audience?: number;
+        /** the fan-out goes on with the next step */
+        continues: boolean;
+        at: string;
+      };
+    }
+  | { type: 'CampaignPaused'; data: { campaignId: string; reason: PauseReason; pausedAt: string; resumeAt: string | null } }
+  | { type: 'CampaignResumed'; data: { campaignId: string; resumedAt: string; auto: boolean } }
+  | { type: 'CampaignSent'; data: { campaignId: string; finishedAt: string } }
+  | { type: 'CampaignCancelled'; data: { campaignId: string; cancelledAt: string } };
+
+export type CampaignCommand =
+  | { kind: 'create'; campaignId: string; accountId: string; createdBy: string; definition: CampaignDefinition; now: string }
+  /** `scheduledAt` in the future schedules it, otherwise it starts now */
+  | { kind: 'send'; accountId: string; scheduledAt: string | null; now: string }
+  /** a scheduled campaign whose time has come */
+  | { kind: 'start'; now: string }
+  | { kind: 'pause'; accountId: string; now: string }
+  | { kind: 'resume'; accountId: string; now: string }
+  /** the daily cap's pause ends by itself once its day is over */
+  | { kind: 'resumeAfterCap'; now: string }
+  | { kind: 'cancel'; accountId: string; now: string }
+  /**
+   * One fan-out step's outcome, decided over the state it started from: a step that began from another
+   * cursor than the campaign's (a second worker on the same step) records nothing.
+   */
+  | {
+      kind: 'recordProgress';
+      fromCursor: string | null;
+      progress: Progress;
+      audience?: number;
+      /** every contact of the audience was reached */
+      done: boolean;
+      /** the step stopped early: the account's daily cap (resumes at `resumeAt`) or the sender is no longer verified */
+      stoppedBy?: { reason: 'daily_send_cap'; resumeAt: string } | { reason: 'sender_not_verified' };
+      now: string;
+    };
+
+export interface CampaignState {
+  status: CampaignStatus | null;
+  campaignId: string | null;
+  accountId: string | null;
+  definition: CampaignDefinition | null;
+  createdBy: string | null;
+  scheduledAt: string | null;
+  pausedReason: PauseReason | null;
+  progress: Progress;
+}
+
+export const CAMPAIGN_STREAM_PREFIX = 'campaign-';
+export const campaignStream = (id: string) => `${CAMPAIGN_STREAM_PREFIX}${id}`;
+
+const initialState: CampaignState = {
+  status: null,
+  campaignId: null,
+  accountId: null,
+  definition: null,
+  createdBy: null,
+  scheduledAt: null,
+  pausedReason: null,
+  progress: { cursor: null, queued: 0, skipped: 0, unfilled: 0 },
+};
+
+/** The 409 for a transition that makes no sense from `status`. */
+function refuse(action: string, status: CampaignStatus) {
+  return conflict(`cannot ${action} a campaign that is ${status}`);
+}
+
+export const campaignDecider: Decider<CampaignState, CampaignCommand, CampaignEvent> = {
+  initialState,
+  evolve(state, event) {
+    const d = event.data as any;
+    switch (event.type) {
+      case 'CampaignCreated': {
+        const { campaignId, accountId, createdBy, createdAt, ...definition } = d;
+        return { ...state, status: 'draft', campaignId, accountId, createdBy, definition };
+      }
+      case 'CampaignScheduled':
+        return { ...state, status: 'scheduled', scheduledAt: d.scheduledAt };
+      case 'CampaignStarted':
+        return { ...state, status: 'sending' };
+      case 'CampaignProgressed':
+        return {
+          ...state,
+          progress: {
+            cursor: d.cursor,
+            queued: state.progress.queued + d.queued,
+            skipped: state.progress.skipped + d.skipped,
+            unfilled: state.progress.unfilled + d.unfilled,
+          },
+        };
+      case 'CampaignPaused':
+        return { ...state, status: 'paused', pausedReason: d.reason };
+      case 'CampaignResumed':
+        return { ...state, status: 'sending', pausedReason: null };
+      case 'CampaignSent':
+        return { ...state, status: 'sent', pausedReason: null };
+      case 'CampaignCancelled':
+        return { ...state, status: 'cancelled', pausedReason: null };
+      default:
+        return state;
+    }
+  },
+  decide(command, state) {
+    if (command.kind === 'create') {
+      if (state.status) return [];
+      const { campaignId, accountId, createdBy, definition, now } = command;
+      return [{ type: 'CampaignCreated', data: { ...definition, campaignId, accountId, createdBy, createdAt: now } }];
+    }
+    if (!state.status || ('accountId' in command && command.accountId !== state.accountId)) throw notFound('campaign not found');
+    const campaignId = state.campaignId!;
+    switch (command.kind) {
+      case 'send':
+        if (state.status !== 'draft') throw refuse('send', state.status);
+        if (command.scheduledAt && command.scheduledAt > command.now) {
+          return [{ type: 'CampaignScheduled', data: { campaignId, scheduledAt: command.scheduledAt } }];
+        }
+        return [{ type: 'CampaignStarted', data: { campaignId, startedAt: command.now } }];
+      case 'start':
+        return state.status === 'scheduled' ? [{ type: 'CampaignStarted', data: { campaignId, startedAt: command.now } }] : [];
+      case 'pause':
+        if (state.status === 'paused') return [];
+        if (state.status !== 'sending' && state.status !== 'scheduled') throw refuse('pause', state.status);
+        return [{ type: 'CampaignPaused', data: { campaignId, reason: 'manual', pausedAt: command.now, resumeAt: null } }];
+      case 'resume':
+        if (state.status !== 'paused') throw refuse('resume', state.status);
+        return [{ type: 'CampaignResumed', data: { campaignId, resumedAt: command.now, auto: false } }];
+      case 'resumeAfterCap':
+        if (state.status !== 'paused' || state.pausedReason !== 'daily_send_cap') return [];
+        return [{ type: 'CampaignResumed', data: { campaignId, resumedAt: command.now, auto: true } }];
+      case 'cancel':
+        if (state.status === 'cancelled') return [];
+        if (state.status === 'sent') throw refuse('cancel', state.status);
+        return [{ type: 'CampaignCancelled', data: { campaignId, cancelledAt: command.now } }];
+      case 'recordProgress': {
+        // Only a step of the running fan-out counts; a paused campaign still takes the step that was
+        // under way when it was paused (its messages are queued).
+        if ((state.status !== 'sending' && state.status !== 'paused') || command.fromCursor !== state.progress.cursor) return [];
+        const stopped = !command.done && command.stoppedBy && state.status === 'sending';
+        const events: CampaignEvent[] = [
+          {
+            type: 'CampaignProgressed',
+            data: {
+              campaignId,
+              fromCursor: command.fromCursor,
+              ...command.progress,
+              ...(command.audience !== undefined ? { audience: command.audience } : {}),
+              continues: !command.done && !stopped && state.status === 'sending',
+              at: command.now,
+            },
+          },
+        ];
+        if (command.done) events.push({ type: 'CampaignSent', data: { campaignId, finishedAt: command.now } });
+        else if (stopped) {
+          const by = command.stoppedBy!;
+          events.push({
+            type: 'CampaignPaused',
+            data: { campaignId, reason: by.reason, pausedAt: command.now, resumeAt: by.reason === 'daily_send_cap' ? by.resumeAt : null },
+          });
+        }
+        return events;
+      }
+    }
+  },
+};

@@ -1,0 +1,132 @@
+import { expect } from 'chai';
+import { campaignDecider, type CampaignCommand, type CampaignEvent } from '../../../src/domain/campaigns/campaign.js';
+import { AppError } from '../../../src/domain/errors.js';
+import { given } from '../../support/given.js';
+
+const definition = {
+  name: 'Spring',
+  templateId: 't1',
+  fromEmail: 'news@acme.test',
+  fromName: null,
+  replyTo: null,
+  audience: { listId: 'l1' },
+  variables: {},
+};
+const created: CampaignEvent = { type: 'CampaignCreated', data: { ...definition, campaignId: 'c1', accountId: 'a1', createdBy: 'user:u1', createdAt: 'T0' } };
+const started: CampaignEvent = { type: 'CampaignStarted', data: { campaignId: 'c1', startedAt: 'T1' } };
+const progressed = (fromCursor: string | null, cursor: string, continues = true): CampaignEvent => ({
+  type: 'CampaignProgressed',
+  data: { campaignId: 'c1', fromCursor, cursor, queued: 2, skipped: 1, unfilled: 0, continues, at: 'T2' },
+});
+const paused = (reason: 'manual' | 'daily_send_cap' = 'manual'): CampaignEvent => ({
+  type: 'CampaignPaused',
+  data: { campaignId: 'c1', reason, pausedAt: 'T3', resumeAt: reason === 'daily_send_cap' ? '2026-01-02T00:00:00.000Z' : null },
+});
+const sent: CampaignEvent = { type: 'CampaignSent', data: { campaignId: 'c1', finishedAt: 'T4' } };
+const cancelled: CampaignEvent = { type: 'CampaignCancelled', data: { campaignId: 'c1', cancelledAt: 'T4' } };
+
+function conflictOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (err) {
+    expect(err).to.be.instanceOf(AppError);
+    expect((err as AppError).status).to.equal(409);
+    return (err as AppError).message;
+  }
+  throw new Error('expected a 409');
+}
+
+const step = (fromCursor: string | null, extra: Partial<Extract<CampaignCommand, { kind: 'recordProgress' }>> = {}): CampaignCommand => ({
+  kind: 'recordProgress',
+  fromCursor,
+  progress: { cursor: 'k9', queued: 3, skipped: 1, unfilled: 2 },
+  done: false,
+  now: 'T5',
+  ...extra,
+});
+
+describe('campaign decider', () => {
+  it('create makes a draft; a repeated create appends nothing', () => {
+    expect(given(campaignDecider).when({ kind: 'create', campaignId: 'c1', accountId: 'a1', createdBy: 'user:u1', definition, now: 'T0' })).to.deep.equal([created]);
+    expect(given(campaignDecider, [created]).when({ kind: 'create', campaignId: 'c1', accountId: 'a1', createdBy: 'user:u1', definition, now: 'T9' })).to.deep.equal([]);
+  });
+
+  it('send starts a draft now, or schedules it for a future scheduledAt', () => {
+    expect(given(campaignDecider, [created]).when({ kind: 'send', accountId: 'a1', scheduledAt: null, now: 'T1' })).to.deep.equal([started]);
+    expect(given(campaignDecider, [created]).when({ kind: 'send', accountId: 'a1', scheduledAt: '2030-01-01T00:00:00.000Z', now: '2026-01-01T00:00:00.000Z' })).to.deep.equal([
+      { type: 'CampaignScheduled', data: { campaignId: 'c1', scheduledAt: '2030-01-01T00:00:00.000Z' } },
+    ]);
+    // a time already past starts it at once
+    expect(given(campaignDecider, [created]).when({ kind: 'send', accountId: 'a1', scheduledAt: '2020-01-01T00:00:00.000Z', now: '2026-01-01T00:00:00.000Z' })[0].type).to.equal('CampaignStarted');
+  });
+
+  it('a scheduled campaign starts when its time comes; start on anything else is a no-op', () => {
+    const scheduled: CampaignEvent = { type: 'CampaignScheduled', data: { campaignId: 'c1', scheduledAt: 'T1' } };
+    expect(given(campaignDecider, [created, scheduled]).when({ kind: 'start', now: 'T1' })).to.deep.equal([started]);
+    expect(given(campaignDecider, [created, scheduled, cancelled]).when({ kind: 'start', now: 'T1' })).to.deep.equal([]);
+    expect(given(campaignDecider, [created, started]).when({ kind: 'start', now: 'T1' })).to.deep.equal([]);
+  });
+
+  it('transitions that make no sense are refused with 409 naming the status', () => {
+    expect(conflictOf(() => given(campaignDecider, [created, cancelled]).when({ kind: 'send', accountId: 'a1', scheduledAt: null, now: 'T' }))).to.equal('cannot send a campaign that is cancelled');
+    expect(conflictOf(() => given(campaignDecider, [created, started, sent]).when({ kind: 'resume', accountId: 'a1', now: 'T' }))).to.equal('cannot resume a campaign that is sent');
+    expect(conflictOf(() => given(campaignDecider, [created]).when({ kind: 'pause', accountId: 'a1', now: 'T' }))).to.equal('cannot pause a campaign that is draft');
+    expect(conflictOf(() => given(campaignDecider, [created, started, sent]).when({ kind: 'cancel', accountId: 'a1', now: 'T' }))).to.equal('cannot cancel a campaign that is sent');
+    expect(conflictOf(() => given(campaignDecider, [created, started]).when({ kind: 'send', accountId: 'a1', scheduledAt: null, now: 'T' }))).to.equal('cannot send a campaign that is sending');
+  });
+
+  it('another account does not find the campaign', () => {
+    expect(() => given(campaignDecider, [created]).when({ kind: 'pause', accountId: 'a2', now: 'T' })).to.throw('campaign not found');
+    expect(() => given(campaignDecider).when({ kind: 'cancel', accountId: 'a1', now: 'T' })).to.throw('campaign not found');
+  });
+
+  it('pause, resume and cancel; a repeated pause or cancel appends nothing', () => {
+    expect(given(campaignDecider, [created, started]).when({ kind: 'pause', accountId: 'a1', now: 'T3' })).to.deep.equal([paused()]);
+    expect(given(campaignDecider, [created, started, paused()]).when({ kind: 'pause', accountId: 'a1', now: 'T3' })).to.deep.equal([]);
+    expect(given(campaignDecider, [created, started, paused()]).when({ kind: 'resume', accountId: 'a1', now: 'T4' })).to.deep.equal([
+      { type: 'CampaignResumed', data: { campaignId: 'c1', resumedAt: 'T4', auto: false } },
+    ]);
+    expect(given(campaignDecider, [created, started, paused()]).when({ kind: 'cancel', accountId: 'a1', now: 'T4' })).to.deep.equal([cancelled]);
+    expect(given(campaignDecider, [created, cancelled]).when({ kind: 'cancel', accountId: 'a1', now: 'T5' })).to.deep.equal([]);
+  });
+
+  it('the cap pause resumes by itself; a manual pause does not', () => {
+    expect(given(campaignDecider, [created, started, paused('daily_send_cap')]).when({ kind: 'resumeAfterCap', now: 'T4' })).to.deep.equal([
+      { type: 'CampaignResumed', data: { campaignId: 'c1', resumedAt: 'T4', auto: true } },
+    ]);
+    expect(given(campaignDecider, [created, started, paused('manual')]).when({ kind: 'resumeAfterCap', now: 'T4' })).to.deep.equal([]);
+  });
+
+  it('a step records its counts and goes on from where the last one stopped', () => {
+    const { state } = given(campaignDecider, [created, started, progressed(null, 'k5')]);
+    expect(state.progress).to.deep.equal({ cursor: 'k5', queued: 2, skipped: 1, unfilled: 0 });
+    expect(given(campaignDecider, [created, started, progressed(null, 'k5')]).when(step('k5'))).to.deep.equal([
+      { type: 'CampaignProgressed', data: { campaignId: 'c1', fromCursor: 'k5', cursor: 'k9', queued: 3, skipped: 1, unfilled: 2, continues: true, at: 'T5' } },
+    ]);
+  });
+
+  it('a step that began from another cursor (a second worker on the same step) records nothing', () => {
+    expect(given(campaignDecider, [created, started, progressed(null, 'k5')]).when(step(null))).to.deep.equal([]);
+  });
+
+  it('the last step sends the campaign; the first step carries the audience', () => {
+    expect(given(campaignDecider, [created, started]).when(step(null, { done: true, audience: 4 }))).to.deep.equal([
+      { type: 'CampaignProgressed', data: { campaignId: 'c1', fromCursor: null, cursor: 'k9', queued: 3, skipped: 1, unfilled: 2, audience: 4, continues: false, at: 'T5' } },
+      { type: 'CampaignSent', data: { campaignId: 'c1', finishedAt: 'T5' } },
+    ]);
+  });
+
+  it('a step stopped by the daily cap pauses the campaign until the next UTC day', () => {
+    const events = given(campaignDecider, [created, started]).when(step(null, { stoppedBy: { reason: 'daily_send_cap', resumeAt: '2026-01-02T00:00:00.000Z' } }));
+    expect(events.map((e) => e.type)).to.deep.equal(['CampaignProgressed', 'CampaignPaused']);
+    expect((events[0].data as { continues: boolean }).continues).to.equal(false);
+    expect(events[1].data).to.deep.equal({ campaignId: 'c1', reason: 'daily_send_cap', pausedAt: 'T5', resumeAt: '2026-01-02T00:00:00.000Z' });
+  });
+
+  it('the step under way when the campaign was paused is recorded and does not go on; a cancelled campaign takes none', () => {
+    const events = given(campaignDecider, [created, started, paused()]).when(step(null));
+    expect(events.map((e) => e.type)).to.deep.equal(['CampaignProgressed']);
+    expect((events[0].data as { continues: boolean }).continues).to.equal(false);
+    expect(given(campaignDecider, [created, started, cancelled]).when(step(null))).to.deep.equal([]);
+  });
+});
