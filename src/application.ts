@@ -20,7 +20,7 @@ const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
  * What both roles use, built once per process: in the `all` role the API and the workers share one
  * provider registry (one SDK client per provider), one waiter and one ingest.
  */
-export function createSharedServices(config: Config, infra: Infrastructure, logger: Logger) {
+export function createSharedServices(config: Config, infra: Infrastructure, logger: Logger, clock: () => Date = () => new Date()) {
   const { db, eventStore } = infra;
   const providers = createProviderRegistry({ db, config });
   const waiter = createProjectionWaiter({ db });
@@ -30,7 +30,7 @@ export function createSharedServices(config: Config, infra: Infrastructure, logg
   const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider', logger });
   const optOuts = createSmsOptOutSync({ db, provider: providers.smsProviderFor(config.SMS_PROVIDER), suppressions });
   const webhookSender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
-  return { providers, waiter, waitFor, suppressions, ingest, optOuts, webhookSender };
+  return { providers, waiter, waitFor, suppressions, ingest, optOuts, webhookSender, clock };
 }
 export type SharedServices = ReturnType<typeof createSharedServices>;
 
@@ -56,6 +56,8 @@ export interface ApplicationOptions {
    * that crashes on cue); `stop` still closes what was opened.
    */
   adapt?: (infra: Infrastructure) => Infrastructure;
+  /** the time campaigns go by (their schedule, the daily cap's day); tests move it */
+  clock?: () => Date;
 }
 
 /**
@@ -74,7 +76,7 @@ export async function createApplication(role: Role, options: ApplicationOptions)
     await opened.close();
   };
   try {
-    const shared = createSharedServices(config, infra, logger);
+    const shared = createSharedServices(config, infra, logger, options.clock);
     if (role !== 'api') workers = await startWorkers(config, infra, logger, shared);
     if (role === 'worker') return { role, config, infra, logger, shared, stop };
     const api = await createApiServices(config, infra, logger, shared);

@@ -48,6 +48,8 @@ import { createChangeCursors, createMessageChanges } from './commands/message-ch
 import { createMessageChangeRoutes } from './http/routes/message-changes.js';
 import { createChangeNotifier } from './projections/change-notifier.js';
 import { emailProviderUnavailable } from './adapters/email/index.js';
+import { createCampaignCommands } from './commands/campaigns.js';
+import { createCampaignRoutes } from './http/routes/campaigns.js';
 
 /** Everything the API role needs, wired from configuration, infrastructure and the services it shares with the workers (src/application.ts). */
 export async function createApiServices(config: Config, infra: Infrastructure, logger: Logger, shared: SharedServices) {
@@ -99,6 +101,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
   const contacts = createContactCommands({ eventStore, db, waitFor });
   const engagement = createEngagementCommands({ eventStore, suppressions });
   const deliveries = createWebhookDeliveryCommands({ eventStore, db, queue: infra.queue, sender: shared.webhookSender, waitFor });
+  const messages = createMessageQueries({ db, eventStore });
   const sns = createSnsMessageVerifier({ certUrlPattern: config.SNS_CERT_URL_PATTERN });
   if (!config.SNS_TOPIC_ARNS) logger.warn('SNS_TOPIC_ARNS is not set: SNS messages from any topic are accepted, and anyone can publish to a topic of their own');
 
@@ -119,7 +122,8 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     ...createMessageChangeRoutes({
       changes: createMessageChanges({ db, notifier: createChangeNotifier({ db, logger }), cursors: createChangeCursors(await getOrCreateSecret(db, 'changes-cursor')) }),
     }),
-    ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }) }),
+    ...createMessageRoutes({ messages, cancel: createCancelMessage({ db, eventStore, waitFor }) }),
+    ...createCampaignRoutes({ campaigns: createCampaignCommands({ db, eventStore, waitFor, aggregate: messages.aggregate, clock: shared.clock }) }),
     ...createWebhookDeliveryRoutes({ deliveries }),
     ...createSmsOptOutRoutes({ optOuts }),
     ...createTrackingRoutes({ engagement, linkSecret, logger }),

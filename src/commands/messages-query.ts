@@ -132,7 +132,8 @@ export function createMessageQueries(deps: { db: Db; eventStore: EventStore }) {
           // The joined rows are for the dashboard only: a key never sees names it did not send itself.
           if (principal.kind === 'apiKey') return view;
           const contact = row.channel === 'email' ? await trx('contacts').where({ account_id: principal.accountId, email: normaliseEmail(row.to_address) }).first() : undefined;
-          return { ...view, contact: contact ? contactView(contact) : null, campaign: null };
+          const campaign = row.campaign_id ? await trx('campaigns').where({ id: row.campaign_id, account_id: principal.accountId }).first('id', 'name') : undefined;
+          return { ...view, contact: contact ? contactView(contact) : null, campaign: campaign ? { id: campaign.id, name: campaign.name } : null };
         },
         { isolationLevel: 'repeatable read', readOnly: true },
       );

@@ -35,6 +35,11 @@ export interface SendEmailInput {
   sendAt?: string;
   /** already checked against the attachment limits (see src/domain/email/attachments.ts) */
   attachments?: CheckedAttachment[];
+  /**
+   * A campaign's message: subject and bodies come rendered for the contact (nothing is rendered again,
+   * so a contact's own text is never read as a placeholder) and it always offers unsubscribing.
+   */
+  campaign?: { id: string; templateId: string };
 }
 
 /**
@@ -97,8 +102,8 @@ export interface SendEmailDeps {
   eventStore: EventStore;
   db: Db;
   counters: SendCounters;
-  /** the authenticator's checks, for a key the request presents (see sendEmail) */
-  keys: {
+  /** the authenticator's checks, for a key the request presents (see sendEmail); none for a sender that only sends as known principals (the campaign fan-out) */
+  keys?: {
     check(key: PresentedKey): Promise<Principal>;
     accept(row: CheckedKeyRow, key: PresentedKey): Principal;
   };
@@ -142,7 +147,7 @@ export function createSendEmail(deps: SendEmailDeps) {
   return async function sendEmail(
     sender: Principal | PresentedKey,
     input: SendEmailInput,
-    options: { messageId?: string } = {},
+    options: { messageId?: string; /** the send's time for the daily caps (default: now) */ at?: Date } = {},
   ): Promise<SendEmailResult> {
     // Checked before any slot is taken; the route checks it too, this guards every other caller.
     const sendAt = input.sendAt === undefined ? null : new Date(input.sendAt);
@@ -151,27 +156,28 @@ export function createSendEmail(deps: SendEmailDeps) {
     let key = isKey(sender) ? sender : null;
     let known = isKey(sender) ? null : sender;
     if (key && input.templateId) {
-      known = await deps.keys.check(key);
+      known = await deps.keys!.check(key);
       key = null;
     }
     let fields = { subject: input.subject, html: input.html, text: input.text };
-    if (input.templateId) {
+    if (input.templateId && !input.campaign) {
       const template = await deps.db('templates').where({ id: input.templateId, account_id: known!.accountId }).first('subject', 'html', 'text');
       if (!template) throw badRequest(`templateId ${input.templateId} not found`);
       fields = { subject: input.subject ?? template.subject, html: input.html ?? template.html, text: input.text ?? template.text };
     }
     let rendered: ReturnType<typeof renderTemplate>;
     try {
-      rendered = renderTemplate({ subject: fields.subject ?? '', html: fields.html ?? '', text: fields.text ?? '' }, input.variables ?? {});
+      const parts = { subject: fields.subject ?? '', html: fields.html ?? '', text: fields.text ?? '' };
+      rendered = input.campaign ? parts : renderTemplate(parts, input.variables ?? {});
     } catch (err) {
-      if (key) await deps.keys.check(key);
+      if (key) await deps.keys!.check(key);
       throw err;
     }
 
     const from = normaliseEmail(input.fromEmail);
-    const day = utcDay(key?.at ?? new Date()); // the day the slots are taken, and given back on
+    const day = utcDay(options.at ?? key?.at ?? new Date()); // the day the slots are taken, and given back on
     const row = await facts.add({ key, principal: known, to: normaliseEmail(input.to), domain: emailDomain(from), sender: from });
-    const principal = key ? deps.keys.accept(row, key) : known!;
+    const principal = key ? deps.keys!.accept(row, key) : known!;
     const given: EmailSendFacts = {
       to: input.to,
       fromEmail: input.fromEmail,
@@ -198,7 +204,7 @@ export function createSendEmail(deps: SendEmailDeps) {
       const baseUrl = deps.baseUrl();
       const headers: EmailQueued['data']['headers'] = [];
       const serviceUnsubscribe = `${baseUrl}/u/${createUnsubscribeToken(deps.linkSecret, messageId)}`;
-      if (input.unsubscribeUrl) {
+      if (input.unsubscribeUrl || input.campaign) {
         headers.push({ name: 'List-Unsubscribe', value: `<${serviceUnsubscribe}>` });
         headers.push({ name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' });
       }
@@ -216,8 +222,8 @@ export function createSendEmail(deps: SendEmailDeps) {
         messageId,
         accountId,
         apiKeyId,
-        campaignId: null,
-        templateId: input.templateId ?? null,
+        campaignId: input.campaign?.id ?? null,
+        templateId: input.campaign?.templateId ?? input.templateId ?? null,
         unsubscribeUrl: input.unsubscribeUrl ?? null,
         tracking: row.tracking,
         provider: row.email_provider,

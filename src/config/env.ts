@@ -90,6 +90,10 @@ const schema = z.object({
   PROVIDER_SEARCH_SETTLE_MS: positiveInt.default(60000),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean.default(false),
   SMS_OPTOUT_SYNC_INTERVAL_MS: positiveInt.default(900000),
+  /** how often workers look for scheduled campaigns due and cap pauses over */
+  CAMPAIGN_TIMER_INTERVAL_MS: positiveInt.default(5000),
+  /** contacts a campaign's fan-out takes per step (each step recorded with its counts) */
+  CAMPAIGN_STEP_SIZE: positiveInt.default(500),
   /** `sns` sends through AWS (the SDK's credential chain); `sandbox` records SMS in the database and never delivers, for development. */
   SMS_PROVIDER: z.enum(['sns', 'sandbox']).default('sns'),
   /** which connections may say who the client is with X-Forwarded-For (express's `trust proxy`) */

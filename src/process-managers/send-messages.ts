@@ -2,6 +2,11 @@ import { MESSAGE_STREAM_PREFIX } from '../domain/messages/events.js';
 import type { ProcessManager } from './runner.js';
 
 export const SEND_JOB = 'provider.send';
+/**
+ * A campaign's messages wait in a queue of their own, worked by fewer hands: a 100,000-message fan-out
+ * never stands between a password reset and the provider.
+ */
+export const CAMPAIGN_SEND_JOB = 'provider.send.campaign';
 
 /**
  * Turns every queued message into one provider-send side effect, due at once or, for a scheduled send,
@@ -15,7 +20,7 @@ export const sendMessagesManager: ProcessManager = {
   async handle(events) {
     return events.map((e) => ({
       id: `send:${e.data.messageId}`,
-      kind: SEND_JOB,
+      kind: e.data.campaignId ? CAMPAIGN_SEND_JOB : SEND_JOB,
       payload: { messageId: e.data.messageId },
       runAfter: e.data.sendAt ? new Date(e.data.sendAt) : new Date(),
     }));

@@ -6,6 +6,7 @@ import { messageChangesProjection } from './message-changes.js';
 import { providerMessageIdsProjection } from './provider-message-ids.js';
 import { suppressionsProjection } from './suppressions.js';
 import { templatesProjection } from './templates.js';
+import { campaignsProjection } from './campaigns.js';
 import { webhookDeliveriesProjection } from './webhook-deliveries.js';
 import { webhooksProjection } from './webhooks.js';
 
@@ -20,4 +21,5 @@ export const projections: Projection[] = [
   webhookDeliveriesProjection,
   providerMessageIdsProjection,
   messageChangesProjection,
+  campaignsProjection,
 ];

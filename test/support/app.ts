@@ -26,7 +26,7 @@ export interface TestApp {
  * The whole service (API + workers) in-process on a fresh database and a random port, with the
  * default account bootstrapped. `env` overrides configuration variables.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: { clock?: () => Date } = {}): Promise<TestApp> {
   const testDb = await createTestDatabase();
   const config = loadConfig({
     DATABASE_URL: testDb.url,
@@ -40,7 +40,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     SMS_PROVIDER: 'sandbox',
     ...env,
   });
-  const application = await createApplication('all', { config, logger: createLogger(config.LOG_LEVEL) });
+  const application = await createApplication('all', { config, logger: createLogger(config.LOG_LEVEL), clock: options.clock });
   const { infra, api, boot } = application as Required<typeof application>;
   await api.waitFor('accounts', boot.position);
   const server: Server = await listen(api.app, config, 0, '127.0.0.1');

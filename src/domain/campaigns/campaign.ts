@@ -4,8 +4,11 @@ import { conflict, notFound } from '../errors.js';
 export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'sent', 'cancelled'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
-/** Why a campaign stopped queueing: an admin asked, the account's daily cap ran out, or its sender lost verification. */
-export type PauseReason = 'manual' | 'daily_send_cap' | 'sender_not_verified';
+/**
+ * Why a campaign stopped queueing: an admin asked, the account's daily cap ran out, its sender is no
+ * longer verified, or its template was deleted.
+ */
+export type PauseReason = 'manual' | 'daily_send_cap' | 'sender_not_verified' | 'template_deleted';
 
 /** Which contacts a campaign is for: both filters when both are given. */
 export interface Audience {
@@ -76,8 +79,8 @@ export type CampaignCommand =
       audience?: number;
       /** every contact of the audience was reached */
       done: boolean;
-      /** the step stopped early: the account's daily cap (resumes at `resumeAt`) or the sender is no longer verified */
-      stoppedBy?: { reason: 'daily_send_cap'; resumeAt: string } | { reason: 'sender_not_verified' };
+      /** the step stopped early: the account's daily cap (resumes by itself at `resumeAt`), or what needs an admin */
+      stoppedBy?: { reason: 'daily_send_cap'; resumeAt: string } | { reason: 'sender_not_verified' | 'template_deleted' };
       now: string;
     };
 

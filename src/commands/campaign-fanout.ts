@@ -1,0 +1,162 @@
+import type { Knex } from 'knex';
+import type { Db } from '../adapters/db/knex.js';
+import { campaignDecider, campaignStream, type Audience, type CampaignCommand } from '../domain/campaigns/campaign.js';
+import { campaignMessageId, nextUtcMidnight, recipientVariables, unfilledPlaceholders } from '../domain/campaigns/personalise.js';
+import { fold } from '../domain/decider.js';
+import { renderTemplate } from '../domain/email/render.js';
+import { AppError } from '../domain/errors.js';
+import type { Principal } from '../http/principal.js';
+import type { EventStore } from '../ports/event-store.js';
+import { execute } from './execute.js';
+import type { SendEmailInput, SendEmailResult } from './send-email.js';
+
+type SendEmail = (sender: Principal, input: SendEmailInput, options: { messageId: string; at: Date }) => Promise<SendEmailResult>;
+
+/** The account's contacts a campaign's audience names (both filters when both are given). */
+export function audienceContacts(db: Knex, accountId: string, audience: Audience): Knex.QueryBuilder {
+  const q = db('contacts').where('account_id', accountId);
+  if (audience.listId !== undefined) q.andWhereRaw('list_ids @> ARRAY[?]::text[]', [audience.listId]);
+  if (audience.tag !== undefined) q.andWhereRaw('tags @> ARRAY[?]::text[]', [audience.tag]);
+  return q;
+}
+
+interface AudienceContact {
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  company: string | null;
+  status: string;
+}
+
+type Outcome = 'queued' | 'skipped' | 'daily_send_cap' | 'sender_not_verified';
+
+/** What a send refusal means for the campaign: a recipient to skip, or a reason to stop. */
+function outcomeOfRefusal(err: unknown): Outcome {
+  if (!(err instanceof AppError)) throw err;
+  if (err.status === 429) return 'daily_send_cap';
+  if (err.status === 400 && err.message.endsWith('is not verified for sending')) return 'sender_not_verified';
+  if (err.status === 400 && err.message.endsWith('is suppressed')) return 'skipped';
+  throw err;
+}
+
+/** Runs `work` over the items, at most `limit` at a time, answers in the items' order. */
+async function pooled<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}
+
+export interface CampaignFanoutDeps {
+  db: Db;
+  eventStore: EventStore;
+  sendEmail: SendEmail;
+  clock: () => Date;
+  /** contacts per step (default 500) */
+  stepSize?: number;
+  /** sends in flight at once within a step (default 32) */
+  concurrency?: number;
+}
+
+/**
+ * The fan-out of a sending campaign, one step at a time: the next contacts in id order after the
+ * campaign's cursor, each queued as a message with the one id it has in this campaign (so a step run
+ * again, by a second worker or after a crash, queues nobody twice) or counted as skipped, then the
+ * step's counts recorded against the cursor it began from. A step whose campaign is no longer sending
+ * does nothing; the daily cap or a sender no longer verified stops the step where it was refused.
+ */
+export function createCampaignFanout(deps: CampaignFanoutDeps) {
+  const stepSize = deps.stepSize ?? 500;
+  const concurrency = deps.concurrency ?? 32;
+
+  /** One step; answers whether the fan-out goes on with another (this step was recorded and said so). */
+  async function step(campaignId: string, causationId?: string): Promise<boolean> {
+    const streamId = campaignStream(campaignId);
+    const history = await deps.eventStore.readStream(streamId);
+    const state = fold(campaignDecider, history);
+    if (state.status !== 'sending') return false;
+    const campaign = state.definition!;
+    const accountId = state.accountId!;
+    const fromCursor = state.progress.cursor;
+    const record = (command: Omit<Extract<CampaignCommand, { kind: 'recordProgress' }>, 'kind' | 'fromCursor' | 'now'>) =>
+      execute(campaignDecider, { kind: 'recordProgress', fromCursor, now: deps.clock().toISOString(), ...command }, {
+        eventStore: deps.eventStore,
+        streamId,
+        metadata: { actor: 'system:campaign-fanout', correlationId: campaignId, ...(causationId ? { causationId } : {}) },
+      });
+
+    const template = await deps.db('templates').where({ id: campaign.templateId, account_id: accountId }).first('subject', 'html', 'text');
+    if (!template) {
+      await record({ progress: { cursor: fromCursor, queued: 0, skipped: 0, unfilled: 0 }, done: false, stoppedBy: { reason: 'template_deleted' } });
+      return false;
+    }
+    const audience = fromCursor === null ? Number((await audienceContacts(deps.db, accountId, campaign.audience).count({ n: '*' }).first())!.n) : undefined;
+    const rows: AudienceContact[] = await audienceContacts(deps.db, accountId, campaign.audience)
+      .andWhere('id', '>', fromCursor ?? '')
+      .orderBy('id')
+      .limit(stepSize + 1)
+      .select('id', 'email', 'first_name', 'last_name', 'company', 'status');
+    const page = rows.slice(0, stepSize);
+    const ids = page.map((c) => campaignMessageId(campaignId, c.id));
+    const already = new Set<string>(await deps.db('messages').whereIn('id', ids).pluck('id'));
+    const sender: Principal = { kind: 'user', accountId, userId: state.createdBy!.replace(/^user:/, '') };
+
+    const outcomes = await pooled(page, concurrency, async (contact): Promise<{ outcome: Outcome; unfilled: boolean }> => {
+      const messageId = campaignMessageId(campaignId, contact.id);
+      if (already.has(messageId)) return { outcome: 'queued', unfilled: false };
+      if (contact.status !== 'subscribed') return { outcome: 'skipped', unfilled: false };
+      const variables = recipientVariables(campaign.variables, { email: contact.email, firstName: contact.first_name, lastName: contact.last_name, company: contact.company });
+      const rendered = renderTemplate(template, variables);
+      try {
+        await deps.sendEmail(
+          sender,
+          {
+            to: contact.email,
+            fromEmail: campaign.fromEmail,
+            ...(campaign.fromName ? { fromName: campaign.fromName } : {}),
+            ...(campaign.replyTo ? { replyTo: campaign.replyTo } : {}),
+            ...rendered,
+            campaign: { id: campaignId, templateId: campaign.templateId },
+          },
+          { messageId, at: deps.clock() },
+        );
+      } catch (err) {
+        return { outcome: outcomeOfRefusal(err), unfilled: false };
+      }
+      return { outcome: 'queued', unfilled: unfilledPlaceholders(template, variables) > 0 };
+    });
+
+    // The step ends at the first contact the campaign must stop at; whoever came after it in this step
+    // and was queued anyway is found queued by the next step.
+    const stopAt = outcomes.findIndex((o) => o.outcome !== 'queued' && o.outcome !== 'skipped');
+    const reached = stopAt < 0 ? outcomes : outcomes.slice(0, stopAt);
+    const progress = {
+      cursor: reached.length ? page[reached.length - 1].id : fromCursor,
+      queued: reached.filter((o) => o.outcome === 'queued').length,
+      skipped: reached.filter((o) => o.outcome === 'skipped').length,
+      unfilled: reached.filter((o) => o.unfilled).length,
+    };
+    const stop = stopAt < 0 ? undefined : outcomes[stopAt].outcome;
+    const { events } = await record({
+      progress,
+      ...(audience !== undefined ? { audience } : {}),
+      done: stop === undefined && rows.length <= stepSize,
+      ...(stop === 'daily_send_cap'
+        ? { stoppedBy: { reason: 'daily_send_cap' as const, resumeAt: nextUtcMidnight(deps.clock()).toISOString() } }
+        : stop === 'sender_not_verified'
+          ? { stoppedBy: { reason: 'sender_not_verified' as const } }
+          : {}),
+    });
+    return events.some((e) => e.type === 'CampaignProgressed' && e.data.continues);
+  }
+
+  return { step };
+}
+export type CampaignFanout = ReturnType<typeof createCampaignFanout>;

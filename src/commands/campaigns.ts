@@ -1,0 +1,121 @@
+import { createId } from '../cuid.js';
+import type { Db } from '../adapters/db/knex.js';
+import { campaignDecider, campaignStream, type CampaignCommand, type CampaignDefinition } from '../domain/campaigns/campaign.js';
+import { emailDomain, normaliseEmail } from '../domain/email/address.js';
+import { badRequest, notFound } from '../domain/errors.js';
+import type { Principal } from '../http/principal.js';
+import type { EventStore } from '../ports/event-store.js';
+import { execute } from './execute.js';
+import type { MessageFilters, MessageQueries } from './messages-query.js';
+import type { WaitForProjection } from './read-your-writes.js';
+
+const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
+
+export type CampaignInput = Omit<CampaignDefinition, 'fromName' | 'replyTo' | 'variables'> & {
+  fromName?: string;
+  replyTo?: string;
+  variables?: Record<string, unknown>;
+};
+
+/** A campaign as the API shows it; `stats` is the messages aggregate of its messages. */
+export function campaignView(row: Record<string, any>, stats: unknown) {
+  const queued = row.queued as number;
+  const skipped = row.skipped as number;
+  // Contacts added to the audience while it was sending are reached too: the count only grows.
+  const reached = queued + skipped;
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    pausedReason: row.paused_reason,
+    templateId: row.template_id,
+    fromEmail: row.from_email,
+    fromName: row.from_name,
+    replyTo: row.reply_to,
+    audience: row.audience,
+    variables: row.variables,
+    scheduledAt: iso(row.scheduled_at),
+    createdAt: iso(row.created_at),
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
+    progress: {
+      audience: row.status === 'sent' ? reached : Math.max(row.audience_count ?? 0, reached),
+      queued,
+      skipped,
+      unfilledPlaceholders: row.unfilled,
+    },
+    stats,
+  };
+}
+
+export function createCampaignCommands(deps: {
+  db: Db;
+  eventStore: EventStore;
+  waitFor: WaitForProjection;
+  aggregate: MessageQueries['aggregate'];
+  clock?: () => Date;
+}) {
+  const now = () => (deps.clock ?? (() => new Date()))().toISOString();
+
+  async function view(principal: Principal, row: Record<string, any>) {
+    return campaignView(row, await deps.aggregate(principal, { campaignId: row.id } satisfies MessageFilters));
+  }
+  async function get(principal: Principal, id: string) {
+    const row = await deps.db('campaigns').where({ id, account_id: principal.accountId }).first();
+    if (!row) throw notFound(`campaign ${id} not found`);
+    return view(principal, row);
+  }
+  async function run(id: string, actor: string, command: CampaignCommand) {
+    const result = await execute(campaignDecider, command, { eventStore: deps.eventStore, streamId: campaignStream(id), metadata: { actor } });
+    await deps.waitFor('campaigns', result.position);
+    return result;
+  }
+
+  /** The checks a send of the same template from the same sender makes, with the same words. */
+  async function checkSendable(accountId: string, templateId: string, fromEmail: string) {
+    const template = await deps.db('templates').where({ id: templateId, account_id: accountId }).first('id');
+    if (!template) throw badRequest(`templateId ${templateId} not found`);
+    const sender = normaliseEmail(fromEmail);
+    const verified = await deps
+      .db('identities')
+      .where({ account_id: accountId, verified: true })
+      .andWhere((q) => q.where({ kind: 'domain', value: emailDomain(sender) }).orWhere({ kind: 'email', value: sender }))
+      .first('id');
+    if (!verified) throw badRequest(`${fromEmail} is not verified for sending`);
+  }
+
+  return {
+    get,
+    async list(principal: Principal) {
+      const rows = await deps.db('campaigns').where({ account_id: principal.accountId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+      return Promise.all(rows.map((row) => view(principal, row)));
+    },
+    async create(principal: Principal, actor: string, input: CampaignInput) {
+      await checkSendable(principal.accountId, input.templateId, input.fromEmail);
+      const id = createId();
+      const definition: CampaignDefinition = {
+        name: input.name,
+        templateId: input.templateId,
+        fromEmail: input.fromEmail,
+        fromName: input.fromName ?? null,
+        replyTo: input.replyTo ?? null,
+        audience: input.audience,
+        variables: input.variables ?? {},
+      };
+      await run(id, actor, { kind: 'create', campaignId: id, accountId: principal.accountId, createdBy: actor, definition, now: now() });
+      return get(principal, id);
+    },
+    async send(principal: Principal, actor: string, id: string, scheduledAt: string | null) {
+      const row = await deps.db('campaigns').where({ id, account_id: principal.accountId }).first('template_id', 'from_email');
+      if (!row) throw notFound(`campaign ${id} not found`);
+      await checkSendable(principal.accountId, row.template_id, row.from_email);
+      await run(id, actor, { kind: 'send', accountId: principal.accountId, scheduledAt: scheduledAt && new Date(scheduledAt).toISOString(), now: now() });
+      return get(principal, id);
+    },
+    async change(principal: Principal, actor: string, id: string, kind: 'pause' | 'resume' | 'cancel') {
+      await run(id, actor, { kind, accountId: principal.accountId, now: now() } as CampaignCommand);
+      return get(principal, id);
+    },
+  };
+}
+export type CampaignCommands = ReturnType<typeof createCampaignCommands>;

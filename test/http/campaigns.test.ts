@@ -1,0 +1,231 @@
+import { expect } from 'chai';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { expectError } from '../support/contacts-http.js';
+import { eventually, readyToSend } from '../support/email-setup.js';
+import { startScriptedReceiver, type ScriptedReceiver } from '../support/webhook-receiver.js';
+
+/** What a campaign's messages went out as, from the sandbox provider's record, by recipient. */
+async function deliveredByRecipient(app: TestApp, campaignId: string) {
+  const rows = await app.infra.db('sandbox_emails as s').join('messages as m', 'm.id', 's.message_id').where('m.campaign_id', campaignId).select('s.*', 'm.id as message_id');
+  return new Map(rows.map((r) => [r.to_address as string, r]));
+}
+
+describe('campaigns: create, send, fan-out, progress and stats', function () {
+  this.timeout(120_000);
+  let app: TestApp;
+  let key: string;
+  let from: string;
+  let templateId: string;
+  const token = () => app.adminToken;
+  const api = (method: string, path: string, body?: unknown) => app.request(method, path, { token: token(), body });
+  const create = (over: Record<string, unknown> = {}) =>
+    api('POST', '/api/campaigns', { name: 'Spring', templateId, fromEmail: from, audience: { listId: 'news' }, variables: { offer: '20%' }, ...over });
+  const finished = (id: string) =>
+    eventually(() => api('GET', `/api/campaigns/${id}`), (r) => r.body.status === 'sent', 30_000).then((r) => r.body);
+  const contact = (body: Record<string, unknown>) => app.request('POST', '/api/contacts', { token: token(), body });
+
+  before(async () => {
+    app = await startTestApp({ CAMPAIGN_STEP_SIZE: '2', CAMPAIGN_TIMER_INTERVAL_MS: '200' });
+    ({ key, from } = await readyToSend(app));
+    const t = await api('POST', '/api/templates', {
+      name: 'spring',
+      subject: 'Hello {{firstName}}',
+      html: '<p>{{firstName}} {{lastName}} of {{company}}: {{offer}} off for {{email}}</p>',
+      text: '{{firstName}}: {{offer}} {{missing}}',
+    });
+    templateId = t.body.id;
+  });
+  after(async () => app?.close());
+
+  it('creates a draft with the campaign shape; bad input is refused with the words of a send', async () => {
+    const res = await create();
+    expect(res.status).to.equal(201);
+    expect(res.body).to.deep.include({ name: 'Spring', status: 'draft', templateId, fromEmail: from, audience: { listId: 'news' }, scheduledAt: null, startedAt: null, finishedAt: null });
+    expect(res.body.progress).to.deep.equal({ audience: 0, queued: 0, skipped: 0, unfilledPlaceholders: 0 });
+    expect(res.body.stats).to.deep.include({ total: 0 });
+    expect((await api('GET', `/api/campaigns/${res.body.id}`)).body).to.deep.equal(res.body);
+    expect((await api('GET', '/api/campaigns')).body.items.map((c: { id: string }) => c.id)).to.include(res.body.id);
+
+    expectError(await create({ templateId: 'nosuchtemplate' }), 400, 'templateId nosuchtemplate not found');
+    expectError(await create({ fromEmail: 'someone@unverified.test' }), 400, 'someone@unverified.test is not verified for sending');
+    expectError(await create({ audience: {} }), 400, /audience/);
+    expectError(await api('GET', '/api/campaigns/nope'), 404, 'campaign nope not found');
+    const other = await app.request('POST', '/api/auth/signup', { body: { accountName: 'other', email: 'o@other.test', password: 'a-long-password-1' } });
+    expect((await app.request('GET', `/api/campaigns/${res.body.id}`, { token: other.body.token })).status).to.equal(404);
+    expect((await app.request('GET', '/api/campaigns', { apiKey: key })).status).to.be.oneOf([401, 403]);
+  });
+
+  it('sends once to each subscribed contact of the audience, skipping and counting the rest', async () => {
+    await contact({ email: 'ada@example.org', firstName: 'Ada', lastName: 'Lovelace', company: 'Engines', listIds: ['news'] });
+    await contact({ email: 'alan@example.org', firstName: 'Alan', listIds: ['news'] });
+    await contact({ email: 'grace@example.org', listIds: ['news'], status: 'unsubscribed' });
+    await contact({ email: 'barbara@example.org', listIds: ['news'], status: 'bounced' });
+    await contact({ email: 'edsger@example.org', listIds: ['news'] });
+    await contact({ email: 'outsider@example.org', listIds: ['other'] });
+    expect((await api('POST', '/api/suppressions', { email: 'edsger@example.org' })).status).to.equal(201);
+
+    const { body: c } = await create();
+    const sent = await api('POST', `/api/campaigns/${c.id}/send`, {});
+    expect(sent.status).to.equal(202);
+    expect(sent.body.status).to.be.oneOf(['sending', 'sent']);
+    const done = await finished(c.id);
+    expect(done.progress).to.deep.equal({ audience: 5, queued: 2, skipped: 3, unfilledPlaceholders: 2 });
+    expect(done.startedAt).to.be.a('string');
+    expect(done.finishedAt).to.be.a('string');
+
+    const delivered = await eventually(() => deliveredByRecipient(app, c.id), (m) => m.size === 2);
+    expect([...delivered.keys()].sort()).to.deep.equal(['ada@example.org', 'alan@example.org']);
+    const ada = delivered.get('ada@example.org')!;
+    expect(ada.subject).to.equal('Hello Ada');
+    expect(ada.html).to.contain('Ada Lovelace of Engines: 20% off for ada@example.org');
+    expect(ada.text).to.equal('Ada: 20% ');
+    const names = ada.headers.map((h: { name: string }) => h.name);
+    expect(names).to.include.members(['List-Unsubscribe', 'List-Unsubscribe-Post']);
+    expect(delivered.get('alan@example.org')!.html).to.contain('Alan  of : 20% off');
+
+    const stats = await eventually(() => api('GET', `/api/campaigns/${c.id}`), (r) => r.body.stats.total === 2);
+    const aggregate = await api('GET', `/api/messages/aggregate?campaignId=${c.id}`);
+    expect(stats.body.stats).to.deep.equal(aggregate.body);
+  });
+
+  it('a list with no contacts is a campaign of zero: it is sent at once', async () => {
+    const { body: c } = await create({ audience: { listId: 'empty' } });
+    expect((await api('POST', `/api/campaigns/${c.id}/send`)).status).to.equal(202);
+    expect((await finished(c.id)).progress).to.deep.equal({ audience: 0, queued: 0, skipped: 0, unfilledPlaceholders: 0 });
+  });
+
+  it('state changes that make no sense are 409 with a clear message', async () => {
+    const { body: draft } = await create({ audience: { listId: 'empty' } });
+    expect((await api('POST', `/api/campaigns/${draft.id}/pause`)).body).to.deep.equal({ message: 'cannot pause a campaign that is draft', error: 'Conflict', statusCode: 409 });
+    expect((await api('POST', `/api/campaigns/${draft.id}/resume`)).body.message).to.equal('cannot resume a campaign that is draft');
+    await api('POST', `/api/campaigns/${draft.id}/send`);
+    await finished(draft.id);
+    expect((await api('POST', `/api/campaigns/${draft.id}/resume`)).body.message).to.equal('cannot resume a campaign that is sent');
+    expect((await api('POST', `/api/campaigns/${draft.id}/cancel`)).status).to.equal(409);
+    const { body: other } = await create();
+    const cancelled = await api('POST', `/api/campaigns/${other.id}/cancel`);
+    expect(cancelled.status).to.equal(200);
+    expect(cancelled.body.status).to.equal('cancelled');
+    expect((await api('POST', `/api/campaigns/${other.id}/send`)).body).to.deep.equal({ message: 'cannot send a campaign that is cancelled', error: 'Conflict', statusCode: 409 });
+  });
+
+  it('a scheduled campaign starts at its time; one paused before queues nothing until resumed', async () => {
+    const { body: c } = await create({ audience: { listId: 'news' } });
+    const at = new Date(Date.now() + 1_500).toISOString();
+    const scheduled = await api('POST', `/api/campaigns/${c.id}/send`, { scheduledAt: at });
+    expect(scheduled.status).to.equal(202);
+    expect(scheduled.body).to.deep.include({ status: 'scheduled', scheduledAt: at });
+    await finished(c.id);
+
+    const { body: p } = await create();
+    await api('POST', `/api/campaigns/${p.id}/send`, { scheduledAt: new Date(Date.now() + 500).toISOString() });
+    expect((await api('POST', `/api/campaigns/${p.id}/pause`)).body).to.deep.include({ status: 'paused', pausedReason: 'manual' });
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await api('GET', `/api/campaigns/${p.id}`)).body).to.deep.include({ status: 'paused' });
+    expect(Number((await app.infra.db('messages').where({ campaign_id: p.id }).count({ n: '*' }).first())!.n)).to.equal(0);
+    expect((await api('POST', `/api/campaigns/${p.id}/resume`)).status).to.equal(200);
+    expect((await finished(p.id)).progress).to.include({ queued: 2, skipped: 3 });
+  });
+
+  it('paused mid-fan-out it queues nothing more; resumed, every contact gets exactly one message', async () => {
+    const many = Array.from({ length: 200 }, (_, i) => ({ email: `bulk${i}@example.org`, firstName: `B${i}` }));
+    expect((await app.request('POST', '/api/contacts/import', { token: token(), body: { contacts: many, listId: 'bulk' } })).status).to.equal(200);
+    const { body: c } = await create({ audience: { listId: 'bulk' } });
+    await api('POST', `/api/campaigns/${c.id}/send`);
+    const paused = await api('POST', `/api/campaigns/${c.id}/pause`);
+    expect(paused.body.status).to.equal('paused');
+    const count = () => app.infra.db('messages').where({ campaign_id: c.id }).count({ n: '*' }).first().then((r) => Number(r!.n));
+    // the step under way when it was paused finishes; then nothing more
+    await new Promise((r) => setTimeout(r, 1_000));
+    const settled = await count();
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await count()).to.equal(settled);
+    expect(settled).to.be.below(200);
+    const during = (await api('GET', `/api/campaigns/${c.id}`)).body.progress;
+    expect(during.queued).to.equal(settled);
+
+    expect((await api('POST', `/api/campaigns/${c.id}/resume`)).body.status).to.be.oneOf(['sending', 'sent']);
+    const done = await finished(c.id);
+    expect(done.progress).to.deep.include({ audience: 200, queued: 200, skipped: 0 });
+    const perContact = await app.infra.db('messages').where({ campaign_id: c.id }).select('to_address').count({ n: '*' }).groupBy('to_address');
+    expect(perContact).to.have.length(200);
+    expect(perContact.every((r) => Number(r.n) === 1)).to.equal(true);
+  });
+
+  describe('message detail and unsubscribe', () => {
+    let receiver: ScriptedReceiver;
+    before(async () => {
+      receiver = await startScriptedReceiver([200]);
+      expect((await api('POST', '/api/webhooks', { url: receiver.hook, events: ['contact.unsubscribed'] })).status).to.equal(201);
+    });
+    after(async () => receiver?.close());
+
+    it('a JWT sees the campaign {id, name} on its message; a key does not see the message; a key sees no campaign key on its own', async () => {
+      await contact({ email: 'detail@example.org', listIds: ['detail'] });
+      const { body: c } = await create({ name: 'Detail', audience: { listId: 'detail' } });
+      await api('POST', `/api/campaigns/${c.id}/send`);
+      await finished(c.id);
+      const [row] = await app.infra.db('messages').where({ campaign_id: c.id });
+      const detail = await api('GET', `/api/messages/${row.id}`);
+      expect(detail.body).to.deep.include({ campaignId: c.id, campaign: { id: c.id, name: 'Detail' } });
+      expect((await app.request('GET', `/api/messages/${row.id}`, { apiKey: key })).status).to.equal(404);
+      const own = await app.request('POST', '/api/send/transactional', { apiKey: key, body: { to: 'x@example.org', fromEmail: from, subject: 's', text: 't', html: '<p>t</p>' } });
+      const ownDetail = await eventually(() => app.request('GET', `/api/messages/${own.body.messageLogId}`, { apiKey: key }), (r) => r.status === 200);
+      expect(ownDetail.body).to.not.have.any.keys('campaign', 'contact');
+      expect((await api('GET', `/api/messages/${own.body.messageLogId}`)).body.campaign).to.equal(null);
+    });
+
+    it('unsubscribing from a campaign message sets the contact unsubscribed and fires contact.unsubscribed with campaignId', async () => {
+      await contact({ email: 'leaver@example.org', listIds: ['leavers'] });
+      const { body: c } = await create({ audience: { listId: 'leavers' } });
+      await api('POST', `/api/campaigns/${c.id}/send`);
+      await finished(c.id);
+      const delivered = await eventually(() => deliveredByRecipient(app, c.id), (m) => m.size === 1);
+      const header = delivered.get('leaver@example.org')!.headers.find((h: { name: string }) => h.name === 'List-Unsubscribe').value as string;
+      const res = await fetch(header.slice(1, -1), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+      expect(res.status).to.equal(200);
+      const contacts = await eventually(() => app.request('GET', '/api/contacts?search=leaver', { token: token() }), (r) => r.body.items?.[0]?.status === 'unsubscribed');
+      expect(contacts.body.items[0].status).to.equal('unsubscribed');
+      const hook = await eventually(async () => receiver.requests.map((r) => JSON.parse(r.body)), (bodies) => bodies.some((b) => b.data.email === 'leaver@example.org'));
+      const body = hook.find((b) => b.data.email === 'leaver@example.org');
+      expect(body).to.deep.include({ event: 'contact.unsubscribed' });
+      expect(body.data).to.deep.include({ source: 'one_click', campaignId: c.id });
+    });
+  });
+});
+
+describe('campaigns: the daily cap pauses a campaign until the next UTC day', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  let now = new Date('2031-05-04T22:00:00.000Z');
+
+  before(async () => {
+    app = await startTestApp({ CAMPAIGN_STEP_SIZE: '10', CAMPAIGN_TIMER_INTERVAL_MS: '200' }, { clock: () => now });
+  });
+  after(async () => app?.close());
+
+  it('stops at the cap with pausedReason daily_send_cap, resumes by itself after 00:00 UTC and reaches everyone once', async () => {
+    const { from } = await readyToSend(app);
+    const api = (method: string, path: string, body?: unknown) => app.request(method, path, { token: app.adminToken, body });
+    expect((await api('PATCH', '/api/settings', { dailySendCap: 3 })).status).to.equal(200);
+    const contacts = Array.from({ length: 5 }, (_, i) => ({ email: `capped${i}@example.org` }));
+    await api('POST', '/api/contacts/import', { contacts, listId: 'capped' });
+    const t = await api('POST', '/api/templates', { name: 't', subject: 's', html: '<p>h</p>', text: 't' });
+    const { body: c } = await api('POST', '/api/campaigns', { name: 'Capped', templateId: t.body.id, fromEmail: from, audience: { listId: 'capped' } });
+    await api('POST', `/api/campaigns/${c.id}/send`);
+
+    const paused = await eventually(() => api('GET', `/api/campaigns/${c.id}`), (r) => r.body.status === 'paused', 20_000);
+    expect(paused.body).to.deep.include({ pausedReason: 'daily_send_cap' });
+    expect(paused.body.progress).to.deep.include({ audience: 5, queued: 3, skipped: 0 });
+    // still the same day: it stays paused
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect((await api('GET', `/api/campaigns/${c.id}`)).body.status).to.equal('paused');
+
+    now = new Date('2031-05-05T00:00:01.000Z');
+    const done = await eventually(() => api('GET', `/api/campaigns/${c.id}`), (r) => r.body.status === 'sent', 20_000);
+    expect(done.body.progress).to.deep.include({ audience: 5, queued: 5, skipped: 0 });
+    expect(done.body.pausedReason).to.equal(null);
+    const rows = await app.infra.db('messages').where({ campaign_id: c.id }).select('to_address');
+    expect(rows.map((r) => r.to_address).sort()).to.deep.equal(contacts.map((x) => x.email).sort());
+  });
+});
