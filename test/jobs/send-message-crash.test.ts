@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { deleteKeys, redisReachable } from '../support/redis.js';
+import { bullMq, pgBoss, type QueueUnderTest } from '../support/crash-queues.js';
 import { onJsonLines } from '../support/json-lines.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
@@ -17,7 +16,6 @@ import { sleep, waitFor } from '../adapters/queue/wait.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/send-worker.ts', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 interface JobReport {
   event: 'job' | 'job-done';
@@ -161,40 +159,6 @@ function fakePostmark(): ProviderUnderTest {
     },
   };
 }
-
-interface QueueUnderTest {
-  name: string;
-  spec(database: TestDatabase): QueueSpec;
-  /** how long, at most, before the queue runs a job lost with its worker again */
-  lostRunRerunWithinMs: number;
-  available(): Promise<boolean>;
-  dispose(spec: QueueSpec): Promise<void>;
-}
-
-// Short timings, as in test/adapters/queue: a lost run comes back within seconds.
-const pgBoss: QueueUnderTest = {
-  name: 'pg-boss',
-  spec: (database) => ({
-    adapter: 'pg-boss',
-    options: { connectionString: database.url, schema: 'jobs_test', retryDelayMs: 1000, expireAfterMs: 2000, maintenanceIntervalMs: 1000, pollingIntervalMs: 100, poolSize: 3 },
-  }),
-  lostRunRerunWithinMs: 2000 + 1000 + 1000 + 1000,
-  available: async () => true,
-  dispose: async () => {},
-};
-const bullMq: QueueUnderTest = {
-  name: 'BullMQ',
-  spec: () => ({
-    adapter: 'bullmq',
-    options: { redisUrl, prefix: `courier-test-${randomBytes(4).toString('hex')}`, retryDelayMs: 1000, lockDurationMs: 1000, stalledIntervalMs: 500 },
-  }),
-  lostRunRerunWithinMs: 1000 + 2 * 500 + 1000,
-  available: () => redisReachable(redisUrl),
-  async dispose(spec) {
-    if (spec.adapter !== 'bullmq') return;
-    if (spec.options.prefix) await deleteKeys(redisUrl, spec.options.prefix);
-  },
-};
 
 const cases: { provider: ProviderUnderTest; queue: QueueUnderTest; title: string }[] = [
   {
