@@ -16,7 +16,7 @@ import type { WaitForProjection } from './read-your-writes.js';
 export const DEFAULT_ACCOUNT_ID = 'default';
 
 export function settingsView(row: Record<string, any>): AccountSettings {
-  return { dailySendCap: row.daily_send_cap, emailProvider: row.email_provider, tracking: row.tracking };
+  return { dailySendCap: row.daily_send_cap, emailProvider: row.email_provider, tracking: row.tracking, providerRatePerSecond: row.provider_rate_per_second ?? null };
 }
 
 export function createAccountCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection; jwt: JwtIssuer }) {
@@ -129,7 +129,8 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
         metadata: { actor },
       });
       await deps.waitFor('accounts', result.position);
-      return result.state.settings;
+      // settings recorded before the provider rate existed have no such field: no limit
+      return { providerRatePerSecond: null, ...result.state.settings };
     },
 
     async getSmsSettings(accountId: string): Promise<SmsSettings> {

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import type { ProviderRate } from './provider-rate.js';
 import type { Db } from '../adapters/db/knex.js';
 import { execute } from '../commands/execute.js';
 import type { EmailProviderKind } from '../domain/accounts/account.js';
@@ -33,6 +34,8 @@ export interface SendMessageDeps {
   smsProviderFor(kind: 'sns' | 'sandbox'): SmsProvider;
   retryDelaysMs?: number[];
   searchSettleMs?: number;
+  /** the accounts' provider rates (none: unlimited) */
+  providerRate?: ProviderRate;
   logger?: Logger;
 }
 
@@ -144,6 +147,7 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
 
   async function sendEmail(provider: EmailProvider, m: EmailQueued['data']) {
     const attachments = await loadAttachments(m.attachments);
+    await deps.providerRate?.take(m.accountId, m.campaignId ? 'campaign' : 'transactional');
     return provider.send({
       messageId: m.messageId,
       from: m.from,

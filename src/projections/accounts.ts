@@ -9,7 +9,8 @@ import type { Projection } from './projection.js';
  */
 export const accountsProjection: Projection = {
   name: 'accounts',
-  version: 1,
+  // 2: provider_rate_per_second
+  version: 2,
   tables: ['accounts', 'users', 'api_keys', 'identities'],
   streamPrefixes: ['account-', 'user-', 'apikey-', 'identity-'],
 
@@ -20,6 +21,7 @@ export const accountsProjection: Projection = {
       tb.integer('daily_send_cap').notNullable();
       tb.text('email_provider').notNullable();
       tb.text('tracking').notNullable();
+      tb.double('provider_rate_per_second');
       tb.jsonb('sms').notNullable();
       tb.timestamp('created_at', { useTz: true }).notNullable();
     });
@@ -72,6 +74,7 @@ export const accountsProjection: Projection = {
               daily_send_cap: d.settings.dailySendCap,
               email_provider: d.settings.emailProvider,
               tracking: d.settings.tracking,
+              provider_rate_per_second: d.settings.providerRatePerSecond ?? null,
               sms: JSON.stringify(d.sms),
               created_at: d.createdAt,
             })
@@ -83,6 +86,7 @@ export const accountsProjection: Projection = {
             daily_send_cap: d.settings.dailySendCap,
             email_provider: d.settings.emailProvider,
             tracking: d.settings.tracking,
+            provider_rate_per_second: d.settings.providerRatePerSecond ?? null,
           });
           break;
         case 'SmsSettingsChanged':

@@ -15,17 +15,17 @@ describe('account settings: GET/PATCH /api/settings', function () {
   it('a new account has a cap of 1000, the sandbox provider and service tracking', async () => {
     const res = await get();
     expect(res.status).to.equal(200);
-    expect(res.body).to.deep.equal({ dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service' });
+    expect(res.body).to.deep.equal({ dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service', providerRatePerSecond: null });
   });
 
   it('PATCH changes only the fields given and answers the whole settings; GET shows them', async () => {
     const res = await patch({ dailySendCap: 250 });
     expect(res.status).to.equal(200);
-    expect(res.body).to.deep.equal({ dailySendCap: 250, emailProvider: 'sandbox', tracking: 'service' });
-    expect((await patch({ emailProvider: 'ses', tracking: 'none' })).body).to.deep.equal({ dailySendCap: 250, emailProvider: 'ses', tracking: 'none' });
-    expect((await patch({ emailProvider: 'postmark', tracking: 'provider' })).body).to.include({ emailProvider: 'postmark', tracking: 'provider' });
-    expect((await get()).body).to.deep.equal({ dailySendCap: 250, emailProvider: 'postmark', tracking: 'provider' });
-    await patch({ dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service' });
+    expect(res.body).to.deep.equal({ dailySendCap: 250, emailProvider: 'sandbox', tracking: 'service', providerRatePerSecond: null });
+    expect((await patch({ emailProvider: 'ses', tracking: 'none' })).body).to.deep.equal({ dailySendCap: 250, emailProvider: 'ses', tracking: 'none', providerRatePerSecond: null });
+    expect((await patch({ emailProvider: 'postmark', tracking: 'provider' })).body).to.include({ emailProvider: 'postmark', tracking: 'provider', providerRatePerSecond: null });
+    expect((await get()).body).to.deep.equal({ dailySendCap: 250, emailProvider: 'postmark', tracking: 'provider', providerRatePerSecond: null });
+    await patch({ dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service', providerRatePerSecond: null });
   });
 
   it('400 for values outside the contract, naming the field', async () => {
@@ -46,7 +46,7 @@ describe('account settings: GET/PATCH /api/settings', function () {
       expect(res.status, JSON.stringify(body)).to.equal(400);
       expect(res.body.message).to.match(message);
     }
-    expect((await get()).body).to.deep.equal({ dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service' });
+    expect((await get()).body).to.deep.equal({ dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service', providerRatePerSecond: null });
   });
 
   it('the largest cap the read models hold is accepted, and the read model keeps up after it', async () => {

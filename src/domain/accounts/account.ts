@@ -8,6 +8,11 @@ export interface AccountSettings {
   dailySendCap: number;
   emailProvider: EmailProviderKind;
   tracking: TrackingMode;
+  /**
+   * The most provider calls a second for the account across every worker (null: no limit; absent on
+   * settings recorded before it existed, which is the same).
+   */
+  providerRatePerSecond?: number | null;
 }
 export interface SmsSettings {
   enabled: boolean;
@@ -22,7 +27,7 @@ export interface SmsSettings {
  */
 export const MAX_DAILY_SEND_CAP = 2_147_483_647;
 
-export const DEFAULT_SETTINGS: AccountSettings = { dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service' };
+export const DEFAULT_SETTINGS: AccountSettings = { dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service', providerRatePerSecond: null };
 export const DEFAULT_SMS_SETTINGS: SmsSettings = {
   enabled: false,
   originationNumber: null,
@@ -96,6 +101,8 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
         throw badRequest('dailySendCap must be a positive integer');
       }
       if (settings.dailySendCap > MAX_DAILY_SEND_CAP) throw badRequest(`dailySendCap must be at most ${MAX_DAILY_SEND_CAP}`);
+      const rate = settings.providerRatePerSecond;
+      if (rate !== undefined && rate !== null && !(Number.isFinite(rate) && rate > 0)) throw badRequest('providerRatePerSecond must be a positive number or null');
       if (JSON.stringify(settings) === JSON.stringify(state.settings)) return [];
       return [{ type: 'SettingsChanged', data: { accountId: state.accountId, settings, changedAt: command.now } }];
     }

@@ -10,6 +10,12 @@ const settingsSchema = z.object({
   dailySendCap: z.number().int().positive().max(MAX_DAILY_SEND_CAP),
   emailProvider: z.enum(['ses', 'postmark', 'sandbox']),
   tracking: z.enum(['service', 'provider', 'none']),
+  providerRatePerSecond: z
+    .number()
+    .positive()
+    .max(1_000_000)
+    .nullable()
+    .meta({ description: 'The most provider calls a second for the account, across every worker; transactional sends are served first. null: no limit', examples: [14] }),
 });
 const smsSchema = z.object({
   enabled: z.boolean(),

@@ -1,0 +1,61 @@
+import type { Db } from '../adapters/db/knex.js';
+import type { RateLimiter, RateLimiters } from '../ports/rate-limiter.js';
+
+/** How long a worker keeps an account's rate setting before reading it again. */
+const SETTING_TTL_MS = 1_000;
+
+/** A rate as whole calls per whole-second window (the limiter counts in fixed windows). */
+function windowOf(rate: number): { points: number; windowSeconds: number } {
+  return rate >= 1 ? { points: Math.floor(rate), windowSeconds: 1 } : { points: 1, windowSeconds: Math.ceil(1 / rate) };
+}
+
+/**
+ * The account's provider rate (`providerRatePerSecond`), shared by every worker process through the
+ * deployment's rate limiter (PostgreSQL or Redis). Transactional sends come first: a campaign send
+ * may not take the last fifth of a window's calls (at least one, when the window has two or more), and
+ * one refused gives back the count it took, so it never eats into what transactional sends may use.
+ */
+export function createProviderRate(deps: { db: Db; limiters: RateLimiters; sleep?: (ms: number) => Promise<void> }) {
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const settings = new Map<string, { rate: number | null; until: number }>();
+  const limiters = new Map<string, RateLimiter>();
+
+  async function rateOf(accountId: string): Promise<number | null> {
+    const known = settings.get(accountId);
+    if (known && known.until > Date.now()) return known.rate;
+    const row = await deps.db('accounts').where({ id: accountId }).first('provider_rate_per_second');
+    const rate = row?.provider_rate_per_second ?? null;
+    settings.set(accountId, { rate, until: Date.now() + SETTING_TTL_MS });
+    return rate;
+  }
+
+  function limiterFor(points: number, windowSeconds: number): RateLimiter {
+    // Both kinds count under one name per window length, so they share the account's counter.
+    const id = `${points}/${windowSeconds}`;
+    let limiter = limiters.get(id);
+    if (!limiter) {
+      limiter = deps.limiters.limiter({ name: `provider-rate-${windowSeconds}s`, points, windowSeconds });
+      limiters.set(id, limiter);
+    }
+    return limiter;
+  }
+
+  return {
+    /** Waits until the account may make one more provider call (at once when it has no rate). */
+    async take(accountId: string, kind: 'transactional' | 'campaign'): Promise<void> {
+      for (;;) {
+        const rate = await rateOf(accountId);
+        if (rate === null) return;
+        const { points, windowSeconds } = windowOf(rate);
+        const reserved = kind === 'campaign' && points >= 2 ? Math.max(1, Math.floor(points / 5)) : 0;
+        const limiter = limiterFor(points - reserved, windowSeconds);
+        const admission = await limiter.take(accountId);
+        if (admission.allowed) return;
+        await limiter.giveBack(accountId);
+        // campaign sends look again a little later, so waiting transactional sends go first
+        await sleep(admission.retryAfterMs + (kind === 'campaign' ? 50 : 0) + Math.random() * 20);
+      }
+    },
+  };
+}
+export type ProviderRate = ReturnType<typeof createProviderRate>;
