@@ -1,0 +1,102 @@
+import { performance } from 'node:perf_hooks';
+import { createTestDatabase } from '../../test/support/db.js';
+import { spawnServer } from '../../test/support/spawn-server.js';
+import { call, measureClosedLoop, measureLatency, scaled, type BenchModule } from './lib.js';
+
+const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
+const IMPORT_BATCH = 5_000;
+
+/**
+ * Issue 27, campaigns: how fast a campaign to 100,000 contacts has every message queued (against the
+ * same run's transactional send rate, the send module's figure), and the transactional send p99 while
+ * it fans out against the same sends' p99 on an idle service.
+ */
+const bench: BenchModule = {
+  name: 'campaign',
+  async run({ scale, log }) {
+    const contacts = scaled(100_000, scale, 1_000);
+    const testDb = await createTestDatabase();
+    const server = await spawnServer('all', { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+    try {
+      const base = server.baseUrl;
+      const login = await call(base, 'POST', '/api/auth/login', { body: ADMIN });
+      const auth = { authorization: `Bearer ${login.body.token}` };
+      await call(base, 'PATCH', '/api/settings', { headers: auth, body: { dailySendCap: 100_000_000 } });
+      await call(base, 'POST', '/api/domains', { headers: auth, body: { domain: 'bench.example.com' } });
+      const key = await call(base, 'POST', '/api/api-keys', { headers: auth, body: { name: 'bench', scopes: ['send'] } });
+      const headers = { 'x-api-key': key.body.key as string };
+      let n = 0;
+      const send = async () => {
+        const res = await call(base, 'POST', '/api/send/transactional', {
+          headers,
+          body: { to: `reset${n++}@example.org`, fromEmail: 'app@bench.example.com', subject: 'Reset your password', html: '<p>reset</p>', text: 'reset' },
+        });
+        if (res.status !== 201) throw new Error(`a send was refused: ${res.status} ${JSON.stringify(res.body)}`);
+      };
+
+      // Baselines on the idle service: the send rate (as the send module measures it) and one sender's p99.
+      const baseline = await measureClosedLoop(send, { count: scaled(5_000, scale, 500), concurrency: 50 });
+      const idle = await measureLatency(send, 300);
+      log(`idle: ${Math.round(baseline.perSecond)} transactional sends/s at 50 in flight; one sender's p99 ${idle.p99.toFixed(1)} ms`);
+
+      for (let i = 0; i < contacts; i += IMPORT_BATCH) {
+        const batch = Array.from({ length: Math.min(IMPORT_BATCH, contacts - i) }, (_, j) => ({ email: `reader${i + j}@example.org`, firstName: `Reader ${i + j}` }));
+        const res = await call(base, 'POST', '/api/contacts/import', { headers: auth, body: { contacts: batch, listId: 'everyone' } });
+        if (res.status !== 200) throw new Error(`import refused: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+      const template = await call(base, 'POST', '/api/templates', { headers: auth, body: { name: 'news', subject: 'News for {{firstName}}', html: '<p>Hello {{firstName}}</p>', text: 'Hello {{firstName}}' } });
+      const campaign = await call(base, 'POST', '/api/campaigns', {
+        headers: auth,
+        body: { name: 'bench', templateId: template.body.id, fromEmail: 'app@bench.example.com', audience: { listId: 'everyone' } },
+      });
+      const started = performance.now();
+      const sent = await call(base, 'POST', `/api/campaigns/${campaign.body.id}/send`, { headers: auth, body: {} });
+      if (sent.status !== 202) throw new Error(`send refused: ${sent.status} ${JSON.stringify(sent.body)}`);
+      let queuedAllMs = 0;
+      const watch = (async () => {
+        for (;;) {
+          const c = await call(base, 'GET', `/api/campaigns/${campaign.body.id}`, { headers: auth });
+          if (c.body.progress.queued + c.body.progress.skipped >= contacts) {
+            queuedAllMs = performance.now() - started;
+            return;
+          }
+          if (performance.now() - started > 600_000) throw new Error(`campaign not queued in 10 min: ${JSON.stringify(c.body.progress)}`);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      })();
+      // one sender's transactional sends while the campaign fans out, for as long as it does
+      const during: number[] = [];
+      while (!queuedAllMs) {
+        const t = performance.now();
+        await send();
+        during.push(performance.now() - t);
+      }
+      await watch;
+      during.sort((a, b) => a - b);
+      const duringP99 = during[Math.min(during.length - 1, Math.floor(during.length * 0.99))];
+      const rate = contacts / (queuedAllMs / 1000);
+      log(`${contacts} campaign messages queued in ${(queuedAllMs / 1000).toFixed(1)} s (${Math.round(rate)}/s); ${during.length} transactional sends meanwhile, p99 ${duringP99.toFixed(1)} ms`);
+      return [
+        {
+          name: `campaign of ${contacts} contacts, messages queued per second`,
+          value: rate,
+          unit: 'msg/s',
+          baseline: { name: 'transactional sends/s, idle, 50 in flight', value: baseline.perSecond },
+          aim: `all queued within 60 s (${Math.round(contacts / 60)}/s)`,
+        },
+        { name: `campaign of ${contacts} contacts, all queued after`, value: queuedAllMs / 1000, unit: 's', aim: '≤ 60 s at 100,000' },
+        {
+          name: 'transactional send p99 during the campaign',
+          value: duringP99,
+          unit: 'ms',
+          baseline: { name: 'transactional send p99, idle', value: idle.p99 },
+          aim: '≤ 1.5×',
+        },
+      ];
+    } finally {
+      await server.stop();
+      await testDb.drop();
+    }
+  },
+};
+export default bench;
