@@ -88,6 +88,13 @@ const schema = z.object({
   /** delays before provider send attempts 2..6 after a transient provider error (throttling, outage) */
   PROVIDER_RETRY_DELAYS_MS: msList.default([5000, 30000, 120000, 600000, 1800000]),
   PROVIDER_SEARCH_SETTLE_MS: positiveInt.default(60000),
+  /**
+   * SES publishes Send events to us (configuration set → SNS → /api/provider-events/ses): a send in
+   * doubt after a crash waits SES_SEND_SETTLE_MS for its Send event before sending again. Without
+   * them, a crash between SES's answer and our record can send a message twice.
+   */
+  SES_SEND_EVENTS: boolean.default(false),
+  SES_SEND_SETTLE_MS: positiveInt.default(60000),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean.default(false),
   SMS_OPTOUT_SYNC_INTERVAL_MS: positiveInt.default(900000),
   /** `sns` sends through AWS (the SDK's credential chain); `sandbox` records SMS in the database and never delivers, for development. */
