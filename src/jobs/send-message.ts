@@ -66,8 +66,10 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     try {
       await attempt(messageId, sideEffectId, claim.leaseLost ? (claim.lostAt ?? new Date()) : null, run);
     } catch (err) {
-      if (run.onFailure === 'release') await releaseSideEffect(deps.db, sideEffectId).catch(() => undefined);
-      else if (run.onFailure === 'handOn') await endLease(deps.db, sideEffectId).catch(() => undefined);
+      // A database that failed the run may fail these too (a dropped connection): tried again for a
+      // few seconds, or the effect waits for its lease to end and is then in doubt.
+      if (run.onFailure === 'release') await persistently(() => releaseSideEffect(deps.db, sideEffectId)).catch(() => undefined);
+      else if (run.onFailure === 'handOn') await persistently(() => endLease(deps.db, sideEffectId)).catch(() => undefined);
       throw err;
     } finally {
       leases.letGo(sideEffectId);

@@ -212,13 +212,19 @@ export async function rescheduleSideEffect(db: Db, queue: JobQueue, id: string, 
 }
 
 export const SWEEP_INTERVAL_MS = 5_000;
+/**
+ * How long past due a pending effect is left to its queued job before it is queued again (a job lost
+ * with a flushed Redis, or an enqueue that failed with its connection). Queuing one twice is a no-op
+ * while the first job exists (same job id), and a run finds the effect claimed or done.
+ */
+export const SWEEP_GRACE_MS = 20_000;
 
 /**
  * Finds side effects still pending well after they were due (a crash between commit and enqueue, or a
  * job lost with its queue), or claimed by a worker whose lease ran out, and enqueues them again.
  */
 export function startSideEffectSweeper(deps: { db: Db; queue: JobQueue; intervalMs?: number; graceMs?: number; onError?: (err: unknown) => void }) {
-  const graceMs = deps.graceMs ?? 60_000;
+  const graceMs = deps.graceMs ?? SWEEP_GRACE_MS;
   const timer = setInterval(async () => {
     try {
       const rows = await deps
