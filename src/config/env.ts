@@ -50,6 +50,8 @@ const schema = z.object({
   BASE_URL: url(['http:', 'https:']).optional(),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  /** the namespace of this deployment's keys in Redis (queues, rate counters), so deployments can share one Redis */
+  REDIS_PREFIX: z.string().regex(/^[\w.-]{1,64}$/, 'must be 1-64 letters, digits, _ . or -').default('courier'),
   EVENTSTORE_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   EMBEDDED_PG_PORT: port(1).default(54329),
