@@ -20,6 +20,7 @@ import { ORIGINATION } from '../../test/support/sms-setup.js';
 import { signedSnsNotification, startSnsCertServer } from '../../test/support/sns-signing.js';
 import { freePort, spawnServer, type SpawnedServer } from '../../test/support/spawn-server.js';
 import { startScriptedReceiver } from '../../test/support/webhook-receiver.js';
+import { seededRandom } from '../../test/support/seeded-random.js';
 
 export interface ChaosOptions {
   seed: number;
@@ -57,17 +58,6 @@ export interface ChaosReport {
 const ADMIN = { email: 'admin@localhost', password: 'chaos-admin-password' };
 const CAPPED_KEY_LIMIT = 25;
 
-/** mulberry32: a small seeded generator, so a seed replays the same fault schedule and workload mix */
-function seeded(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -80,7 +70,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => {});
-  const random = seeded(options.seed);
+  const random = seededRandom(options.seed);
   const redisUrl = options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const prefix = `chaos-${options.seed}-${randomBytes(3).toString('hex')}`;
   const problems: string[] = [];
