@@ -245,7 +245,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // --- faults at seeded moments ---
     const faultCount = Math.max(FAULT_KINDS.length, Math.round(options.durationMs / 3_000));
     const kinds = [...FAULT_KINDS].sort(() => random() - 0.5);
-    while (kinds.length < faultCount) kinds.push(FAULT_KINDS[Math.floor(random() * FAULT_KINDS.length)]);
+    // the server restarts once; every other fault may come again
+    const repeatable = FAULT_KINDS.filter((k) => k !== 'restart-postgres');
+    while (kinds.length < faultCount) kinds.push(repeatable[Math.floor(random() * repeatable.length)]);
     const schedule = kinds
       .map((kind) => ({ kind, atMs: Math.round(options.durationMs * (0.1 + 0.75 * random())) }))
       .sort((a, b) => a.atMs - b.atMs);
@@ -255,7 +257,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const canaries: Promise<void>[] = [];
     const started = performance.now();
     const restarting: Promise<unknown>[] = [];
-    let restartedPostgres = false;
+    /** as a process supervisor does: start it again until it stays up */
+    async function supervise(start: () => Promise<unknown>) {
+      for (let attempt = 1; ; attempt++) {
+        await sleep(500);
+        try {
+          return await start();
+        } catch (err) {
+          if (attempt >= 5) return problems.push(`restart failed 5 times: ${String(err).slice(0, 500)}`);
+        }
+      }
+    }
+
     async function inject(kind: FaultKind) {
       switch (kind) {
         case 'kill-api':
@@ -267,7 +280,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           list[i] = undefined;
           victim.process.kill('SIGKILL');
           await victim.exited;
-          restarting.push(sleep(500).then(() => (kind === 'kill-api' ? startApi(i) : startWorker(i))).catch((err) => problems.push(`restart failed: ${err}`)));
+          restarting.push(supervise(() => (kind === 'kill-api' ? startApi(i) : startWorker(i))));
           return;
         }
         case 'flush-redis':
@@ -277,8 +290,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           await terminateEveryConnection(database.url);
           return;
         case 'restart-postgres': {
-          if (restartedPostgres) return terminateEveryConnection(database.url);
-          restartedPostgres = true;
           await postgres.stop();
           await sleep(1_000);
           postgres = await startPostgres();
