@@ -56,7 +56,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
   // pairs of the send bench, 64 against 32 delivered everything 2.7-3.1 s after the last 201 instead
   // of 5.2-6.1 s, at p99 38.9-41.5 against 36.5-44.6 ms and 6 % fewer sends/s; 128 kept up with the
   // API but took its p99 to 52-62 ms.
-  await queue.work(SEND_JOB, createSendMessageHandler({ db, eventStore, queue, attachmentStore: infra.attachmentStore, ...providers, retryDelaysMs: config.PROVIDER_RETRY_DELAYS_MS, searchSettleMs: config.PROVIDER_SEARCH_SETTLE_MS, logger }) as never, { concurrency: 64 });
+  await queue.work(SEND_JOB, createSendMessageHandler({ db, eventStore, queue, attachmentStore: infra.attachmentStore, ...providers, retryDelaysMs: config.PROVIDER_RETRY_DELAYS_MS, searchSettleMs: config.PROVIDER_SEARCH_SETTLE_MS, sesSendEvents: { enabled: config.SES_SEND_EVENTS, settleMs: config.SES_SEND_SETTLE_MS }, logger }) as never, { concurrency: 64 });
   // 32 attempts at once across all endpoints: with attempts batched into shared statements, 16 left the
   // worker waiting on round trips (bench: 230 → 337 deliveries/s from 16 to 32, 365 at 64).
   await queue.work(
