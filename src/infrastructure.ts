@@ -103,9 +103,9 @@ export async function openInfrastructure(
     }
   }
   const eventStore = createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL });
-  const queue = createJobQueue({ databaseUrl, redisUrl: config.REDIS_URL });
+  const queue = createJobQueue({ databaseUrl, redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX });
   const counters = createSendCounters(databaseUrl);
-  const limiters = createRateLimiters({ db, redisUrl: config.REDIS_URL });
+  const limiters = createRateLimiters({ db, redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX });
   return {
     databaseUrl,
     db,

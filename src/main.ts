@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config/env.js';
 import { createHttpServer } from './http/server.js';
 import { createApplication, ROLES, type Application, type Role } from './application.js';
 import { createLogger } from './logger.js';
+import { isStoreUnavailable } from './adapters/db/unavailable.js';
 import { StartupError } from './startup-error.js';
 
 /**
@@ -28,6 +29,23 @@ async function listen(server: Server, port: number): Promise<Server> {
   return server;
 }
 
+/**
+ * A database that goes away while a process starts (a failover, a restart, its connections ended)
+ * is waited out for a minute, as it is once the process runs, rather than failing the start.
+ */
+async function startRetrying<T>(start: () => Promise<T>, logger: Logger): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (let delay = 500; ; delay = Math.min(delay * 2, 5_000)) {
+    try {
+      return await start();
+    } catch (err) {
+      if (err instanceof StartupError || !isStoreUnavailable(err) || Date.now() + delay > deadline) throw err;
+      logger.warn({ err }, 'the database went away during start-up; trying again');
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
 async function main(role: Role): Promise<void> {
   const config = loadConfig();
   const logger = (startupLogger = createLogger(config.LOG_LEVEL));
@@ -42,7 +60,7 @@ async function main(role: Role): Promise<void> {
     const probe = await listen(createServer(), config.PORT);
     await new Promise((resolve) => probe.close(resolve));
   }
-  const application = (started = await createApplication(role, { config, logger }));
+  const application = (started = await startRetrying(() => createApplication(role, { config, logger }), logger));
   const { infra, api, boot } = application;
   if (infra.embedded) logger.info({ dataDir: config.DATA_DIR, databaseDir: infra.embedded.databaseDir }, 'embedded PostgreSQL started');
 

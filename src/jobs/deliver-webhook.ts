@@ -26,8 +26,6 @@ export interface DeliverWebhookJob extends SideEffectJob {
 
 /** How long a delivery waits before looking again when an earlier one for the same contact is unfinished. */
 const PREDECESSOR_WAIT_MS = 2_000;
-/** Longer than one attempt can take (the webhook timeout), so a live attempt is never taken over. */
-const DELIVERY_LEASE_MS = 2 * 60_000;
 
 export interface SignedRequest {
   headers: Record<string, string>;
@@ -81,12 +79,14 @@ export function createDeliverWebhookHandler(deps: {
     },
   );
   return async function handle(job: Job<DeliverWebhookJob>): Promise<void> {
-    if (!(await leases.claim(job.data, DELIVERY_LEASE_MS))) return;
+    if (!(await leases.claim(job.data))) return;
     try {
       await attemptDelivery(job.data);
     } catch (err) {
       await releaseSideEffect(deps.db, job.data.sideEffectId).catch(() => undefined);
       throw err;
+    } finally {
+      leases.letGo(job.data.sideEffectId);
     }
   };
 

@@ -107,9 +107,8 @@ for (const queue of [pgBoss, bullMq]) describe(`campaign fan-out: a worker SIGKI
     expect(before.status).to.equal('sending');
     expect(before.progress.queued).to.be.below(CONTACTS);
 
-    // Stands in for the dead worker's leases running out (the fan-out's and its provider calls', up to
-    // 5 minutes): from here the sweepers of the fresh workers bring the effects back.
-    await database.db('side_effects').where({ status: 'running' }).update({ claimed_until: database.db.raw(`now() - interval '1 millisecond'`) });
+    // The dead worker's leases (the fan-out's and its provider calls') end unrenewed; the fresh workers'
+    // sweepers then hand their effects on.
     const [second, third] = await Promise.all([spawnCampaignWorker(env, spec, null), spawnCampaignWorker(env, spec, null)]);
     stops.push(second.stop, third.stop);
 

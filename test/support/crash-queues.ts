@@ -9,8 +9,6 @@ const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export interface QueueUnderTest {
   name: string;
   spec(database: TestDatabase): QueueSpec;
-  /** how long, at most, before the queue runs a job lost with its worker again */
-  lostRunRerunWithinMs: number;
   available(): Promise<boolean>;
   dispose(spec: QueueSpec): Promise<void>;
 }
@@ -22,7 +20,6 @@ export const pgBoss: QueueUnderTest = {
     adapter: 'pg-boss',
     options: { connectionString: database.url, schema: 'jobs_test', retryDelayMs: 1000, expireAfterMs: 2000, maintenanceIntervalMs: 1000, pollingIntervalMs: 100, poolSize: 3 },
   }),
-  lostRunRerunWithinMs: 2000 + 1000 + 1000 + 1000,
   available: async () => true,
   dispose: async () => {},
 };
@@ -32,7 +29,6 @@ export const bullMq: QueueUnderTest = {
     adapter: 'bullmq',
     options: { redisUrl, prefix: `courier-test-${randomBytes(4).toString('hex')}`, retryDelayMs: 1000, lockDurationMs: 1000, stalledIntervalMs: 500 },
   }),
-  lostRunRerunWithinMs: 1000 + 2 * 500 + 1000,
   available: () => redisReachable(redisUrl),
   async dispose(spec) {
     if (spec.adapter !== 'bullmq') return;
