@@ -8,7 +8,7 @@ import { onJsonLines } from '../support/json-lines.js';
 import { startApiOnly, webhookEnv } from '../support/webhook-service.js';
 import { sleep } from '../adapters/queue/wait.js';
 import type { QueueSpec } from '../adapters/queue/queue-spec.js';
-import { bullMq, pgBoss } from '../support/crash-queues.js';
+import { bullMq, pgBoss, skipUnlessAvailable } from '../support/crash-queues.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/campaign-worker.ts', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -55,11 +55,7 @@ for (const queue of [pgBoss, bullMq]) describe(`campaign fan-out: a worker SIGKI
   const stops: (() => Promise<void>)[] = [];
 
   before(async function () {
-    if (!(await queue.available())) {
-      if (process.env.CI === 'true') throw new Error(`${queue.name} is not reachable, and CI needs this suite`);
-      console.warn(`    skipped: ${queue.name} not reachable`);
-      this.skip();
-    }
+    await skipUnlessAvailable(queue, this);
     database = await createTestDatabase();
     spec = queue.spec(database);
     // The sandbox's ON CONFLICT DO NOTHING keeps one row however often it is called; a BEFORE INSERT

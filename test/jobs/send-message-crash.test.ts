@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { bullMq, pgBoss, type QueueUnderTest } from '../support/crash-queues.js';
+import { bullMq, pgBoss, skipUnlessAvailable, type QueueUnderTest } from '../support/crash-queues.js';
 import { onJsonLines } from '../support/json-lines.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
@@ -215,11 +215,7 @@ for (const { provider, queue, title } of cases) {
     const stops: (() => Promise<void>)[] = [];
 
     before(async function () {
-      if (!(await queue.available())) {
-        if (process.env.CI === 'true') throw new Error(`${queue.name} is not reachable, and CI needs this suite`);
-        console.warn(`    skipped: ${queue.name} not reachable`);
-        this.skip();
-      }
+      await skipUnlessAvailable(queue, this);
       database = await createTestDatabase();
       spec = queue.spec(database);
       env = webhookEnv(database.url, await provider.setUp(database));
