@@ -88,6 +88,15 @@ describe('campaigns: create, send, fan-out, progress and stats', function () {
     expect(stats.body.stats).to.deep.equal(aggregate.body);
   });
 
+  it('/openapi.json documents every campaign route, with examples', async () => {
+    const spec = (await app.request('GET', '/openapi.json')).body;
+    for (const path of ['/api/campaigns', '/api/campaigns/{id}', '/api/campaigns/{id}/send', '/api/campaigns/{id}/pause', '/api/campaigns/{id}/resume', '/api/campaigns/{id}/cancel']) {
+      expect(spec.paths, path).to.have.property(path);
+    }
+    expect(JSON.stringify(spec.paths['/api/campaigns'].post)).to.contain('Spring sale');
+    expect(JSON.stringify(spec.paths['/api/campaigns/{id}'].get)).to.contain('unfilledPlaceholders');
+  });
+
   it('a list with no contacts is a campaign of zero: it is sent at once', async () => {
     const { body: c } = await create({ audience: { listId: 'empty' } });
     expect((await api('POST', `/api/campaigns/${c.id}/send`)).status).to.equal(202);
