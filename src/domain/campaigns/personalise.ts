@@ -32,10 +32,11 @@ function blanks(tokens: Token[], variables: Record<string, unknown>): number {
     if (kind === 'name' || kind === '&') {
       const v = name === '.' ? undefined : name.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), variables);
       if (v === undefined || v === null || v === '') n++;
-    } else if (kind === '#' && children) {
-      // a section renders only when its variable is there; what it holds is filled from it
-      continue;
-    } else if (kind === '^' && children) n += blanks(children, variables);
+    } else if (kind === '^' && children) {
+      // an inverted section renders when its variable is missing; a section (#) only when it is there,
+      // filled from it, so what a section holds is not counted
+      n += blanks(children, variables);
+    }
   }
   return n;
 }
