@@ -10,6 +10,7 @@ import { createJobQueue } from './adapters/queue/index.js';
 import { createEventStore } from './adapters/eventstore/index.js';
 import { createRateLimiters } from './adapters/rate-limit/index.js';
 import type { RateLimiters } from './ports/rate-limiter.js';
+import { createObservability, type Observability } from './observability.js';
 
 export interface Infrastructure {
   /** connection string of the read-model database (also the default event store and job queue) */
@@ -22,6 +23,8 @@ export interface Infrastructure {
   counters: SendCounters;
   /** attempt counters shared by every process: Redis with REDIS_URL, else PostgreSQL */
   limiters: RateLimiters;
+  /** this process's metrics (GET /metrics) and readiness (GET /readyz), shared by the roles it runs */
+  observability: Observability;
   /** set when the PostgreSQL is the embedded one of DATA_DIR */
   embedded?: { databaseDir: string; /** false when another process (the running service) started it */ started: boolean };
   close(): Promise<void>;
@@ -109,6 +112,7 @@ export async function openInfrastructure(
     queue,
     counters,
     limiters,
+    observability: createObservability({ db, eventStore, queue, logInDatabase: !config.EVENTSTORE_URL }),
     embedded,
     async close() {
       await queue.close();

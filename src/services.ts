@@ -34,6 +34,7 @@ import { createWebhookRoutes } from './http/routes/webhooks.js';
 import { createProjectionWaiter } from './projections/waiter.js';
 import { ensureProjection } from './projections/generations.js';
 import { projections } from './projections/registry.js';
+import { logFollower } from './projections/lag.js';
 import { createSnsMessageVerifier } from './adapters/sns-verify/verify-sns-message.js';
 import { createWebhookSender } from './adapters/webhooks/http-sender.js';
 import { createEngagementCommands } from './commands/engagement.js';
@@ -54,6 +55,12 @@ import { createMessageChangeRoutes } from './http/routes/message-changes.js';
 import { createChangeNotifier } from './projections/change-notifier.js';
 import { createProviderRegistry } from './providers.js';
 import { emailProviderUnavailable } from './adapters/email/index.js';
+import { createAuditQueries } from './commands/audit.js';
+import { createAuditRoutes } from './http/routes/audit.js';
+import { createMetricsRoutes } from './http/routes/metrics.js';
+import { createReadinessRoutes } from './http/routes/health.js';
+import { DELIVER_WEBHOOK_JOB } from './process-managers/webhook-fanout.js';
+import { SEND_JOB } from './process-managers/send-messages.js';
 
 const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
 
@@ -69,6 +76,9 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
   const waitFor: WaitForProjection = (name, position) =>
     position ? waiter.waitFor(name, position, READ_YOUR_WRITES_TIMEOUT_MS) : Promise.resolve();
   const { emailProviderFor, smsProviderFor } = createProviderRegistry({ db, config });
+  // Metrics and readiness: the read models this role serves, the queues it feeds.
+  const { observability } = infra;
+  observability.follow({ followers: projections.map((p) => logFollower('projection', p)), queues: [SEND_JOB, DELIVER_WEBHOOK_JOB] });
 
   const accounts = createAccountCommands({ eventStore, db, waitFor, jwt });
   const apiKeys = createApiKeyCommands({ eventStore, db, waitFor });
@@ -104,8 +114,9 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     keys: { check: authenticator.checkKey, accept: authenticator.acceptKey },
     linkSecret,
     baseUrl: () => config.BASE_URL,
+    metrics: observability.metrics,
   });
-  const sendSms = createSendSms({ eventStore, counters, provider: config.SMS_PROVIDER });
+  const sendSms = createSendSms({ eventStore, counters, provider: config.SMS_PROVIDER, metrics: observability.metrics });
   const contacts = createContactCommands({ eventStore, db, waitFor });
   const engagement = createEngagementCommands({ eventStore, suppressions });
   const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider', logger });
@@ -117,6 +128,8 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
 
   const routes = [
     ...createHealthRoutes({ db, eventStore }),
+    ...createReadinessRoutes({ readiness: observability.readiness }),
+    ...createMetricsRoutes({ exposition: observability.prometheus.exposition, token: config.METRICS_TOKEN }),
     ...createAuthRoutes({ accounts, signIns, allowSignup: config.ALLOW_SIGNUP }),
     ...createApiKeyRoutes({ apiKeys }),
     ...createSettingsRoutes({ accounts, emailProviderUnavailable: (kind) => emailProviderUnavailable(kind, config) }),
@@ -134,6 +147,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     }),
     ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }) }),
     ...createWebhookDeliveryRoutes({ deliveries }),
+    ...createAuditRoutes({ audit: createAuditQueries({ db }) }),
     ...createSmsOptOutRoutes({ optOuts }),
     ...createTrackingRoutes({ engagement, linkSecret, logger }),
     ...createProviderEventRoutes({
@@ -154,6 +168,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     logger,
     baseUrl: config.BASE_URL,
     trustProxy: config.TRUST_PROXY,
+    observeHttp: observability.prometheus.observeHttp,
     idempotency: createIdempotencyGate({
       requests: createIdempotentRequests({ store: createPgIdempotencyStore(db) }),
       onError: (err) => logger.error({ err }, 'an Idempotency-Key record could not be written'),

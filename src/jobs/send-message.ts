@@ -10,6 +10,7 @@ import { ProviderError, type EmailProvider } from '../ports/email-provider.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
+import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { createSideEffectLeases, endLease, releaseSideEffect, rescheduleSideEffect, type SideEffectJob } from '../process-managers/side-effects.js';
 
 /** Delays before provider attempts 2..6 for transient errors (throttling, outages). */
@@ -31,6 +32,8 @@ export interface SendMessageDeps {
   retryDelaysMs?: number[];
   searchSettleMs?: number;
   logger?: Logger;
+  /** provider calls by provider and outcome, with their latency */
+  metrics?: Metrics;
 }
 
 /** How long one provider call may hold a message before another worker may take it over. */
@@ -52,6 +55,7 @@ const SEND_LEASE_MS = 5 * 60_000;
  */
 export function createSendMessageHandler(deps: SendMessageDeps) {
   const delays = deps.retryDelaysMs ?? PROVIDER_RETRY_DELAYS_MS;
+  const metrics = deps.metrics ?? NO_METRICS;
   const leases = createSideEffectLeases(deps.db, deps.queue);
 
   return async function handle(job: Job<SideEffectJob & { messageId: string }>): Promise<void> {
@@ -113,10 +117,14 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     }
 
     let result: { providerMessageId: string };
+    const called = performance.now();
+    const seconds = () => (performance.now() - called) / 1000;
     try {
       result = emailProvider ? await sendEmail(emailProvider, queued as EmailQueued['data']) : await sendSms(queued as SmsQueued['data']);
+      metrics.providerCall(queued.provider, 'accepted', seconds());
     } catch (err) {
       const retryable = !(err instanceof ProviderError) || err.retryable;
+      metrics.providerCall(queued.provider, retryable && delays[attempt - 1] !== undefined ? 'retry' : 'failed', seconds());
       const detail = err instanceof Error ? err.message : String(err);
       let delay = retryable ? delays[attempt - 1] : undefined;
       if (delay !== undefined && askable && err instanceof ProviderError && err.mayHaveSent) {

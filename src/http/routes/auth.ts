@@ -29,7 +29,9 @@ export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: Sig
         429: { description: 'Too many failed attempts for this account or from this address; Retry-After says when to retry' },
       },
       async handler({ body, req }) {
-        const token = await deps.signIns.attempt(body.email, requestClientIp(req), () => deps.accounts.login(body.email, body.password));
+        const token = await deps.signIns.attempt(body.email, requestClientIp(req), () =>
+          deps.accounts.login(body.email, body.password, { clientIp: requestClientIp(req), requestId: typeof req.id === 'string' ? req.id : undefined }),
+        );
         return { status: 200, body: token };
       },
     }),
