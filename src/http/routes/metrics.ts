@@ -24,7 +24,7 @@ export function createMetricsRoutes(deps: { exposition(): Promise<{ contentType:
       tag: 'system',
       auth: { kind: 'public' },
       responses: {
-        200: { description: 'Prometheus text exposition format 0.0.4', schema: z.string().meta({ examples: [EXAMPLE] }) },
+        200: { description: 'Prometheus text exposition format 0.0.4', schema: z.string().meta({ examples: [EXAMPLE] }), contentType: 'text/plain; version=0.0.4' },
         401: { description: 'METRICS_TOKEN is set and the request does not carry it as `Authorization: Bearer <token>`' },
       },
       async handler({ req, res }) {
