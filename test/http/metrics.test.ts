@@ -76,6 +76,15 @@ describe('GET /metrics (no METRICS_TOKEN)', function () {
     expect(audit.parameters.map((p: any) => p.name)).to.have.members(['cursor', 'limit']);
   });
 
+  it('the Grafana dashboard in docs/ reads only series the service exposes', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const dashboard = await readFile(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8');
+    const used = new Set([...dashboard.matchAll(/courier_[a-z_]+/g)].map(([name]) => name.replace(/_(bucket|count|sum)$/, '')));
+    expect(used.size).to.be.at.least(7);
+    const text = await scrape();
+    for (const name of used) expect(text, name).to.include(`# TYPE ${name} `);
+  });
+
   it('reports the lag of every read model and process manager, and the depth of the queues', async () => {
     const text = await eventually(scrape, (t) => t.includes('courier_log_follower_lag_events{kind="process_manager",name="send-messages"}'));
     for (const name of ['messages', 'accounts', 'audit']) expect(text).to.include(`courier_log_follower_lag_events{kind="projection",name="${name}"}`);
