@@ -3,6 +3,8 @@ import type { Config } from './config/env.js';
 import { createDb, migrate, type Db } from './adapters/db/knex.js';
 import { startEmbeddedPostgres } from './adapters/db/embedded-postgres.js';
 import { StartupError } from './startup-error.js';
+import { createPgAttachmentStore } from './adapters/db/attachment-store.js';
+import type { AttachmentStore } from './ports/attachment-store.js';
 import { createSendCounters, type SendCounters } from './adapters/db/send-counters.js';
 import type { EventStore } from './ports/event-store.js';
 import type { JobQueue } from './ports/job-queue.js';
@@ -10,7 +12,6 @@ import { createJobQueue } from './adapters/queue/index.js';
 import { createEventStore } from './adapters/eventstore/index.js';
 import { createRateLimiters } from './adapters/rate-limit/index.js';
 import type { RateLimiters } from './ports/rate-limiter.js';
-import { createObservability, type Observability } from './observability.js';
 
 export interface Infrastructure {
   /** connection string of the read-model database (also the default event store and job queue) */
@@ -23,8 +24,8 @@ export interface Infrastructure {
   counters: SendCounters;
   /** attempt counters shared by every process: Redis with REDIS_URL, else PostgreSQL */
   limiters: RateLimiters;
-  /** this process's metrics (GET /metrics) and readiness (GET /readyz), shared by the roles it runs */
-  observability: Observability;
+  /** attachment bytes, kept apart from the event log */
+  attachmentStore: AttachmentStore;
   /** set when the PostgreSQL is the embedded one of DATA_DIR */
   embedded?: { databaseDir: string; /** false when another process (the running service) started it */ started: boolean };
   close(): Promise<void>;
@@ -112,7 +113,7 @@ export async function openInfrastructure(
     queue,
     counters,
     limiters,
-    observability: createObservability({ db, eventStore, queue, logInDatabase: !config.EVENTSTORE_URL }),
+    attachmentStore: createPgAttachmentStore(db),
     embedded,
     async close() {
       await queue.close();

@@ -6,6 +6,8 @@ import type { EmailProviderKind } from '../domain/accounts/account.js';
 import { messageStream, type EmailQueued, type SmsQueued } from '../domain/messages/events.js';
 import { messageDecider, needsProviderCall } from '../domain/messages/message.js';
 import { fold } from '../domain/decider.js';
+import type { QueuedAttachment } from '../domain/email/attachments.js';
+import type { AttachmentStore } from '../ports/attachment-store.js';
 import { ProviderError, type EmailProvider } from '../ports/email-provider.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
@@ -27,6 +29,7 @@ export interface SendMessageDeps {
   db: Db;
   eventStore: EventStore;
   queue: JobQueue;
+  attachmentStore: AttachmentStore;
   emailProviderFor(kind: EmailProviderKind): EmailProvider;
   smsProviderFor(kind: 'sns' | 'sandbox'): SmsProvider;
   retryDelaysMs?: number[];
@@ -147,7 +150,8 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     await persistently(() => accepted(result.providerMessageId));
   }
 
-  function sendEmail(provider: EmailProvider, m: EmailQueued['data']) {
+  async function sendEmail(provider: EmailProvider, m: EmailQueued['data']) {
+    const attachments = await loadAttachments(m.attachments);
     return provider.send({
       messageId: m.messageId,
       from: m.from,
@@ -160,7 +164,18 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       disableProviderTracking: m.tracking !== 'provider',
       tags: m.tags ?? [],
       metadata: m.metadata ?? {},
-      ...(m.attachments?.length ? { attachments: m.attachments } : {}),
+      ...(attachments ? { attachments } : {}),
+    });
+  }
+
+  /** The queued attachments with their bytes from the store; one whose bytes are gone fails the send for good. */
+  async function loadAttachments(list: QueuedAttachment[] | undefined) {
+    if (!list?.length) return undefined;
+    const blobs = await deps.attachmentStore.get(list.map((a) => a.blobId));
+    return list.map(({ blobId, ...summary }) => {
+      const content = blobs.get(blobId);
+      if (!content) throw new ProviderError(`the bytes of attachment ${summary.filename} are no longer kept`, false);
+      return { ...summary, content };
     });
   }
 
