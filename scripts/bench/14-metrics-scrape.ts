@@ -1,6 +1,6 @@
 import { createTestDatabase } from '../../test/support/db.js';
 import { spawnServer } from '../../test/support/spawn-server.js';
-import { call, measureClosedLoop, scaled, type BenchModule } from './lib.js';
+import { call, measureClosedLoop, orderConfirmation, prepareSendBench, scaled, type BenchModule } from './lib.js';
 
 const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
 
@@ -25,26 +25,12 @@ const bench: BenchModule = {
     const server = await spawnServer('all', env);
     try {
       const base = server.baseUrl;
-      const login = await call(base, 'POST', '/api/auth/login', { body: ADMIN });
-      const auth = { authorization: `Bearer ${login.body.token}` };
-      await call(base, 'PATCH', '/api/settings', { headers: auth, body: { dailySendCap: 100_000_000 } });
-      const domain = await call(base, 'POST', '/api/domains', { headers: auth, body: { domain: 'bench.example.com' } });
-      if (domain.status !== 201) throw new Error(`domain: ${domain.status} ${JSON.stringify(domain.body)}`);
-      const key = await call(base, 'POST', '/api/api-keys', { headers: auth, body: { name: 'bench', scopes: ['send'] } });
-      const headers = { 'x-api-key': key.body.key as string };
-      const body = (i: number) => ({
-        to: `reader${i}@example.org`,
-        fromEmail: 'app@bench.example.com',
-        fromName: 'Bench',
-        subject: `Order ${i} confirmed`,
-        html: `<html><body><p>Thanks for order ${i}.</p><p><a href="https://shop.example.com/orders/${i}">View it</a></p></body></html>`,
-        text: `Thanks for order ${i}.`,
-      });
+      const { headers } = await prepareSendBench(base, ADMIN);
       let next = 0;
       const sends = () =>
         measureClosedLoop(
           async () => {
-            const res = await call(base, 'POST', '/api/send/transactional', { headers, body: body(next++) });
+            const res = await call(base, 'POST', '/api/send/transactional', { headers, body: orderConfirmation(next++) });
             if (res.status !== 201) throw new Error(`a send was refused: ${res.status} ${JSON.stringify(res.body)}`);
           },
           { count: perRound, concurrency },
