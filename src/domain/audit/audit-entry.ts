@@ -1,4 +1,4 @@
-import { isVerified, type IdentityKind } from '../accounts/identity.js';
+import { isVerified, type IdentityChecks, type IdentityKind } from '../accounts/identity.js';
 
 /**
  * The audit trail: which recorded events are admin actions, and what each says (who, from where, what,
@@ -62,12 +62,7 @@ const settingsFields = (s: { dailySendCap: number; emailProvider: string; tracki
   tracking: s.tracking,
 });
 const smsFields = (sms: Record<string, unknown>) => Object.fromEntries(Object.entries(sms).map(([k, v]) => [`sms.${k}`, v]));
-const identityFields = (kind: IdentityKind, d: { dkim: string; spf: string; mailFrom: string }) => ({
-  dkim: d.dkim,
-  spf: d.spf,
-  mailFrom: d.mailFrom,
-  verified: isVerified(kind, d as never),
-});
+const identityFields = (kind: IdentityKind, d: IdentityChecks) => ({ dkim: d.dkim, spf: d.spf, mailFrom: d.mailFrom, verified: isVerified(kind, d) });
 const identityTarget = (kind: unknown) => (kind === 'domain' ? 'domain' : 'sender');
 const templateFields = (d: Record<string, unknown>) => ({ name: d.name, subject: d.subject, html: d.html, text: d.text });
 

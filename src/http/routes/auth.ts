@@ -4,6 +4,7 @@ import type { SignInThrottle } from '../../commands/sign-in-throttle.js';
 import { forbidden } from '../../domain/errors.js';
 import { requestClientIp } from '../client-ip.js';
 import { defineRoute } from '../route.js';
+import { originOf } from './principal-helpers.js';
 
 // Login emails need not have a TLD (the first-boot owner is admin@localhost).
 const loginEmail = z.string().trim().max(320).regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address');
@@ -30,7 +31,7 @@ export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: Sig
       },
       async handler({ body, req }) {
         const token = await deps.signIns.attempt(body.email, requestClientIp(req), () =>
-          deps.accounts.login(body.email, body.password, { clientIp: requestClientIp(req), requestId: typeof req.id === 'string' ? req.id : undefined }),
+          deps.accounts.login(body.email, body.password, originOf(req)),
         );
         return { status: 200, body: token };
       },

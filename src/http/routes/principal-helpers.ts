@@ -9,9 +9,11 @@ export const accountOf = (p: Principal | undefined): string => p!.accountId;
 export const actorOf = (p: Principal | undefined): string =>
   !p ? 'anonymous' : p.kind === 'user' ? `user:${p.userId}` : `apikey:${p.apiKeyId}`;
 
-/** The actor with the client address (X-Forwarded-For only from a trusted proxy) and the request id. */
-export const callerOf = (p: Principal | undefined, req: Request): Caller => ({
-  actor: actorOf(p),
+/** Where a request comes from: the client address (X-Forwarded-For only from a trusted proxy) and its id. */
+export const originOf = (req: Request): Omit<Caller, 'actor'> => ({
   clientIp: requestClientIp(req),
   requestId: typeof req.id === 'string' ? req.id : undefined,
 });
+
+/** The actor with where its request comes from, as the events it causes record them. */
+export const callerOf = (p: Principal | undefined, req: Request): Caller => ({ actor: actorOf(p), ...originOf(req) });
