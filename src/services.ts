@@ -32,6 +32,7 @@ import { createTemplateRoutes } from './http/routes/templates.js';
 import { createWebhookRoutes } from './http/routes/webhooks.js';
 import { ensureProjection } from './projections/generations.js';
 import { projections } from './projections/registry.js';
+import { logFollower } from './projections/lag.js';
 import { createSnsMessageVerifier } from './adapters/sns-verify/verify-sns-message.js';
 import { createEngagementCommands } from './commands/engagement.js';
 import { createWebhookDeliveryCommands } from './commands/webhook-deliveries.js';
@@ -48,6 +49,12 @@ import { createChangeCursors, createMessageChanges } from './commands/message-ch
 import { createMessageChangeRoutes } from './http/routes/message-changes.js';
 import { createChangeNotifier } from './projections/change-notifier.js';
 import { emailProviderUnavailable } from './adapters/email/index.js';
+import { createAuditQueries } from './commands/audit.js';
+import { createAuditRoutes } from './http/routes/audit.js';
+import { createMetricsRoutes } from './http/routes/metrics.js';
+import { createReadinessRoutes } from './http/routes/health.js';
+import { DELIVER_WEBHOOK_JOB } from './process-managers/webhook-fanout.js';
+import { SEND_JOB } from './process-managers/send-messages.js';
 
 /** Everything the API role needs, wired from configuration, infrastructure and the services it shares with the workers (src/application.ts). */
 export async function createApiServices(config: Config, infra: Infrastructure, logger: Logger, shared: SharedServices) {
@@ -59,6 +66,9 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
   for (const projection of projections) await ensureProjection(db, projection);
   const jwt = createJwtIssuer(await getOrCreateSecret(db, 'jwt', config.JWT_SECRET));
   const linkSecret = await getOrCreateSecret(db, 'links');
+  // Metrics and readiness: the read models this role serves, the queues it feeds.
+  const { observability } = shared;
+  observability.follow({ followers: projections.map((p) => logFollower('projection', p)), queues: [SEND_JOB, DELIVER_WEBHOOK_JOB] });
 
   const accounts = createAccountCommands({ eventStore, db, waitFor, jwt });
   const apiKeys = createApiKeyCommands({ eventStore, db, waitFor });
@@ -94,8 +104,9 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     attachmentStore: infra.attachmentStore,
     linkSecret,
     baseUrl: () => config.BASE_URL,
+    metrics: observability.metrics,
   });
-  const sendSms = createSendSms({ eventStore, counters, provider: config.SMS_PROVIDER });
+  const sendSms = createSendSms({ eventStore, counters, provider: config.SMS_PROVIDER, metrics: observability.metrics });
   const contacts = createContactCommands({ eventStore, db, waitFor });
   const engagement = createEngagementCommands({ eventStore, suppressions });
   const deliveries = createWebhookDeliveryCommands({ eventStore, db, queue: infra.queue, sender: shared.webhookSender, waitFor });
@@ -104,6 +115,8 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
 
   const routes = [
     ...createHealthRoutes({ db, eventStore }),
+    ...createReadinessRoutes({ readiness: observability.readiness }),
+    ...createMetricsRoutes({ exposition: observability.prometheus.exposition, token: config.METRICS_TOKEN }),
     ...createAuthRoutes({ accounts, signIns, allowSignup: config.ALLOW_SIGNUP }),
     ...createApiKeyRoutes({ apiKeys }),
     ...createSettingsRoutes({ accounts, emailProviderUnavailable: (kind) => emailProviderUnavailable(kind, config) }),
@@ -121,6 +134,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     }),
     ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }) }),
     ...createWebhookDeliveryRoutes({ deliveries }),
+    ...createAuditRoutes({ audit: createAuditQueries({ db }) }),
     ...createSmsOptOutRoutes({ optOuts }),
     ...createTrackingRoutes({ engagement, linkSecret, logger }),
     ...createProviderEventRoutes({
@@ -141,10 +155,31 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     logger,
     baseUrl: config.BASE_URL,
     trustProxy: config.TRUST_PROXY,
+    observeHttp: observability.prometheus.observeHttp,
     idempotency: createIdempotencyGate({
       requests: createIdempotentRequests({ store: createPgIdempotencyStore(db) }),
       onError: (err) => logger.error({ err }, 'an Idempotency-Key record could not be written'),
     }),
   });
   return { app, accounts, apiKeys, identities, templates, suppressions, webhooks, deliveries, ingest, optOuts, jwt, waitFor, linkSecret };
+}
+
+/**
+ * The worker role's HTTP surface: liveness, readiness and metrics only (a worker serves no API), so
+ * that its provider calls, webhook attempts and the lag of what it builds can be scraped and probed.
+ */
+export function createOperationsApp(config: Config, infra: Infrastructure, logger: Logger, shared: SharedServices) {
+  const { observability } = shared;
+  return createApp({
+    routes: [
+      ...createHealthRoutes({ db: infra.db, eventStore: infra.eventStore }),
+      ...createReadinessRoutes({ readiness: observability.readiness }),
+      ...createMetricsRoutes({ exposition: observability.prometheus.exposition, token: config.METRICS_TOKEN }),
+    ],
+    authenticate: async () => undefined,
+    logger,
+    baseUrl: config.BASE_URL,
+    trustProxy: config.TRUST_PROXY,
+    observeHttp: observability.prometheus.observeHttp,
+  });
 }
