@@ -15,6 +15,9 @@ import { createSuppressionCommands } from './commands/suppressions.js';
 import { createTemplateCommands } from './commands/templates.js';
 import { createWebhookCommands } from './commands/webhooks.js';
 import { createApp } from './http/app.js';
+import { createDashboard } from './http/dashboard.js';
+import { createSandboxOutbox } from './commands/sandbox-outbox.js';
+import { createSandboxRoutes } from './http/routes/sandbox.js';
 import { createIdempotencyGate } from './http/idempotency.js';
 import { createIdempotentRequests } from './commands/idempotency.js';
 import { createPgIdempotencyStore } from './adapters/db/idempotency-store.js';
@@ -49,6 +52,7 @@ import { createContactRoutes } from './http/routes/contacts.js';
 import { createMessageQueries } from './commands/messages-query.js';
 import { createCancelMessage } from './commands/cancel-message.js';
 import { createMessageRoutes } from './http/routes/messages.js';
+import { createMessageCountQueries } from './commands/message-counts-query.js';
 import { createChangeCursors, createMessageChanges } from './commands/message-changes.js';
 import { createMessageChangeRoutes } from './http/routes/message-changes.js';
 import { createChangeNotifier } from './projections/change-notifier.js';
@@ -117,7 +121,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
 
   const routes = [
     ...createHealthRoutes({ db, eventStore }),
-    ...createAuthRoutes({ accounts, signIns, allowSignup: config.ALLOW_SIGNUP }),
+    ...createAuthRoutes({ accounts, signIns, allowSignup: config.ALLOW_SIGNUP, secureCookies: config.BASE_URL.startsWith('https:') }),
     ...createApiKeyRoutes({ apiKeys }),
     ...createSettingsRoutes({ accounts, emailProviderUnavailable: (kind) => emailProviderUnavailable(kind, config) }),
     ...createIdentityRoutes({ identities }),
@@ -132,9 +136,10 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     ...createMessageChangeRoutes({
       changes: createMessageChanges({ db, notifier: createChangeNotifier({ db, logger }), cursors: createChangeCursors(await getOrCreateSecret(db, 'changes-cursor')) }),
     }),
-    ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }) }),
+    ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }), counts: createMessageCountQueries({ db }) }),
     ...createWebhookDeliveryRoutes({ deliveries }),
     ...createSmsOptOutRoutes({ optOuts }),
+    ...createSandboxRoutes({ outbox: createSandboxOutbox({ db }) }),
     ...createTrackingRoutes({ engagement, linkSecret, logger }),
     ...createProviderEventRoutes({
       ingest,
@@ -153,6 +158,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     screenError: authenticator.screenError,
     logger,
     baseUrl: config.BASE_URL,
+    dashboard: createDashboard(),
     trustProxy: config.TRUST_PROXY,
     idempotency: createIdempotencyGate({
       requests: createIdempotentRequests({ store: createPgIdempotencyStore(db) }),

@@ -30,6 +30,8 @@ export interface AppDeps {
   trustProxy?: boolean | number | string;
   /** runs the requests of routes declared `idempotent` that carry an Idempotency-Key */
   idempotency?: IdempotencyGate;
+  /** the browser dashboard, served beside the API (its pages and assets; never under /api) */
+  dashboard?: express.Handler;
 }
 
 const BODY_LIMIT = '10mb';
@@ -131,6 +133,8 @@ export function createApp(deps: AppDeps): express.Express {
       else res.status(result.status).json(result.body);
     });
   }
+
+  if (deps.dashboard) app.use(deps.dashboard);
 
   app.use((_req: Request, _res: Response, next: NextFunction) => next(notFound('Not Found')));
 

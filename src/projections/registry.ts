@@ -3,6 +3,7 @@ import { accountsProjection } from './accounts.js';
 import { contactsProjection } from './contacts.js';
 import { messagesProjection } from './messages.js';
 import { messageChangesProjection } from './message-changes.js';
+import { messageCountsProjection } from './message-counts.js';
 import { providerMessageIdsProjection } from './provider-message-ids.js';
 import { suppressionsProjection } from './suppressions.js';
 import { templatesProjection } from './templates.js';
@@ -20,4 +21,5 @@ export const projections: Projection[] = [
   webhookDeliveriesProjection,
   providerMessageIdsProjection,
   messageChangesProjection,
+  messageCountsProjection,
 ];
