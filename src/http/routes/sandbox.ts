@@ -14,7 +14,7 @@ const emailExample = {
   subject: 'Welcome',
   html: '<p>Hello</p>',
   text: 'Hello',
-  headers: { 'Message-ID': '<clx1abc2d0000qzrm5h3k8e7f@acme.test>' },
+  headers: [{ name: 'List-Unsubscribe', value: '<https://mail.acme.test/u/abc>' }],
   createdAt: '2026-01-01T12:00:00.000Z',
   attachments: [{ position: 0, filename: 'invoice.pdf', contentType: 'application/pdf', contentId: null, size: 1024 }],
 };
@@ -42,7 +42,7 @@ export function createSandboxRoutes(deps: { outbox: SandboxOutbox }) {
                   subject: z.string(),
                   html: z.string().nullable(),
                   text: z.string().nullable(),
-                  headers: z.record(z.string(), z.unknown()),
+                  headers: z.array(z.object({ name: z.string(), value: z.string() })),
                   createdAt: z.string(),
                   attachments: z.array(z.object({ position: z.number().int(), filename: z.string(), contentType: z.string(), contentId: z.string().nullable(), size: z.number().int() })),
                 }),

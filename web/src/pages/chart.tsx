@@ -26,6 +26,8 @@ export function ActivityChart({ buckets, interval }: { buckets: Bucket[]; interv
         series: [{ label: interval === 'hour' ? 'Hour' : 'Day' }, ...SERIES.map((s) => ({ label: s.label, stroke: s.color, width: 2 }))],
         axes: [{}, { label: 'Messages' }],
         scales: { x: { time: true } },
+        // the totals below say it in words; values under the cursor would repeat them
+        legend: { show: false },
       },
       data,
       el,

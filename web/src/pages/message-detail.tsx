@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { api, call } from '../api';
 import type { HistoryEvent, MessageDetail as Message } from '../types';
 import { EmailFrame, ErrorText, Link, PageTitle, Status, formatTime, useLoad } from '../ui';
@@ -57,11 +58,11 @@ export function MessageDetail({ params }: { params: string[] }) {
                 <dd>{m.error}</dd>
               </>
             )}
-            {queued?.headers?.map((h) => (
-              <>
+            {queued?.headers?.map((h, i) => (
+              <Fragment key={i}>
                 <dt>{h.name}</dt>
                 <dd>{h.value}</dd>
-              </>
+              </Fragment>
             ))}
           </dl>
         </section>

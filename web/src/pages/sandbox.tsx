@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { api, call } from '../api';
 import { EmailFrame, ErrorText, PageTitle, formatTime, useLoad } from '../ui';
 
@@ -9,7 +10,7 @@ type RecordedEmail = {
   subject: string;
   html: string | null;
   text: string | null;
-  headers: Record<string, unknown>;
+  headers: { name: string; value: string }[];
   createdAt: string;
   attachments: { position: number; filename: string; contentType: string; size: number }[];
 };
@@ -32,20 +33,15 @@ function Email({ email }: { email: RecordedEmail }) {
         )}
         <dt>Recorded</dt>
         <dd>{formatTime(email.createdAt)}</dd>
+        <dt>Subject</dt>
+        <dd>{email.subject}</dd>
+        {email.headers.map((h, i) => (
+          <Fragment key={i}>
+            <dt>{h.name}</dt>
+            <dd>{h.value}</dd>
+          </Fragment>
+        ))}
       </dl>
-      <details>
-        <summary>
-          Headers<span class="visually-hidden"> of {email.subject}</span>
-        </summary>
-        <dl class="facts">
-          {Object.entries(email.headers).map(([k, v]) => (
-            <>
-              <dt>{k}</dt>
-              <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
-            </>
-          ))}
-        </dl>
-      </details>
       {email.html && <EmailFrame html={email.html} title={`Body of ${email.subject}`} />}
       {email.text && (
         <details open={!email.html}>
