@@ -28,19 +28,26 @@ function Import({ onDone }: { onDone: () => void }) {
   const [listId, setListId] = useState('');
   const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
   const [result, setResult] = useState<string | null>(null);
+  const [refused, setRefused] = useState<string[]>([]);
   const run = useAction(async () => {
     setResult(null);
+    setRefused([]);
     const parsed = await new Promise<Papa.ParseResult<Record<string, string>>>((resolve, reject) =>
       Papa.parse<Record<string, string>>(file!, { header: true, skipEmptyLines: 'greedy', transformHeader: (h) => h.trim(), complete: resolve, error: reject }),
     );
     if (parsed.errors.length) throw new Error(`The CSV could not be read: row ${(parsed.errors[0].row ?? 0) + 2}: ${parsed.errors[0].message}`);
     const rows = parsed.data.map(toContact);
     const totals = { created: 0, updated: 0, unchanged: 0 };
+    const rejected: string[] = [];
     setProgress({ done: 0, total: rows.length });
     for (let i = 0; i < rows.length; i += BATCH) {
       const batch = rows.slice(i, i + BATCH);
       try {
-        const r = await call<typeof totals>(api.POST('/api/contacts/import', { body: { contacts: batch, listId: listId || undefined } }));
+        const r = await call<typeof totals & { errors?: { index: number; email?: string; message: string }[] }>(
+          api.POST('/api/contacts/import', { body: { contacts: batch, listId: listId || undefined } }),
+        );
+        // line numbers as a spreadsheet shows them: the header is line 1
+        for (const e of r.errors ?? []) rejected.push(`Line ${i + e.index + 2}${e.email ? ` (${e.email})` : ''}: ${e.message}`);
         totals.created += r.created;
         totals.updated += r.updated;
         totals.unchanged += r.unchanged;
@@ -49,7 +56,10 @@ function Import({ onDone }: { onDone: () => void }) {
       }
       setProgress({ done: i + batch.length, total: rows.length });
     }
-    setResult(`Imported ${rows.length} contacts: ${totals.created} created, ${totals.updated} updated, ${totals.unchanged} unchanged.`);
+    setRefused(rejected);
+    setResult(
+      `Imported ${rows.length - rejected.length} of ${rows.length} contacts: ${totals.created} created, ${totals.updated} updated, ${totals.unchanged} unchanged.`,
+    );
     onDone();
   });
   return (
@@ -88,6 +98,19 @@ function Import({ onDone }: { onDone: () => void }) {
       )}
       <ErrorText error={run.error} />
       {result && <p role="status">{result}</p>}
+      {refused.length > 0 && (
+        <div role="alert" class="error">
+          <p>
+            {refused.length} {refused.length === 1 ? 'row was' : 'rows were'} not imported:
+          </p>
+          <ul>
+            {refused.slice(0, 20).map((r) => (
+              <li key={r}>{r}</li>
+            ))}
+          </ul>
+          {refused.length > 20 && <p>…and {refused.length - 20} more.</p>}
+        </div>
+      )}
     </section>
   );
 }
