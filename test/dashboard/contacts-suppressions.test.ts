@@ -29,6 +29,10 @@ describe('dashboard: contacts and suppressions', function () {
     await page.waitForURL(/search=grace/);
     await page.getByRole('cell', { name: 'grace@example.com' }).waitFor();
     await page.getByText('1 contacts', { exact: true }).waitFor();
+    await page.goto('/contacts?listId=newsletter');
+    await page.getByText('1101 contacts', { exact: true }).waitFor();
+    await page.goto('/contacts?listId=other');
+    await page.getByText('0 contacts', { exact: true }).waitFor();
     await page.goto('/contacts?tag=vip');
     await page.getByText('550 contacts', { exact: true }).waitFor();
     await page.getByRole('link', { name: 'Next page' }).click();

@@ -117,7 +117,7 @@ function Import({ onDone }: { onDone: () => void }) {
 
 export function Contacts() {
   const { query } = useLocation();
-  const filters = { search: query.get('search') ?? '', status: query.get('status') ?? '', tag: query.get('tag') ?? '', page: query.get('page') ?? '1' };
+  const filters = { search: query.get('search') ?? '', status: query.get('status') ?? '', tag: query.get('tag') ?? '', listId: query.get('listId') ?? '', page: query.get('page') ?? '1' };
   const list = useLoad(
     () =>
       call<{ items: Contact[]; total: number; page: number; totalPages: number }>(
@@ -127,6 +127,7 @@ export function Contacts() {
               search: filters.search || undefined,
               status: (filters.status || undefined) as (typeof STATUSES)[number] | undefined,
               tag: filters.tag || undefined,
+              listId: filters.listId || undefined,
               page: Number(filters.page),
               limit: 25,
             },
@@ -164,6 +165,10 @@ export function Contacts() {
         <label>
           Tag
           <input value={draft.tag} onInput={(e) => setDraft({ ...draft, tag: e.currentTarget.value })} />
+        </label>
+        <label>
+          List
+          <input value={draft.listId} onInput={(e) => setDraft({ ...draft, listId: e.currentTarget.value })} />
         </label>
         <button type="submit">Apply filters</button>
       </form>
