@@ -23,7 +23,7 @@ const HOUR_MS = 3_600_000;
  * do not repeat the account or the key.
  */
 export const messageCountsProjection: Projection = {
-  name: 'message-counts',
+  name: 'message_counts',
   version: 1,
   tables: ['message_counts', 'message_owners'],
   streamPrefixes: [MESSAGE_STREAM_PREFIX],

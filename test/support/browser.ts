@@ -25,9 +25,14 @@ const FLAGS = [
 ];
 
 /** The dashboard as `npm ci` builds it; built here once when a checkout has not been (a fresh clone running tests only). */
-function ensureBuilt() {
+export function ensureBuilt() {
   if (existsSync(join(DASHBOARD_DIST, 'index.html'))) return;
   execFileSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+/** Debian's Chromium, headless, with a fresh profile. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
 }
 
 export interface DashboardHarness {
@@ -44,7 +49,7 @@ export interface DashboardHarness {
 export async function startDashboard(env: Record<string, string> = {}): Promise<DashboardHarness> {
   ensureBuilt();
   const app = await startTestApp(env);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+  const browser = await launchChromium();
   const newPage = async () => {
     const context = await browser.newContext({ baseURL: app.baseUrl, viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
