@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../support/app.js';
+import { eventually } from '../support/email-setup.js';
 import { expectAccessible, screenshot, signIn, startDashboard, type DashboardHarness } from '../support/browser.js';
 
 describe('dashboard: session', function () {
@@ -33,6 +34,35 @@ describe('dashboard: session', function () {
     await page.goto('/');
     await page.waitForURL('**/messages');
     await page.getByRole('heading', { name: 'Messages', level: 1 }).waitFor();
+    await page.context().close();
+  });
+
+  it('signs in and moves between pages with the keyboard alone', async () => {
+    const page = await h.newPage();
+    await page.goto('/login');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(ADMIN_EMAIL);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(ADMIN_PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/messages');
+    // focus lands on the page's heading
+    await eventually(() => page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.textContent}`), (t) => t === 'H1 Messages');
+    // on a fresh load the skip link comes first, then the navigation
+    await page.reload();
+    await page.getByRole('heading', { name: 'Messages', level: 1 }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).to.equal('Skip to content');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).to.equal('Templates');
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/templates');
+    // focus moves to the new page's heading; the next Tab is the page's first control
+    await eventually(() => page.evaluate(() => document.activeElement?.textContent), (t) => t === 'Templates');
+    expect(await page.evaluate(() => document.activeElement?.tagName)).to.equal('H1');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).to.equal('New template');
     await page.context().close();
   });
 

@@ -1,4 +1,5 @@
 import { render } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
 import type { ComponentType } from 'preact';
 import './styles.css';
 import { api } from './api';
@@ -40,8 +41,21 @@ async function signOut() {
   navigate('/login');
 }
 
+/** After moving to another page, focus its heading, so keyboard and screen-reader users start there. */
+function useFocusOnNavigation(path: string) {
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    document.querySelector<HTMLElement>('main h1')?.focus();
+  }, [path]);
+}
+
 function Shell() {
   const { path } = useLocation();
+  useFocusOnNavigation(path);
   if (path === '/login') return <Login />;
   const match = PAGES.map((p) => ({ p, m: path.match(p.path) })).find((x) => x.m);
   const Page = match?.p.page;

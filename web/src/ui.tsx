@@ -108,7 +108,7 @@ export function PageTitle({ children }: { children: ComponentChildren }) {
   useEffect(() => {
     document.title = `${typeof children === 'string' ? children : ''} · Courier Ledger`;
   }, [children]);
-  return <h1>{children}</h1>;
+  return <h1 tabIndex={-1}>{children}</h1>;
 }
 
 export const formatTime = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
