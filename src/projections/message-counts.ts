@@ -2,17 +2,9 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { MESSAGE_STREAM_PREFIX } from '../domain/messages/events.js';
 import { insertRows, rowsById } from './bulk-writes.js';
+import { TIMELINE_KIND } from './messages.js';
 import type { Projection } from './projection.js';
 
-/** The chart's series (sends, deliveries, bounces, complaints, opens, clicks), by event type. */
-export const COUNTED_KIND: Record<string, string> = {
-  ProviderAccepted: 'sent',
-  Delivered: 'delivered',
-  Bounced: 'bounced',
-  Complained: 'complained',
-  Opened: 'opened',
-  Clicked: 'clicked',
-};
 
 const HOUR_MS = 3_600_000;
 
@@ -27,7 +19,7 @@ export const messageCountsProjection: Projection = {
   version: 1,
   tables: ['message_counts', 'message_owners'],
   streamPrefixes: [MESSAGE_STREAM_PREFIX],
-  eventTypes: ['EmailQueued', 'SmsQueued', ...Object.keys(COUNTED_KIND)],
+  eventTypes: ['EmailQueued', 'SmsQueued', ...Object.keys(TIMELINE_KIND)],
 
   async setup(trx: Knex.Transaction, t: (base: string) => string) {
     await trx.schema.createTable(t('message_owners'), (tb) => {
@@ -54,7 +46,7 @@ export const messageCountsProjection: Projection = {
         owners.set(idOf(e), { id: idOf(e), account_id: e.data.accountId, api_key_id: e.data.apiKeyId ?? '' });
       }
     }
-    const counted = events.filter((e) => COUNTED_KIND[e.type] && !e.data.suspectedBot);
+    const counted = events.filter((e) => TIMELINE_KIND[e.type] && !e.data.suspectedBot);
     const known = await rowsById<{ id: string; account_id: string; api_key_id: string }>(
       trx,
       t('message_owners'),
@@ -67,7 +59,7 @@ export const messageCountsProjection: Projection = {
       if (!owner) continue; // an outcome for a message this read model never saw queued
       const at = new Date(e.data.occurredAt ?? e.data.acceptedAt ?? e.recordedAt).getTime();
       const hour = new Date(Math.floor(at / HOUR_MS) * HOUR_MS);
-      const kind = COUNTED_KIND[e.type];
+      const kind = TIMELINE_KIND[e.type];
       const key = `${owner.account_id}\u0000${hour.toISOString()}\u0000${owner.api_key_id}\u0000${kind}`;
       const row = counts.get(key) ?? { account_id: owner.account_id, hour, api_key_id: owner.api_key_id, kind, n: 0 };
       row.n++;

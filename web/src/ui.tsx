@@ -122,3 +122,38 @@ export function EmailFrame({ html, title }: { html: string; title: string }) {
   const policy = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:">`;
   return <iframe class="email-frame" sandbox="" title={title} srcDoc={policy + html} referrerpolicy="no-referrer" />;
 }
+
+/** A data table; an empty column name is the row's actions (named for screen readers only). */
+export function Table({ columns, caption, children }: { columns: string[]; caption?: string; children: ComponentChildren }) {
+  return (
+    <table>
+      {caption && <caption>{caption}</caption>}
+      <thead>
+        <tr>
+          {columns.map((c, i) => (
+            <th scope="col" key={i}>
+              {c || <span class="visually-hidden">Actions</span>}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  );
+}
+
+/** A form whose submit runs an action (never a page load). */
+export function ActionForm(props: { onSubmit: () => unknown; children: ComponentChildren } & Omit<JSX.HTMLAttributes<HTMLFormElement>, 'onSubmit'>) {
+  const { onSubmit, children, ...rest } = props;
+  return (
+    <form
+      {...rest}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+    >
+      {children}
+    </form>
+  );
+}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, call } from '../api';
 import type { ApiKey } from '../types';
-import { CopyButton, ErrorText, PageTitle, formatTime, useAction, useLoad } from '../ui';
+import { Table, ActionForm, CopyButton, ErrorText, PageTitle, formatTime, useAction, useLoad } from '../ui';
 
 const SCOPES = ['send', 'sms:send', 'read_events', 'contacts:read', 'contacts:write'];
 
@@ -69,13 +69,7 @@ export function ApiKeys() {
       <PageTitle>API keys</PageTitle>
       <section aria-labelledby="new-key">
         <h2 id="new-key">New key</h2>
-        <form
-          class="stack"
-          onSubmit={(e) => {
-            e.preventDefault();
-            create.run();
-          }}
-        >
+        <ActionForm class="stack" onSubmit={() => create.run()}>
           <label>
             Name
             <input required value={name} onInput={(e) => setName(e.currentTarget.value)} />
@@ -109,7 +103,7 @@ export function ApiKeys() {
           <button type="submit" disabled={create.busy}>
             Create key
           </button>
-        </form>
+        </ActionForm>
         {created?.key && (
           <div class="secret card" role="status">
             <p>
@@ -124,25 +118,11 @@ export function ApiKeys() {
       <section aria-labelledby="keys">
         <h2 id="keys">Keys</h2>
         <ErrorText error={list.error} />
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Expires</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data?.items.map((k) => (
-              <KeyRow key={k.id} apiKey={k} onRevoked={list.reload} />
-            ))}
-          </tbody>
-        </table>
+        <Table columns={['Name', 'Scopes', 'Created', 'Last used', 'Expires', '']}>
+          {list.data?.items.map((k) => (
+            <KeyRow key={k.id} apiKey={k} onRevoked={list.reload} />
+          ))}
+        </Table>
       </section>
     </>
   );

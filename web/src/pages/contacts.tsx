@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, call } from '../api';
 import { navigate, useLocation, withQuery } from '../router';
 import type { Contact } from '../types';
-import { ErrorText, Link, PageTitle, Status, useAction, useLoad } from '../ui';
+import { Table, ActionForm, ErrorText, Link, PageTitle, Status, useAction, useLoad } from '../ui';
 
 const STATUSES = ['subscribed', 'unsubscribed', 'bounced', 'complained', 'suppressed'] as const;
 const BATCH = 500;
@@ -65,13 +65,7 @@ function Import({ onDone }: { onDone: () => void }) {
   return (
     <section aria-labelledby="import">
       <h2 id="import">Import from CSV</h2>
-      <form
-        class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          run.run();
-        }}
-      >
+      <ActionForm class="inline" onSubmit={() => run.run()}>
         <label>
           CSV file
           <input type="file" accept=".csv,text/csv" required onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
@@ -83,7 +77,7 @@ function Import({ onDone }: { onDone: () => void }) {
         <button type="submit" disabled={run.busy || !file}>
           Import
         </button>
-      </form>
+      </ActionForm>
       <p class="help">A header row names the columns: email, firstName, lastName, company, status, tags and listIds (several separated by ;).</p>
       {progress && (
         <p>
@@ -141,14 +135,7 @@ export function Contacts() {
   return (
     <>
       <PageTitle>Contacts</PageTitle>
-      <form
-        class="filters"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          navigate(withQuery('/contacts', { ...draft, page: undefined }));
-        }}
-      >
+      <ActionForm class="filters" role="search" onSubmit={() => navigate(withQuery('/contacts', { ...draft, page: undefined }))}>
         <label>
           Search
           <input type="search" value={draft.search} onInput={(e) => setDraft({ ...draft, search: e.currentTarget.value })} />
@@ -171,37 +158,25 @@ export function Contacts() {
           <input value={draft.listId} onInput={(e) => setDraft({ ...draft, listId: e.currentTarget.value })} />
         </label>
         <button type="submit">Apply filters</button>
-      </form>
+      </ActionForm>
       <ErrorText error={list.error} />
       {list.data && (
         <>
           <p>{list.data.total} contacts</p>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Name</th>
-                <th scope="col">Company</th>
-                <th scope="col">Status</th>
-                <th scope="col">Tags</th>
-                <th scope="col">Lists</th>
+          <Table columns={['Email', 'Name', 'Company', 'Status', 'Tags', 'Lists']}>
+            {list.data.items.map((c) => (
+              <tr key={c.id}>
+                <td>{c.email}</td>
+                <td>{[c.firstName, c.lastName].filter(Boolean).join(' ')}</td>
+                <td>{c.company}</td>
+                <td>
+                  <Status value={c.status} />
+                </td>
+                <td>{c.tags.join(', ')}</td>
+                <td>{c.listIds.join(', ')}</td>
               </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((c) => (
-                <tr key={c.id}>
-                  <td>{c.email}</td>
-                  <td>{[c.firstName, c.lastName].filter(Boolean).join(' ')}</td>
-                  <td>{c.company}</td>
-                  <td>
-                    <Status value={c.status} />
-                  </td>
-                  <td>{c.tags.join(', ')}</td>
-                  <td>{c.listIds.join(', ')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
           <nav class="pager" aria-label="Pages">
             {page > 1 && <Link href={withQuery('/contacts', { ...filters, page: String(page - 1) })}>Previous page</Link>}
             {page < list.data.totalPages && <Link href={withQuery('/contacts', { ...filters, page: String(page + 1) })}>Next page</Link>}

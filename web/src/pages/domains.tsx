@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, call } from '../api';
 import type { Identity } from '../types';
-import { CopyButton, ErrorText, PageTitle, Status, useAction, useLoad } from '../ui';
+import { Table, ActionForm, CopyButton, ErrorText, PageTitle, Status, useAction, useLoad } from '../ui';
 
 function Checks({ identity }: { identity: Identity }) {
   return (
@@ -37,29 +37,19 @@ function DomainCard({ domain, onChange }: { domain: Identity; onChange: () => vo
         {domain.domain} <Status value={overall(domain)} />
       </h3>
       <Checks identity={domain} />
-      <table>
-        <caption>DNS records to publish for {domain.domain}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Type</th>
-            <th scope="col">Name</th>
-            <th scope="col">Value</th>
+      <Table columns={['Type', 'Name', 'Value']} caption={`DNS records to publish for ${domain.domain}`}>
+        {domain.dnsRecords.map((r, i) => (
+          <tr key={i}>
+            <td>{r.type}</td>
+            <td>
+              <code>{r.name}</code> <CopyButton text={r.name} label={`${r.type} name ${r.name}`} />
+            </td>
+            <td>
+              <code>{r.value}</code> <CopyButton text={r.value} label={`${r.type} value for ${r.name}`} />
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {domain.dnsRecords.map((r, i) => (
-            <tr key={i}>
-              <td>{r.type}</td>
-              <td>
-                <code>{r.name}</code> <CopyButton text={r.name} label={`${r.type} name ${r.name}`} />
-              </td>
-              <td>
-                <code>{r.value}</code> <CopyButton text={r.value} label={`${r.type} value for ${r.name}`} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
       <button type="button" onClick={() => verify.run()} disabled={verify.busy}>
         Verify<span class="visually-hidden"> {domain.domain}</span>
       </button>
@@ -83,13 +73,7 @@ function Senders() {
   return (
     <section aria-labelledby="senders">
       <h2 id="senders">Single sender identities</h2>
-      <form
-        class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          add.run();
-        }}
-      >
+      <ActionForm class="inline" onSubmit={() => add.run()}>
         <label>
           Sender email
           <input type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
@@ -98,7 +82,7 @@ function Senders() {
           Add sender
         </button>
         <ErrorText error={add.error} />
-      </form>
+      </ActionForm>
       <ErrorText error={list.error ?? verify.error} />
       <ul class="plain">
         {list.data?.items.map((s) => (
@@ -128,13 +112,7 @@ export function Domains() {
       <div class="columns">
         <section aria-labelledby="domains">
           <h2 id="domains">Domains</h2>
-          <form
-            class="inline"
-            onSubmit={(e) => {
-              e.preventDefault();
-              add.run();
-            }}
-          >
+          <ActionForm class="inline" onSubmit={() => add.run()}>
             <label>
               Domain
               <input required value={domain} placeholder="example.com" onInput={(e) => setDomain(e.currentTarget.value)} />
@@ -143,7 +121,7 @@ export function Domains() {
               Add domain
             </button>
             <ErrorText error={add.error} />
-          </form>
+          </ActionForm>
           <ErrorText error={list.error} />
           {list.data && list.data.items.length === 0 && <p>No domains yet.</p>}
           <ul class="cards">

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, call } from '../api';
 import { navigate } from '../router';
-import { ErrorText, PageTitle, useAction } from '../ui';
+import { ActionForm, ErrorText, PageTitle, useAction } from '../ui';
 
 /** Only a path of this site: a `next` naming another origin would make the login page an open redirect. */
 function nextPath(): string {
@@ -19,12 +19,7 @@ export function Login() {
   return (
     <main id="main" class="login">
       <PageTitle>Sign in</PageTitle>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          signIn.run();
-        }}
-      >
+      <ActionForm onSubmit={() => signIn.run()}>
         <label>
           Email
           <input type="email" name="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
@@ -37,7 +32,7 @@ export function Login() {
         <button type="submit" disabled={signIn.busy}>
           Sign in
         </button>
-      </form>
+      </ActionForm>
     </main>
   );
 }

@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { api, call } from '../api';
 import type { HistoryEvent, MessageDetail as Message } from '../types';
-import { EmailFrame, ErrorText, Link, PageTitle, Status, formatTime, useLoad } from '../ui';
+import { Table, EmailFrame, ErrorText, Link, PageTitle, Status, formatTime, useLoad } from '../ui';
 
 export function MessageDetail({ params }: { params: string[] }) {
   const id = decodeURIComponent(params[0]);
@@ -100,37 +100,25 @@ export function MessageDetail({ params }: { params: string[] }) {
         <h2 id="history">Event history</h2>
         <ErrorText error={history.error} />
         {history.data && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Event</th>
-                <th scope="col">When</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Caused by</th>
-                <th scope="col">Data</th>
+          <Table columns={['#', 'Event', 'When', 'Actor', 'Caused by', 'Data']}>
+            {history.data.map((e) => (
+              <tr key={e.version}>
+                <td>{e.version}</td>
+                <td>{e.type}</td>
+                <td>{formatTime(e.occurredAt)}</td>
+                <td>{e.actor ?? 'unknown'}</td>
+                <td>{String(e.metadata.causationId ?? '—')}</td>
+                <td>
+                  <details>
+                    <summary>
+                      Data<span class="visually-hidden"> of event {e.version}</span>
+                    </summary>
+                    <pre class="wrap">{JSON.stringify({ data: e.data, metadata: e.metadata }, null, 2)}</pre>
+                  </details>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {history.data.map((e) => (
-                <tr key={e.version}>
-                  <td>{e.version}</td>
-                  <td>{e.type}</td>
-                  <td>{formatTime(e.occurredAt)}</td>
-                  <td>{e.actor ?? 'unknown'}</td>
-                  <td>{String(e.metadata.causationId ?? '—')}</td>
-                  <td>
-                    <details>
-                      <summary>
-                        Data<span class="visually-hidden"> of event {e.version}</span>
-                      </summary>
-                      <pre class="wrap">{JSON.stringify({ data: e.data, metadata: e.metadata }, null, 2)}</pre>
-                    </details>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       </section>
     </>

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api';
 import { navigate, useLocation, withQuery } from '../router';
 import type { MessageSummary } from '../types';
-import { ErrorText, Link, PageTitle, Status, formatTime, useLoad } from '../ui';
+import { ActionForm, Table, ErrorText, Link, PageTitle, Status, formatTime, useLoad } from '../ui';
 import { ActivityChart, type Bucket } from './chart';
 
 const STATUSES = ['scheduled', 'queued', 'sent', 'delivered', 'bounced', 'complained', 'failed', 'cancelled'] as const;
@@ -56,14 +56,13 @@ export function Messages() {
   }, [list.data]);
 
   const [draft, setDraft] = useState(filters);
-  const apply = (e: Event) => {
-    e.preventDefault();
+  const apply = () => {
     navigate(withQuery('/messages', { ...draft, cursor: undefined }));
   };
   return (
     <>
       <PageTitle>Messages</PageTitle>
-      <form class="filters" role="search" aria-label="Filter messages" onSubmit={apply}>
+      <ActionForm class="filters" role="search" aria-label="Filter messages" onSubmit={apply}>
         <label>
           Search
           <input type="search" value={draft.search} placeholder="recipient, sender or subject" onInput={(e) => setDraft({ ...draft, search: e.currentTarget.value })} />
@@ -88,7 +87,7 @@ export function Messages() {
           <input type="date" value={draft.to} onInput={(e) => setDraft({ ...draft, to: e.currentTarget.value })} />
         </label>
         <button type="submit">Apply filters</button>
-      </form>
+      </ActionForm>
 
       <section aria-labelledby="activity">
         <h2 id="activity">Activity</h2>
@@ -101,34 +100,22 @@ export function Messages() {
         <ErrorText error={list.error} />
         {list.data && (
           <>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Created</th>
-                  <th scope="col">To</th>
-                  <th scope="col">Subject</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Opens</th>
-                  <th scope="col">Clicks</th>
+            <Table columns={['Created', 'To', 'Subject', 'Status', 'Opens', 'Clicks']}>
+              {list.data.items.map((m) => (
+                <tr key={m.id}>
+                  <td>{formatTime(m.createdAt)}</td>
+                  <td>
+                    <Link href={`/messages/${encodeURIComponent(m.id)}`}>{m.to}</Link>
+                  </td>
+                  <td>{m.subject ?? (m.channel === 'sms' ? '(SMS)' : '')}</td>
+                  <td>
+                    <Status value={m.status} />
+                  </td>
+                  <td>{m.opens}</td>
+                  <td>{m.clicks}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.data.items.map((m) => (
-                  <tr key={m.id}>
-                    <td>{formatTime(m.createdAt)}</td>
-                    <td>
-                      <Link href={`/messages/${encodeURIComponent(m.id)}`}>{m.to}</Link>
-                    </td>
-                    <td>{m.subject ?? (m.channel === 'sms' ? '(SMS)' : '')}</td>
-                    <td>
-                      <Status value={m.status} />
-                    </td>
-                    <td>{m.opens}</td>
-                    <td>{m.clicks}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
             {list.data.items.length === 0 && <p>No messages match.</p>}
             <nav class="pager" aria-label="Pages">
               {filters.cursor && <Link href={withQuery('/messages', { ...filters, cursor: undefined })}>First page</Link>}

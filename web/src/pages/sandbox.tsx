@@ -1,6 +1,6 @@
 import { Fragment } from 'preact';
 import { api, call } from '../api';
-import { EmailFrame, ErrorText, PageTitle, formatTime, useLoad } from '../ui';
+import { Table, EmailFrame, ErrorText, PageTitle, formatTime, useLoad } from '../ui';
 
 type RecordedEmail = {
   messageId: string;
@@ -90,26 +90,16 @@ export function Sandbox() {
         <ErrorText error={sms.error} />
         {sms.data && sms.data.items.length === 0 && <p>No SMS recorded.</p>}
         {sms.data && sms.data.items.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Recorded</th>
-                <th scope="col">From</th>
-                <th scope="col">To</th>
-                <th scope="col">Body</th>
+          <Table columns={['Recorded', 'From', 'To', 'Body']}>
+            {sms.data.items.map((s) => (
+              <tr key={s.messageId}>
+                <td>{formatTime(s.createdAt)}</td>
+                <td>{s.from}</td>
+                <td>{s.to}</td>
+                <td>{s.body}</td>
               </tr>
-            </thead>
-            <tbody>
-              {sms.data.items.map((s) => (
-                <tr key={s.messageId}>
-                  <td>{formatTime(s.createdAt)}</td>
-                  <td>{s.from}</td>
-                  <td>{s.to}</td>
-                  <td>{s.body}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       </section>
     </>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api';
-import { ErrorText, PageTitle, useAction, useLoad } from '../ui';
+import { ActionForm, ErrorText, PageTitle, useAction, useLoad } from '../ui';
 
 type AccountSettings = { dailySendCap: number; emailProvider: 'ses' | 'postmark' | 'sandbox'; tracking: 'service' | 'provider' | 'none' };
 
@@ -19,13 +19,7 @@ export function Settings() {
       <PageTitle>Settings</PageTitle>
       <ErrorText error={current.error} />
       {form && (
-        <form
-          class="stack"
-          onSubmit={(e) => {
-            e.preventDefault();
-            save.run();
-          }}
-        >
+        <ActionForm class="stack" onSubmit={() => save.run()}>
           <label>
             Email provider
             <select value={form.emailProvider} onChange={(e) => setForm({ ...form, emailProvider: e.currentTarget.value as AccountSettings['emailProvider'] })}>
@@ -51,7 +45,7 @@ export function Settings() {
           <button type="submit" disabled={save.busy}>
             Save
           </button>
-        </form>
+        </ActionForm>
       )}
     </>
   );

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api';
-import { ErrorText, PageTitle, useAction, useLoad } from '../ui';
+import { ActionForm, ErrorText, PageTitle, useAction, useLoad } from '../ui';
 
 type SmsSettingsForm = { enabled: boolean; originationNumber: string; sandbox: boolean; sandboxDestinations: string };
 type SmsSettingsBody = { enabled: boolean; originationNumber: string | null; sandbox: boolean; sandboxDestinations: string[] };
@@ -32,13 +32,7 @@ export function SmsSettings() {
       <PageTitle>SMS settings</PageTitle>
       <ErrorText error={current.error} />
       {form && (
-        <form
-          class="stack"
-          onSubmit={(e) => {
-            e.preventDefault();
-            save.run();
-          }}
-        >
+        <ActionForm class="stack" onSubmit={() => save.run()}>
           <label class="check">
             <input type="checkbox" checked={form.enabled} onChange={(e) => setForm({ ...form, enabled: e.currentTarget.checked })} /> Enabled
           </label>
@@ -66,7 +60,7 @@ export function SmsSettings() {
           <button type="submit" disabled={save.busy}>
             Save
           </button>
-        </form>
+        </ActionForm>
       )}
       <section aria-labelledby="optouts">
         <h2 id="optouts">Opt-outs</h2>

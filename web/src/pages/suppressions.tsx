@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, call } from '../api';
 import { navigate, useLocation, withQuery } from '../router';
 import type { Suppression } from '../types';
-import { ErrorText, Link, PageTitle, formatTime, useAction, useLoad } from '../ui';
+import { Table, ActionForm, ErrorText, Link, PageTitle, formatTime, useAction, useLoad } from '../ui';
 
 export function Suppressions() {
   const { query } = useLocation();
@@ -29,28 +29,14 @@ export function Suppressions() {
   return (
     <>
       <PageTitle>Suppressions</PageTitle>
-      <form
-        class="inline"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          navigate(withQuery('/suppressions', { search: draft }));
-        }}
-      >
+      <ActionForm class="inline" role="search" onSubmit={() => navigate(withQuery('/suppressions', { search: draft }))}>
         <label>
           Search
           <input type="search" value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />
         </label>
         <button type="submit">Search</button>
-      </form>
-      <form
-        class="inline"
-        aria-label="Add a suppression"
-        onSubmit={(e) => {
-          e.preventDefault();
-          add.run();
-        }}
-      >
+      </ActionForm>
+      <ActionForm class="inline" aria-label="Add a suppression" onSubmit={() => add.run()}>
         <label>
           Email or phone
           <input required value={value} onInput={(e) => setValue(e.currentTarget.value)} />
@@ -63,39 +49,26 @@ export function Suppressions() {
           Add suppression
         </button>
         <ErrorText error={add.error} />
-      </form>
+      </ActionForm>
       <ErrorText error={list.error ?? remove.error} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Address</th>
-            <th scope="col">Reason</th>
-            <th scope="col">Source</th>
-            <th scope="col">Since</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.data?.items.map((s) => {
-            const v = (s.email ?? s.phone)!;
-            return (
-              <tr key={v}>
-                <td>{v}</td>
-                <td>{s.reason}</td>
-                <td>{s.source}</td>
-                <td>{formatTime(s.createdAt)}</td>
-                <td>
-                  <button type="button" class="danger" onClick={() => remove.run(v)}>
-                    Remove<span class="visually-hidden"> {v}</span>
-                  </button>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <Table columns={['Address', 'Reason', 'Source', 'Since', '']}>
+        {list.data?.items.map((s) => {
+          const v = (s.email ?? s.phone)!;
+          return (
+            <tr key={v}>
+              <td>{v}</td>
+              <td>{s.reason}</td>
+              <td>{s.source}</td>
+              <td>{formatTime(s.createdAt)}</td>
+              <td>
+                <button type="button" class="danger" onClick={() => remove.run(v)}>
+                  Remove<span class="visually-hidden"> {v}</span>
+                </button>
+              </td>
+            </tr>
+          );
+        })}
+      </Table>
       {list.data && list.data.items.length === 0 && <p>Nothing is suppressed{search ? ' that matches' : ''}.</p>}
       <nav class="pager" aria-label="Pages">
         {cursor && <Link href={withQuery('/suppressions', { search })}>First page</Link>}

@@ -2,7 +2,7 @@ import Mustache from 'mustache';
 import { useMemo, useState } from 'preact/hooks';
 import { api, call } from '../api';
 import type { Template } from '../types';
-import { EmailFrame, ErrorText, PageTitle, useAction, useLoad } from '../ui';
+import { ActionForm, EmailFrame, ErrorText, PageTitle, useAction, useLoad } from '../ui';
 
 const EMPTY = { name: '', subject: '', html: '', text: '' };
 const SAMPLE = '{\n  "firstName": "Ada",\n  "company": "Acme"\n}';
@@ -77,14 +77,7 @@ export function Templates() {
             ))}
           </ul>
         </nav>
-        <form
-          class="stack editor"
-          aria-label="Template"
-          onSubmit={(e) => {
-            e.preventDefault();
-            save.run();
-          }}
-        >
+        <ActionForm class="stack editor" aria-label="Template" onSubmit={() => save.run()}>
           <label>
             Name
             <input required {...field('name')} />
@@ -118,7 +111,7 @@ export function Templates() {
               </button>
             )}
           </div>
-        </form>
+        </ActionForm>
         <section aria-labelledby="preview" class="preview">
           <h2 id="preview">Preview</h2>
           <ErrorText error={subject.error ?? html.error ?? text.error} />

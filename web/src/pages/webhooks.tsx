@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, call } from '../api';
 import type { Delivery, Webhook } from '../types';
-import { CopyButton, ErrorText, PageTitle, Status, formatTime, useAction, useLoad } from '../ui';
+import { Table, ActionForm, CopyButton, ErrorText, PageTitle, Status, formatTime, useAction, useLoad } from '../ui';
 
 function Deliveries({ webhook }: { webhook: Webhook }) {
   const list = useLoad(
@@ -21,45 +21,30 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
       <ErrorText error={list.error ?? retry.error} />
       {list.data && list.data.items.length === 0 && <p>No deliveries yet.</p>}
       {list.data && list.data.items.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Last status</th>
-              <th scope="col">Next attempt</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+        <Table columns={['Event', 'Status', 'Attempts', 'Last status', 'Next attempt', 'Created', '']}>
+          {list.data.items.map((d) => (
+            <tr key={d.id}>
+              <td>{d.event}</td>
+              <td>
+                <Status value={d.status} />
+              </td>
+              <td>{d.attempts}</td>
+              <td>
+                {d.lastResponseStatus ?? '—'}
+                {d.lastError ? ` (${d.lastError})` : ''}
+              </td>
+              <td>{formatTime(d.nextAttemptAt)}</td>
+              <td>{formatTime(d.createdAt)}</td>
+              <td>
+                {d.status === 'failed' && (
+                  <button type="button" disabled={retry.busy} onClick={() => retry.run(d.id)}>
+                    Retry<span class="visually-hidden"> {d.event} delivery</span>
+                  </button>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {list.data.items.map((d) => (
-              <tr key={d.id}>
-                <td>{d.event}</td>
-                <td>
-                  <Status value={d.status} />
-                </td>
-                <td>{d.attempts}</td>
-                <td>
-                  {d.lastResponseStatus ?? '—'}
-                  {d.lastError ? ` (${d.lastError})` : ''}
-                </td>
-                <td>{formatTime(d.nextAttemptAt)}</td>
-                <td>{formatTime(d.createdAt)}</td>
-                <td>
-                  {d.status === 'failed' && (
-                    <button type="button" disabled={retry.busy} onClick={() => retry.run(d.id)}>
-                      Retry<span class="visually-hidden"> {d.event} delivery</span>
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
     </div>
   );
@@ -143,13 +128,7 @@ export function Webhooks() {
   return (
     <>
       <PageTitle>Webhooks</PageTitle>
-      <form
-        class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          add.run();
-        }}
-      >
+      <ActionForm class="inline" onSubmit={() => add.run()}>
         <label>
           URL
           <input type="url" required value={url} placeholder="https://example.com/hooks" aria-describedby="webhook-error" onInput={(e) => setUrl(e.currentTarget.value)} />
@@ -158,7 +137,7 @@ export function Webhooks() {
           Add endpoint
         </button>
         <ErrorText error={add.error} id="webhook-error" />
-      </form>
+      </ActionForm>
       <ErrorText error={list.error} />
       {list.data && list.data.items.length === 0 && <p>No endpoints yet.</p>}
       <ul class="cards">
