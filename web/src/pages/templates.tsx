@@ -1,5 +1,5 @@
-import Mustache from 'mustache';
 import { useMemo, useState } from 'preact/hooks';
+import { renderTemplate } from '../../../src/domain/email/render.js';
 import { api, call } from '../api';
 import type { Template } from '../types';
 import { ActionForm, EmailFrame, ErrorText, PageTitle, useAction, useLoad } from '../ui';
@@ -7,12 +7,12 @@ import { ActionForm, EmailFrame, ErrorText, PageTitle, useAction, useLoad } from
 const EMPTY = { name: '', subject: '', html: '', text: '' };
 const SAMPLE = '{\n  "firstName": "Ada",\n  "company": "Acme"\n}';
 
-/** The placeholders a template uses, so the sample variables can start from them. */
-function render(source: string, vars: Record<string, unknown>): { out: string; error?: string } {
+/** What a send with these variables would carry: the service's own renderer, so the preview cannot differ. */
+function preview(parts: { subject: string; html: string; text: string }, vars: Record<string, unknown>) {
   try {
-    return { out: Mustache.render(source, vars) };
+    return { ...renderTemplate(parts, vars), error: null };
   } catch (e) {
-    return { out: '', error: (e as Error).message };
+    return { subject: '', html: '', text: '', error: (e as Error).message };
   }
 }
 
@@ -31,9 +31,7 @@ export function Templates() {
       return { vars: {}, error: `Sample variables are not valid JSON: ${(e as Error).message}` };
     }
   }, [sample]);
-  const subject = render(form.subject, vars.vars);
-  const html = render(form.html, vars.vars);
-  const text = render(form.text, vars.vars);
+  const shown = preview(form, vars.vars);
 
   const open = (t: Template | null) => {
     setSelected(t?.id ?? null);
@@ -114,14 +112,14 @@ export function Templates() {
         </ActionForm>
         <section aria-labelledby="preview" class="preview">
           <h2 id="preview">Preview</h2>
-          <ErrorText error={subject.error ?? html.error ?? text.error} />
+          <ErrorText error={shown.error} />
           <p>
-            Subject: <strong data-testid="preview-subject">{subject.out}</strong>
+            Subject: <strong data-testid="preview-subject">{shown.subject}</strong>
           </p>
-          <EmailFrame html={html.out} title="Preview of the HTML" />
+          <EmailFrame html={shown.html} title="Preview of the HTML" />
           <h3>Text</h3>
           <pre class="wrap" data-testid="preview-text">
-            {text.out}
+            {shown.text}
           </pre>
         </section>
       </div>
