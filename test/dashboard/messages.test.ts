@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { eventually, readyToSend } from '../support/email-setup.js';
+import { readyToSendSms } from '../support/sms-setup.js';
 import { expectAccessible, screenshot, startDashboard, type DashboardHarness } from '../support/browser.js';
 
 describe('dashboard: messages, templates and the sandbox', function () {
@@ -129,8 +130,12 @@ describe('dashboard: messages, templates and the sandbox', function () {
     await screenshot(page, 'templates');
   });
 
-  it('shows what the sandbox provider recorded: the email rendered, its headers and attachments', async () => {
+  it('shows what the sandbox providers recorded: each email rendered with its headers and attachments, each SMS', async () => {
     const { page } = h;
+    const sms = await readyToSendSms(h.app);
+    const text = await h.app.request('POST', '/api/send/sms', { apiKey: sms.key, body: { to: '+14155552671', body: 'Your code is 4321' } });
+    expect(text.status).to.equal(201);
+    await eventually(() => h.app.request('GET', '/api/sandbox/sms', { token: h.app.adminToken }), (r) => r.body.items.length === 1);
     await page.goto('/sandbox');
     const email = page.getByRole('article', { name: 'Welcome aboard' });
     await email.waitFor();
@@ -143,6 +148,8 @@ describe('dashboard: messages, templates and the sandbox', function () {
     expect(file.headers()['content-disposition']).to.equal("attachment; filename*=UTF-8''terms.txt");
     expect(await file.text()).to.equal('the terms');
     expect(await page.getByRole('article').count()).to.equal(29);
+    const recorded = page.getByRole('region', { name: 'SMS' }).getByRole('row').filter({ hasText: 'Your code is 4321' });
+    expect(await recorded.getByRole('cell').nth(2).textContent()).to.equal('+14155552671');
     await expectAccessible(page);
     await screenshot(page, 'sandbox');
   });
