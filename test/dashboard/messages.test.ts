@@ -137,6 +137,9 @@ describe('dashboard: messages, templates and the sandbox', function () {
     expect(text.status).to.equal(201);
     await eventually(() => h.app.request('GET', '/api/sandbox/sms', { token: h.app.adminToken }), (r) => r.body.items.length === 1);
     await page.goto('/sandbox');
+    const list = page.getByRole('region', { name: 'Emails' }).getByRole('table');
+    await list.getByRole('button', { name: 'View Welcome aboard to ada@example.com' }).click();
+    expect(await list.getByRole('row').count()).to.equal(30);
     const email = page.getByRole('article', { name: 'Welcome aboard' });
     await email.waitFor();
     await email.frameLocator('iframe').getByRole('heading', { name: 'Welcome, Ada' }).waitFor();
@@ -147,7 +150,9 @@ describe('dashboard: messages, templates and the sandbox', function () {
     const file = await page.request.get((await link.getAttribute('href'))!);
     expect(file.headers()['content-disposition']).to.equal("attachment; filename*=UTF-8''terms.txt");
     expect(await file.text()).to.equal('the terms');
-    expect(await page.getByRole('article').count()).to.equal(29);
+    await list.getByRole('button', { name: 'View Receipt 3 to user3@example.com' }).click();
+    await page.getByRole('article', { name: 'Receipt 3' }).frameLocator('iframe').getByText('Receipt number 3').waitFor();
+    expect(await page.getByRole('article').count()).to.equal(1);
     const recorded = page.getByRole('region', { name: 'SMS' }).getByRole('row').filter({ hasText: 'Your code is 4321' });
     expect(await recorded.getByRole('cell').nth(2).textContent()).to.equal('+14155552671');
     await expectAccessible(page);

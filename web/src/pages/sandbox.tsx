@@ -1,4 +1,5 @@
 import { Fragment } from 'preact';
+import { useState } from 'preact/hooks';
 import { api, call } from '../api';
 import { Table, EmailFrame, ErrorText, PageTitle, formatTime, useLoad } from '../ui';
 
@@ -70,7 +71,27 @@ function Email({ email }: { email: RecordedEmail }) {
   );
 }
 
+function EmailList({ emails, selected, onSelect }: { emails: RecordedEmail[]; selected?: string; onSelect: (id: string) => void }) {
+  return (
+    <Table columns={['Recorded', 'To', 'Subject', '']}>
+      {emails.map((e) => (
+        <tr key={e.messageId} aria-current={e.messageId === selected ? 'true' : undefined}>
+          <td>{formatTime(e.createdAt)}</td>
+          <td>{e.to}</td>
+          <td>{e.subject}</td>
+          <td>
+            <button type="button" class="secondary" onClick={() => onSelect(e.messageId)}>
+              View<span class="visually-hidden"> {e.subject} to {e.to}</span>
+            </button>
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
 export function Sandbox() {
+  const [selected, setSelected] = useState<string | undefined>(undefined);
   const emails = useLoad(() => call<{ items: RecordedEmail[] }>(api.GET('/api/sandbox/emails', { params: { query: { limit: 50 } } })), []);
   const sms = useLoad(() => call<{ items: RecordedSms[] }>(api.GET('/api/sandbox/sms', { params: { query: { limit: 50 } } })), []);
   return (
@@ -81,9 +102,12 @@ export function Sandbox() {
         <h2 id="emails">Emails</h2>
         <ErrorText error={emails.error} />
         {emails.data && emails.data.items.length === 0 && <p>No emails recorded.</p>}
-        {emails.data?.items.map((e) => (
-          <Email key={e.messageId} email={e} />
-        ))}
+        {emails.data && emails.data.items.length > 0 && (
+          <div class="columns">
+            <EmailList emails={emails.data.items} selected={selected ?? emails.data.items[0].messageId} onSelect={setSelected} />
+            <Email key={selected} email={emails.data.items.find((e) => e.messageId === selected) ?? emails.data.items[0]} />
+          </div>
+        )}
       </section>
       <section aria-labelledby="sms">
         <h2 id="sms">SMS</h2>
