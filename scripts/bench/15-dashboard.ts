@@ -5,11 +5,10 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { loadConfig } from '../../src/config/env.js';
 import { DASHBOARD_DIST } from '../../src/http/dashboard.js';
-import { openInfrastructure } from '../../src/infrastructure.js';
+import { createApplication } from '../../src/application.js';
 import { createLogger } from '../../src/logger.js';
 import { projections } from '../../src/projections/registry.js';
 import { createProjectionRunner } from '../../src/projections/runner.js';
-import { createApiServices } from '../../src/services.js';
 import { createTestDatabase } from '../../test/support/db.js';
 import { ensureBuilt, launchChromium } from '../../test/support/browser.js';
 import { scaled, type BenchFigure, type BenchModule } from './lib.js';
@@ -41,17 +40,16 @@ const bench: BenchModule = {
     const testDb = await createTestDatabase();
     const config = loadConfig({ DATABASE_URL: testDb.url, PORT: '0', ADMIN_EMAIL: 'admin@localhost', ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'silent' });
     const logger = createLogger('silent');
-    const infra = await openInfrastructure(config);
+    const application = await createApplication('api', { config, logger });
+    const { infra, api, boot } = application as Required<typeof application>;
     const runner = createProjectionRunner({ db: infra.db, eventStore: infra.eventStore, projections, logger });
     await runner.start();
-    const api = await createApiServices(config, infra, logger);
     const server: Server = await new Promise((resolve) => {
       const s = api.app.listen(0, '127.0.0.1', () => resolve(s));
     });
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const browser = await launchChromium();
     try {
-      const boot = await api.accounts.bootstrap('admin@localhost', PASSWORD);
       await api.waitFor('accounts', boot.position);
       const accountId = (await infra.db('accounts').first('id')).id;
 
@@ -123,7 +121,7 @@ const bench: BenchModule = {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
       await runner.stop();
-      await infra.close();
+      await application.stop();
       await testDb.drop();
     }
   },

@@ -5,6 +5,7 @@ import { forbidden } from '../../domain/errors.js';
 import { requestClientIp } from '../client-ip.js';
 import { defineRoute } from '../route.js';
 import { clearSession, setSession } from '../session.js';
+import { originOf } from './principal-helpers.js';
 
 // Login emails need not have a TLD (the first-boot owner is admin@localhost).
 const loginEmail = z.string().trim().max(320).regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address');
@@ -31,7 +32,9 @@ export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: Sig
         429: { description: 'Too many failed attempts; Retry-After says when to retry' },
       },
       async handler({ body, req, res }) {
-        const { token, expiresAt } = await deps.signIns.attempt(body.email, requestClientIp(req), () => deps.accounts.login(body.email, body.password));
+        const { token, expiresAt } = await deps.signIns.attempt(body.email, requestClientIp(req), () =>
+          deps.accounts.login(body.email, body.password, originOf(req)),
+        );
         setSession(res, token, expiresAt, secure);
         return { status: 200, body: { expiresAt } };
       },
@@ -76,7 +79,9 @@ export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: Sig
         429: { description: 'Too many failed attempts for this account or from this address; Retry-After says when to retry' },
       },
       async handler({ body, req }) {
-        const token = await deps.signIns.attempt(body.email, requestClientIp(req), () => deps.accounts.login(body.email, body.password));
+        const token = await deps.signIns.attempt(body.email, requestClientIp(req), () =>
+          deps.accounts.login(body.email, body.password, originOf(req)),
+        );
         return { status: 200, body: token };
       },
     }),
