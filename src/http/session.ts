@@ -56,3 +56,20 @@ export function clearSession(res: Response, secure: boolean): void {
   res.append('Set-Cookie', `${SESSION_COOKIE}=; HttpOnly; ${cookieAttributes(secure, past)}`);
   res.append('Set-Cookie', `${CSRF_COOKIE}=; ${cookieAttributes(secure, past)}`);
 }
+
+/**
+ * Signing in from another site's page (login CSRF: the victim's browser signed into the attacker's
+ * account) is refused: browsers name the page's origin on every cross-site POST. The service's own
+ * origin is BASE_URL's, or the Host the request came to (a proxy may rewrite one of them).
+ */
+export function checkSameOrigin(req: Request, publicOrigin: string): void {
+  const origin = req.get('origin');
+  if (!origin || origin === publicOrigin) return;
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    host = '';
+  }
+  if (host !== req.get('host')) throw forbidden('sign-in from another site is refused');
+}

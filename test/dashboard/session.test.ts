@@ -114,6 +114,11 @@ describe('dashboard: session', function () {
     expect(wrong.status).to.equal(403);
     const ok = await fetch(`${h.app.baseUrl}/api/webhooks`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', 'x-csrf-token': csrf }, body });
     expect(ok.status).to.equal(201);
+    // signing in from another site's page is refused
+    const login = JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
+    const crossSite = await fetch(`${h.app.baseUrl}/api/auth/session`, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'text/plain' }, body: login });
+    expect(crossSite.status).to.equal(403);
+    expect(crossSite.headers.get('set-cookie')).to.equal(null);
     // a JWT in Authorization keeps working, with no CSRF header (it is not sent by the browser on its own)
     const jwt = await h.app.request('GET', '/api/webhooks', { token: h.app.adminToken });
     expect(jwt.status).to.equal(200);

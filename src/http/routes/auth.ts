@@ -4,7 +4,7 @@ import type { SignInThrottle } from '../../commands/sign-in-throttle.js';
 import { forbidden } from '../../domain/errors.js';
 import { requestClientIp } from '../client-ip.js';
 import { defineRoute } from '../route.js';
-import { clearSession, setSession } from '../session.js';
+import { checkSameOrigin, clearSession, setSession } from '../session.js';
 import { originOf } from './principal-helpers.js';
 
 // Login emails need not have a TLD (the first-boot owner is admin@localhost).
@@ -16,7 +16,7 @@ const signupBody = z.object({
   password: z.string().min(8, 'must be at least 8 characters').max(1024),
 });
 
-export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: SignInThrottle; allowSignup: boolean; secureCookies?: boolean }) {
+export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: SignInThrottle; allowSignup: boolean; secureCookies?: boolean; publicOrigin?: () => string }) {
   const secure = deps.secureCookies ?? false;
   return [
     defineRoute({
@@ -29,9 +29,11 @@ export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: Sig
       responses: {
         200: { description: 'Signed in; the cookies are set', schema: z.object({ expiresAt: z.string() }).meta({ examples: [{ expiresAt: '2026-01-01T12:00:00.000Z' }] }) },
         401: { description: 'Wrong credentials' },
+        403: { description: 'Posted from a page of another origin' },
         429: { description: 'Too many failed attempts; Retry-After says when to retry' },
       },
       async handler({ body, req, res }) {
+        checkSameOrigin(req, deps.publicOrigin?.() ?? '');
         const { token, expiresAt } = await deps.signIns.attempt(body.email, requestClientIp(req), () =>
           deps.accounts.login(body.email, body.password, originOf(req)),
         );
