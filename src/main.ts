@@ -85,7 +85,7 @@ async function main(role: Role): Promise<void> {
       console.log(`ADMIN_PASSWORD is used at first boot only and did not change any password; to change one: npm run admin -- reset-password <email>`);
     }
     server = await listen(createHttpServer(api.app, config), config.PORT);
-    console.log(`Courier Ledger API listening on ${config.BASE_URL} (API reference: ${config.BASE_URL}/docs)`);
+    console.log(`Courier Ledger API listening on ${config.BASE_URL} (dashboard: ${config.BASE_URL}/, API reference: ${config.BASE_URL}/docs)`);
   }
 
   logger.info({ role }, 'started');

@@ -14,6 +14,9 @@ import { createSendSms } from './commands/send-sms.js';
 import { createTemplateCommands } from './commands/templates.js';
 import { createWebhookCommands } from './commands/webhooks.js';
 import { createApp } from './http/app.js';
+import { createDashboard } from './http/dashboard.js';
+import { createSandboxOutbox } from './commands/sandbox-outbox.js';
+import { createSandboxRoutes } from './http/routes/sandbox.js';
 import { createIdempotencyGate } from './http/idempotency.js';
 import { createIdempotentRequests } from './commands/idempotency.js';
 import { createPgIdempotencyStore } from './adapters/db/idempotency-store.js';
@@ -45,6 +48,7 @@ import { createContactRoutes } from './http/routes/contacts.js';
 import { createMessageQueries } from './commands/messages-query.js';
 import { createCancelMessage } from './commands/cancel-message.js';
 import { createMessageRoutes } from './http/routes/messages.js';
+import { createMessageCountQueries } from './commands/message-counts-query.js';
 import { createChangeCursors, createMessageChanges } from './commands/message-changes.js';
 import { createMessageChangeRoutes } from './http/routes/message-changes.js';
 import { createChangeNotifier } from './projections/change-notifier.js';
@@ -117,7 +121,10 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     ...createHealthRoutes({ db, eventStore }),
     ...createReadinessRoutes({ readiness: observability.readiness }),
     ...createMetricsRoutes({ exposition: observability.prometheus.exposition, token: config.METRICS_TOKEN }),
-    ...createAuthRoutes({ accounts, signIns, allowSignup: config.ALLOW_SIGNUP }),
+    ...createAuthRoutes({ accounts, signIns, allowSignup: config.ALLOW_SIGNUP,
+      secureCookies: config.BASE_URL.startsWith('https:'),
+      publicOrigin: () => new URL(config.BASE_URL).origin,
+    }),
     ...createApiKeyRoutes({ apiKeys }),
     ...createSettingsRoutes({ accounts, emailProviderUnavailable: (kind) => emailProviderUnavailable(kind, config) }),
     ...createIdentityRoutes({ identities }),
@@ -132,10 +139,11 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     ...createMessageChangeRoutes({
       changes: createMessageChanges({ db, notifier: createChangeNotifier({ db, logger }), cursors: createChangeCursors(await getOrCreateSecret(db, 'changes-cursor')) }),
     }),
-    ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }) }),
+    ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }), counts: createMessageCountQueries({ db }) }),
     ...createWebhookDeliveryRoutes({ deliveries }),
     ...createAuditRoutes({ audit: createAuditQueries({ db }) }),
     ...createSmsOptOutRoutes({ optOuts }),
+    ...createSandboxRoutes({ outbox: createSandboxOutbox({ db }) }),
     ...createTrackingRoutes({ engagement, linkSecret, logger }),
     ...createProviderEventRoutes({
       ingest,
@@ -154,6 +162,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     screenError: authenticator.screenError,
     logger,
     baseUrl: config.BASE_URL,
+    dashboard: createDashboard(),
     trustProxy: config.TRUST_PROXY,
     observeHttp: observability.prometheus.observeHttp,
     idempotency: createIdempotencyGate({

@@ -30,6 +30,8 @@ export interface AppDeps {
   trustProxy?: boolean | number | string;
   /** runs the requests of routes declared `idempotent` that carry an Idempotency-Key */
   idempotency?: IdempotencyGate;
+  /** the browser dashboard, served beside the API (its pages and assets; never under /api) */
+  dashboard?: express.Handler;
   /** told of every finished request: its route's pattern (`unmatched` for none), status and duration */
   observeHttp?: (method: string, route: string, status: number, seconds: number) => void;
 }
@@ -143,6 +145,8 @@ export function createApp(deps: AppDeps): express.Express {
       else res.status(result.status).json(result.body);
     });
   }
+
+  if (deps.dashboard) app.use(deps.dashboard);
 
   app.use((_req: Request, _res: Response, next: NextFunction) => next(notFound('Not Found')));
 
