@@ -20,6 +20,7 @@ import { createWebhookFanoutManager, DELIVER_WEBHOOK_JOB } from './process-manag
 import { webhookRetriesManager } from './process-managers/webhook-retries.js';
 import { createProjectionRunner } from './projections/runner.js';
 import { projections } from './projections/registry.js';
+import { logFollower } from './projections/lag.js';
 
 /** Runs `task` every `ms`, one run at a time, logging failures. Stopping waits for a run in progress. */
 function every(ms: number, task: () => Promise<unknown>, logger: Logger, name: string) {
@@ -53,6 +54,7 @@ async function warnOfLongTransaction(db: Infrastructure['db'], logger: Logger) {
 export async function startWorkers(config: Config, infra: Infrastructure, logger: Logger, shared: SharedServices) {
   const { db, eventStore, queue } = infra;
   const { providers, waiter, ingest, optOuts } = shared;
+  const { metrics } = shared.observability;
 
   const projectionRunner = createProjectionRunner({ db, eventStore, projections, logger });
   await projectionRunner.start();
@@ -63,7 +65,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
   // pairs of the send bench, 64 against 32 delivered everything 2.7-3.1 s after the last 201 instead
   // of 5.2-6.1 s, at p99 38.9-41.5 against 36.5-44.6 ms and 6 % fewer sends/s; 128 kept up with the
   // API but took its p99 to 52-62 ms.
-  const sendMessage = createSendMessageHandler({ db, eventStore, queue, attachmentStore: infra.attachmentStore, ...providers, retryDelaysMs: config.PROVIDER_RETRY_DELAYS_MS, searchSettleMs: config.PROVIDER_SEARCH_SETTLE_MS, sesSendEvents: { enabled: config.SES_SEND_EVENTS, settleMs: config.SES_SEND_SETTLE_MS }, providerRate: createProviderRate({ db, limiters: infra.limiters }), logger });
+  const sendMessage = createSendMessageHandler({ db, eventStore, queue, attachmentStore: infra.attachmentStore, ...providers, retryDelaysMs: config.PROVIDER_RETRY_DELAYS_MS, searchSettleMs: config.PROVIDER_SEARCH_SETTLE_MS, sesSendEvents: { enabled: config.SES_SEND_EVENTS, settleMs: config.SES_SEND_SETTLE_MS }, providerRate: createProviderRate({ db, limiters: infra.limiters }), logger, metrics });
   await queue.work(SEND_JOB, sendMessage as never, { concurrency: 64 });
   // Campaign messages get a quarter of the hands: transactional sends keep theirs during a fan-out.
   await queue.work(CAMPAIGN_SEND_JOB, sendMessage as never, { concurrency: 16 });
@@ -77,12 +79,18 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
   // worker waiting on round trips (bench: 230 → 337 deliveries/s from 16 to 32, 365 at 64).
   await queue.work(
     DELIVER_WEBHOOK_JOB,
-    createDeliverWebhookHandler({ db, eventStore, queue, sender: shared.webhookSender, retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS, logger }) as never,
+    createDeliverWebhookHandler({ db, eventStore, queue, sender: shared.webhookSender, retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS, logger, metrics }) as never,
     { concurrency: 32 },
   );
 
   const webhookFanout = createWebhookFanoutManager({ db, eventStore, waitForReadModel: (name, position) => waiter.waitFor(name, position, 10_000) });
-  const managers = createProcessManagerRunner({ db, eventStore, queue, managers: [sendMessagesManager, webhookFanout, webhookRetriesManager, campaignFanoutManager], logger });
+  const processManagers = [sendMessagesManager, webhookFanout, webhookRetriesManager, campaignFanoutManager];
+  const managers = createProcessManagerRunner({ db, eventStore, queue, managers: processManagers, logger });
+  // Metrics and readiness: the read models and process managers this role keeps up, the queues it works.
+  shared.observability.follow({
+    followers: [...projections.map((p) => logFollower('projection', p)), ...processManagers.map((m) => logFollower('process_manager', m))],
+    queues: [SEND_JOB, CAMPAIGN_SEND_JOB, CAMPAIGN_FANOUT_JOB, DELIVER_WEBHOOK_JOB],
+  });
   managers.start();
   const sweeper = startSideEffectSweeper({ db, queue, onError: (err) => logger.warn({ err }, 'side-effect sweep failed') });
 

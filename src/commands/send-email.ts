@@ -16,6 +16,7 @@ import type { Principal } from '../http/principal.js';
 import type { AttachmentStore } from '../ports/attachment-store.js';
 import type { EventStore } from '../ports/event-store.js';
 import { admitSend } from './admit-send.js';
+import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { execute } from './execute.js';
 
 export interface SendEmailInput {
@@ -110,6 +111,8 @@ export interface SendEmailDeps {
   attachmentStore: AttachmentStore;
   baseUrl: () => string;
   linkSecret: string;
+  /** sends accepted, and refused by the rule that refused them */
+  metrics?: Metrics;
 }
 
 /**
@@ -118,6 +121,8 @@ export interface SendEmailDeps {
  * later by the send process manager, so the caller never waits for it.
  */
 export function createSendEmail(deps: SendEmailDeps) {
+  const metrics = deps.metrics ?? NO_METRICS;
+  const refused = (reason: string) => metrics.messageRefused('email', reason);
   // The hot path: one statement reads the facts of the sends arriving together (SEND_FACTS), the rules
   // decide in memory, and the admitted ones take their slots together in one more (counters.reserve).
   // A send never joins a statement already running, so a revocation or a suppression recorded before
@@ -189,7 +194,7 @@ export function createSendEmail(deps: SendEmailDeps) {
       ...capScopes(day, row.sender_account!, row.sender_key, row.key_cap),
       keyCap: row.key_cap,
       accountCap: row.daily_send_cap,
-    });
+    }, refused);
     const accountId = principal.accountId;
     const apiKeyId = principal.kind === 'apiKey' ? principal.apiKeyId : null;
 
@@ -264,6 +269,7 @@ export function createSendEmail(deps: SendEmailDeps) {
       await reservation.release();
       throw err;
     }
+    metrics.messageAccepted('email');
     return sendAt ? { queued: true, messageLogId: messageId, status: 'scheduled', sendAt: sendAt.toISOString() } : { queued: true, messageLogId: messageId };
   };
 }

@@ -13,6 +13,7 @@ import { ProviderError, type EmailProvider } from '../ports/email-provider.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
+import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { createSideEffectLeases, endLease, releaseSideEffect, rescheduleSideEffect, type SideEffectJob } from '../process-managers/side-effects.js';
 
 /** Delays before provider attempts 2..6 for transient errors (throttling, outages). */
@@ -44,6 +45,8 @@ export interface SendMessageDeps {
   /** the accounts' provider rates (none: unlimited) */
   providerRate?: ProviderRate;
   logger?: Logger;
+  /** provider calls by provider and outcome, with their latency */
+  metrics?: Metrics;
 }
 
 /**
@@ -62,6 +65,7 @@ export interface SendMessageDeps {
  */
 export function createSendMessageHandler(deps: SendMessageDeps) {
   const delays = deps.retryDelaysMs ?? PROVIDER_RETRY_DELAYS_MS;
+  const metrics = deps.metrics ?? NO_METRICS;
   const leases = createSideEffectLeases(deps.db, deps.queue, { leaseMs: deps.leaseMs, onError: (err) => deps.logger?.warn({ err }, 'send lease renewal failed') });
 
   return async function handle(job: Job<SideEffectJob & { messageId: string }>): Promise<void> {
@@ -151,10 +155,14 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     }
 
     let result: { providerMessageId: string };
+    const called = performance.now();
+    const seconds = () => (performance.now() - called) / 1000;
     try {
       result = emailProvider ? await sendEmail(emailProvider, queued as EmailQueued['data']) : await sendSms(queued as SmsQueued['data']);
+      metrics.providerCall(queued.provider, 'accepted', seconds());
     } catch (err) {
       const retryable = !(err instanceof ProviderError) || err.retryable;
+      metrics.providerCall(queued.provider, retryable && delays[attempt - 1] !== undefined ? 'retry' : 'failed', seconds());
       const detail = err instanceof Error ? err.message : String(err);
       let delay = retryable ? delays[attempt - 1] : undefined;
       if (delay !== undefined && askable && err instanceof ProviderError && err.mayHaveSent) {
