@@ -53,6 +53,8 @@ export interface ChaosReport {
   /** from the end of the load until every accepted message had left `queued` and every webhook was delivered */
   drainMs: number;
   problems: string[];
+  /** for each lost or doubled message: its stream, its side effect and the provider's requests, to find out why */
+  details: string[];
 }
 
 const ADMIN = { email: 'admin@localhost', password: 'chaos-admin-password' };
@@ -103,7 +105,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     REDIS_PREFIX: prefix,
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
-    LOG_LEVEL: 'silent',
+    // warnings name the messages they concern: kept, to explain a lost or doubled one
+    LOG_LEVEL: 'warn',
     ...sesEnv(ses),
     AWS_ENDPOINT_URL_SNS: sns.url,
     SMS_PROVIDER: 'sns',
@@ -117,8 +120,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   };
   const apis: (SpawnedServer | undefined)[] = [undefined, undefined];
   const workers: (SpawnedServer | undefined)[] = [undefined, undefined];
-  const startApi = async (i: number) => (apis[i] = await spawnServer('api', { ...env, PORT: String(apiPorts[i]), BASE_URL: apiUrls[i] }, { startTimeoutMs: 90_000 }));
-  const startWorker = async (i: number) => (workers[i] = await spawnServer('worker', env));
+  const everyProcess: SpawnedServer[] = [];
+  const kept = (server: SpawnedServer) => (everyProcess.push(server), server);
+  const startApi = async (i: number) => (apis[i] = kept(await spawnServer('api', { ...env, PORT: String(apiPorts[i]), BASE_URL: apiUrls[i] }, { startTimeoutMs: 90_000 })));
+  const startWorker = async (i: number) => (workers[i] = kept(await spawnServer('worker', env)));
   const eventStore = createEventStore({ databaseUrl: database.url });
 
   try {
@@ -403,6 +408,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const folded = fold(messageDecider, stream).status;
       if (folded !== row.status) mismatched.push(`${row.id}: read model ${row.status}, stream ${folded}`);
     }
+    const details: string[] = [];
+    for (const entry of [...lost, ...doubled]) {
+      const id = entry.split(' ')[0];
+      const stream = (await eventStore.readStream(`message-${id}`)).map((e) => `${e.type}${e.type === 'ProviderAccepted' || e.type === 'ProviderError' ? ` ${JSON.stringify(e.data)}` : ''}`);
+      const effect = await database.db('side_effects').where({ id: `send:${id}` }).first();
+      const sesRequests = ses.requests.filter((r) => r.path === '/v2/email/outbound-emails' && tagOf(r.body) === id).length;
+      const logged = everyProcess.flatMap((p) => p.output().split('\n').filter((line) => line.includes(id)));
+      details.push(`${entry}: stream ${JSON.stringify(stream)}; side effect ${JSON.stringify(effect)}; SES requests ${sesRequests}; logged:\n    ${logged.join('\n    ')}`);
+    }
     // every provider record belongs to a message of the log
     for (const id of [...sesCount.keys(), ...snsCount.keys()]) if (!inLog.has(id)) problems.push(`the provider received ${id}, which the log does not have`);
 
@@ -432,6 +446,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       cap: { limit: CAPPED_KEY_LIMIT, accepted: accepted.capped.size, sent: cappedSent },
       drainMs,
       problems,
+      details,
     };
   } finally {
     for (const server of [...apis, ...workers]) if (server) server.process.kill('SIGKILL');
@@ -471,7 +486,11 @@ export function formatReport(r: ChaosReport): string {
     ['drained after load', `${r.drainMs} ms`],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
-  return rows.map(([k, v]) => `${k.padEnd(width)} | ${v}`).join('\n') + (r.problems.length ? `\nproblems:\n  ${r.problems.join('\n  ')}` : '');
+  return (
+    rows.map(([k, v]) => `${k.padEnd(width)} | ${v}`).join('\n') +
+    (r.problems.length ? `\nproblems:\n  ${r.problems.join('\n  ')}` : '') +
+    (r.details.length ? `\nlost or doubled:\n  ${r.details.join('\n  ')}` : '')
+  );
 }
 
 function median(values: number[]): number {
