@@ -112,7 +112,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     SMS_PROVIDER: 'sns',
     SNS_CERT_URL_PATTERN: certs.pattern.source,
     SES_SEND_EVENTS: 'true',
-    SES_SEND_SETTLE_MS: '5000',
+    // long enough for a Send event held up by an API restart or a PostgreSQL restart (60 s by default)
+    SES_SEND_SETTLE_MS: '20000',
     PROVIDER_RETRY_DELAYS_MS: '500,1000,2000,4000,8000,8000,8000,8000,8000,8000',
     WEBHOOK_TIMEOUT_MS: '1000',
     WEBHOOK_RETRY_DELAYS_MS: '500,1000,2000,4000,8000,8000,8000,8000',
