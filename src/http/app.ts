@@ -30,6 +30,10 @@ export interface AppDeps {
   trustProxy?: boolean | number | string;
   /** runs the requests of routes declared `idempotent` that carry an Idempotency-Key */
   idempotency?: IdempotencyGate;
+  /** the browser dashboard, served beside the API (its pages and assets; never under /api) */
+  dashboard?: express.Handler;
+  /** told of every finished request: its route's pattern (`unmatched` for none), status and duration */
+  observeHttp?: (method: string, route: string, status: number, seconds: number) => void;
 }
 
 const BODY_LIMIT = '10mb';
@@ -70,6 +74,16 @@ export function createApp(deps: AppDeps): express.Express {
           next();
         },
   );
+
+  if (deps.observeHttp) {
+    const observe = deps.observeHttp;
+    app.use((req: Request, res: Response, next: NextFunction) => {
+      const started = performance.now();
+      // req.route is the matched route's pattern, so the series stay few whatever paths are requested
+      res.once('finish', () => observe(req.method, (req.route?.path as string | undefined) ?? 'unmatched', res.statusCode, (performance.now() - started) / 1000));
+      next();
+    });
+  }
 
   const openapi = buildOpenApi(deps.routes, {
     title: 'Courier Ledger API',
@@ -131,6 +145,8 @@ export function createApp(deps: AppDeps): express.Express {
       else res.status(result.status).json(result.body);
     });
   }
+
+  if (deps.dashboard) app.use(deps.dashboard);
 
   app.use((_req: Request, _res: Response, next: NextFunction) => next(notFound('Not Found')));
 

@@ -8,6 +8,7 @@ import type { Authenticate } from './app.js';
 import { requestClientIp } from './client-ip.js';
 import type { JwtIssuer } from './jwt.js';
 import type { Principal, Scope } from './principal.js';
+import { checkCsrf, readCookie, SESSION_COOKIE } from './session.js';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -92,13 +93,18 @@ export function createAuthenticator(deps: { db: Db; jwt: JwtIssuer; now?: () => 
 
   async function byJwt(req: Request): Promise<Principal> {
     const header = req.get('authorization');
-    const token = header?.match(/^Bearer\s+(.+)$/i)?.[1];
+    const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1];
+    // The dashboard's session cookie carries the same token; a request it authenticates must also
+    // prove it comes from the dashboard's own pages.
+    const cookie = bearer ? undefined : readCookie(req, SESSION_COOKIE);
+    const token = bearer ?? cookie;
     if (!token) {
       if (req.get('x-api-key')) throw forbidden('API keys cannot call admin endpoints; use a dashboard token');
       throw unauthorized('missing or invalid dashboard token');
     }
     const user = await deps.jwt.verify(token);
     if (!user) throw unauthorized('missing or invalid dashboard token');
+    if (cookie) checkCsrf(req);
     return { kind: 'user', accountId: user.accountId, userId: user.userId };
   }
 
@@ -121,7 +127,7 @@ export function createAuthenticator(deps: { db: Db; jwt: JwtIssuer; now?: () => 
         case 'apiKey':
           return checkKey(presentKey(req, auth.scope));
         case 'apiKeyOrJwt':
-          return req.get('authorization') && !req.get('x-api-key') ? byJwt(req) : checkKey(presentKey(req, auth.scope));
+          return (req.get('authorization') || readCookie(req, SESSION_COOKIE)) && !req.get('x-api-key') ? byJwt(req) : checkKey(presentKey(req, auth.scope));
       }
     },
   };

@@ -2,6 +2,7 @@ import { createId } from '../cuid.js';
 import type { Logger } from 'pino';
 import type { Db } from '../adapters/db/knex.js';
 import type { WebhookSender } from '../adapters/webhooks/http-sender.js';
+import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { execute } from '../commands/execute.js';
 import { createGroupCommit } from '../group-commit.js';
 import { fold } from '../domain/decider.js';
@@ -59,7 +60,10 @@ export function createDeliverWebhookHandler(deps: {
   sender: WebhookSender;
   retryDelaysMs: number[];
   logger?: Logger;
+  /** attempts by outcome */
+  metrics?: Metrics;
 }) {
+  const metrics = deps.metrics ?? NO_METRICS;
   const leases = createSideEffectLeases(deps.db, deps.queue);
   // One round trip for the attempts running side by side: for each, whether an earlier delivery to the
   // same endpoint and contact is unfinished, and where to send.
@@ -131,6 +135,7 @@ export function createDeliverWebhookHandler(deps: {
     if (delay !== null && retryAfterMs !== null) delay = Math.max(delay, retryAfterMs);
     const finalOutcome = outcome === 'retry' && delay === null ? 'failed' : outcome;
     const nextAttemptAt = delay === null ? null : new Date(now.getTime() + delay);
+    metrics.webhookAttempt(finalOutcome);
 
     const command: DeliveryCommand = {
       kind: 'recordAttempt',

@@ -6,10 +6,13 @@ import type { EmailProviderKind } from '../domain/accounts/account.js';
 import { messageStream, type EmailQueued, type SmsQueued } from '../domain/messages/events.js';
 import { messageDecider, needsProviderCall, type MessageState } from '../domain/messages/message.js';
 import { fold } from '../domain/decider.js';
+import type { QueuedAttachment } from '../domain/email/attachments.js';
+import type { AttachmentStore } from '../ports/attachment-store.js';
 import { ProviderError, type EmailProvider } from '../ports/email-provider.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
+import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { createSideEffectLeases, endLease, releaseSideEffect, rescheduleSideEffect, type SideEffectJob } from '../process-managers/side-effects.js';
 
 /** Delays before provider attempts 2..6 for transient errors (throttling, outages). */
@@ -26,6 +29,7 @@ export interface SendMessageDeps {
   db: Db;
   eventStore: EventStore;
   queue: JobQueue;
+  attachmentStore: AttachmentStore;
   emailProviderFor(kind: EmailProviderKind): EmailProvider;
   smsProviderFor(kind: 'sns' | 'sandbox'): SmsProvider;
   retryDelaysMs?: number[];
@@ -38,6 +42,8 @@ export interface SendMessageDeps {
   /** the side-effect lease (renewed while a run lasts); tests shorten it */
   leaseMs?: number;
   logger?: Logger;
+  /** provider calls by provider and outcome, with their latency */
+  metrics?: Metrics;
 }
 
 /**
@@ -56,6 +62,7 @@ export interface SendMessageDeps {
  */
 export function createSendMessageHandler(deps: SendMessageDeps) {
   const delays = deps.retryDelaysMs ?? PROVIDER_RETRY_DELAYS_MS;
+  const metrics = deps.metrics ?? NO_METRICS;
   const leases = createSideEffectLeases(deps.db, deps.queue, { leaseMs: deps.leaseMs, onError: (err) => deps.logger?.warn({ err }, 'send lease renewal failed') });
 
   return async function handle(job: Job<SideEffectJob & { messageId: string }>): Promise<void> {
@@ -145,10 +152,14 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     }
 
     let result: { providerMessageId: string };
+    const called = performance.now();
+    const seconds = () => (performance.now() - called) / 1000;
     try {
       result = emailProvider ? await sendEmail(emailProvider, queued as EmailQueued['data']) : await sendSms(queued as SmsQueued['data']);
+      metrics.providerCall(queued.provider, 'accepted', seconds());
     } catch (err) {
       const retryable = !(err instanceof ProviderError) || err.retryable;
+      metrics.providerCall(queued.provider, retryable && delays[attempt - 1] !== undefined ? 'retry' : 'failed', seconds());
       const detail = err instanceof Error ? err.message : String(err);
       let delay = retryable ? delays[attempt - 1] : undefined;
       if (delay !== undefined && askable && err instanceof ProviderError && err.mayHaveSent) {
@@ -180,7 +191,8 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     return 0;
   }
 
-  function sendEmail(provider: EmailProvider, m: EmailQueued['data']) {
+  async function sendEmail(provider: EmailProvider, m: EmailQueued['data']) {
+    const attachments = await loadAttachments(m.attachments);
     return provider.send({
       messageId: m.messageId,
       from: m.from,
@@ -193,7 +205,18 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       disableProviderTracking: m.tracking !== 'provider',
       tags: m.tags ?? [],
       metadata: m.metadata ?? {},
-      ...(m.attachments?.length ? { attachments: m.attachments } : {}),
+      ...(attachments ? { attachments } : {}),
+    });
+  }
+
+  /** The queued attachments with their bytes from the store; one whose bytes are gone fails the send for good. */
+  async function loadAttachments(list: QueuedAttachment[] | undefined) {
+    if (!list?.length) return undefined;
+    const blobs = await deps.attachmentStore.get(list.map((a) => a.blobId));
+    return list.map(({ blobId, ...summary }) => {
+      const content = blobs.get(blobId);
+      if (!content) throw new ProviderError(`the bytes of attachment ${summary.filename} are no longer kept`, false);
+      return { ...summary, content };
     });
   }
 

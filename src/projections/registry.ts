@@ -1,8 +1,10 @@
 import type { Projection } from './projection.js';
 import { accountsProjection } from './accounts.js';
+import { auditProjection } from './audit.js';
 import { contactsProjection } from './contacts.js';
 import { messagesProjection } from './messages.js';
 import { messageChangesProjection } from './message-changes.js';
+import { messageCountsProjection } from './message-counts.js';
 import { providerMessageIdsProjection } from './provider-message-ids.js';
 import { suppressionsProjection } from './suppressions.js';
 import { templatesProjection } from './templates.js';
@@ -20,4 +22,6 @@ export const projections: Projection[] = [
   webhookDeliveriesProjection,
   providerMessageIdsProjection,
   messageChangesProjection,
+  messageCountsProjection,
+  auditProjection,
 ];

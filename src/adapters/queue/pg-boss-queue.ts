@@ -131,6 +131,11 @@ export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
       if (delayMs <= 0) for (const d of dispatchers.get(name) ?? []) d.notify();
     },
 
+    async depth(name: string) {
+      await ensureQueue(name);
+      return (await boss.getQueueSize(name)) ?? 0;
+    },
+
     async work<T>(name: string, handler: JobHandler<T>, opts: WorkOptions = {}) {
       if (closed) throw new Error('job queue is closed');
       await ensureQueue(name);

@@ -4,6 +4,8 @@ import type { SignInThrottle } from '../../commands/sign-in-throttle.js';
 import { forbidden } from '../../domain/errors.js';
 import { requestClientIp } from '../client-ip.js';
 import { defineRoute } from '../route.js';
+import { checkSameOrigin, clearSession, setSession } from '../session.js';
+import { originOf } from './principal-helpers.js';
 
 // Login emails need not have a TLD (the first-boot owner is admin@localhost).
 const loginEmail = z.string().trim().max(320).regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address');
@@ -14,8 +16,58 @@ const signupBody = z.object({
   password: z.string().min(8, 'must be at least 8 characters').max(1024),
 });
 
-export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: SignInThrottle; allowSignup: boolean }) {
+export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: SignInThrottle; allowSignup: boolean; secureCookies?: boolean; publicOrigin?: () => string }) {
+  const secure = deps.secureCookies ?? false;
   return [
+    defineRoute({
+      method: 'post',
+      path: '/api/auth/session',
+      summary: 'Dashboard sign-in: sets the HttpOnly session cookie and the CSRF cookie the pages echo in X-CSRF-Token',
+      tag: 'auth',
+      auth: { kind: 'public' },
+      body: credentials,
+      responses: {
+        200: { description: 'Signed in; the cookies are set', schema: z.object({ expiresAt: z.string() }).meta({ examples: [{ expiresAt: '2026-01-01T12:00:00.000Z' }] }) },
+        401: { description: 'Wrong credentials' },
+        403: { description: 'Posted from a page of another origin' },
+        429: { description: 'Too many failed attempts; Retry-After says when to retry' },
+      },
+      async handler({ body, req, res }) {
+        checkSameOrigin(req, deps.publicOrigin?.() ?? '');
+        const { token, expiresAt } = await deps.signIns.attempt(body.email, requestClientIp(req), () =>
+          deps.accounts.login(body.email, body.password, originOf(req)),
+        );
+        setSession(res, token, expiresAt, secure);
+        return { status: 200, body: { expiresAt } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/auth/session',
+      summary: 'Who the session (or JWT) belongs to; 401 once it has expired',
+      tag: 'auth',
+      auth: { kind: 'jwt' },
+      responses: {
+        200: { description: 'The signed-in user', schema: z.object({ userId: z.string(), accountId: z.string() }).meta({ examples: [{ userId: 'usr_1', accountId: 'acc_1' }] }) },
+        401: { description: 'Not signed in, or the session expired' },
+      },
+      handler({ principal }) {
+        const user = principal as { userId: string; accountId: string };
+        return { status: 200, body: { userId: user.userId, accountId: user.accountId } };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/auth/session',
+      summary: 'Sign out of the dashboard: clears the session cookies',
+      tag: 'auth',
+      auth: { kind: 'public' },
+      responses: { 204: { description: 'Signed out' } },
+      handler({ res }) {
+        clearSession(res, secure);
+        return { status: 204 };
+      },
+    }),
     defineRoute({
       method: 'post',
       path: '/api/auth/login',
@@ -29,7 +81,9 @@ export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: Sig
         429: { description: 'Too many failed attempts for this account or from this address; Retry-After says when to retry' },
       },
       async handler({ body, req }) {
-        const token = await deps.signIns.attempt(body.email, requestClientIp(req), () => deps.accounts.login(body.email, body.password));
+        const token = await deps.signIns.attempt(body.email, requestClientIp(req), () =>
+          deps.accounts.login(body.email, body.password, originOf(req)),
+        );
         return { status: 200, body: token };
       },
     }),

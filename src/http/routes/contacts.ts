@@ -10,6 +10,7 @@ const listQuery = z.object({
   search: z.string().max(320).optional(),
   status: z.enum(CONTACT_STATUSES).optional(),
   tag: z.string().max(100).optional(),
+  listId: z.string().max(100).optional(),
 });
 const importBody = z
   .object({

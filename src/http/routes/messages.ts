@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { CancelMessage } from '../../commands/cancel-message.js';
 import { MESSAGE_STATUSES, type MessageQueries } from '../../commands/messages-query.js';
 import { defineRoute } from '../route.js';
+import { COUNT_KINDS, type MessageCountQueries } from '../../commands/message-counts-query.js';
 import { metadataFilterSchema, tagSchema } from './labels.js';
 
 const instant = z.iso.datetime({ offset: true });
@@ -25,7 +26,13 @@ const listQuery = z.object({ ...filters, cursor: z.string().max(500).optional(),
 const aggregateQuery = z.object({ ...filters, subject: z.string().max(998).optional(), campaignId: z.string().max(100).optional() });
 const idParams = z.object({ id: z.string().min(1).max(100) });
 
-export function createMessageRoutes(deps: { messages: MessageQueries; cancel: CancelMessage }) {
+const timeseriesQuery = z.object({ from: instant.optional(), to: instant.optional(), interval: z.enum(['hour', 'day']).default('day') });
+const bucketExample = { at: '2026-01-01T00:00:00.000Z', ...Object.fromEntries(COUNT_KINDS.map((k, i) => [k, 10 - i])) };
+const bucketSchema = z.object({ at: z.string(), ...Object.fromEntries(COUNT_KINDS.map((k) => [k, z.number().int()])) }) as z.ZodObject<
+  { at: z.ZodString } & Record<(typeof COUNT_KINDS)[number], z.ZodNumber>
+>;
+
+export function createMessageRoutes(deps: { messages: MessageQueries; cancel: CancelMessage; counts: MessageCountQueries }) {
   const auth = { kind: 'apiKeyOrJwt' as const, scope: 'read_events' as const };
   return [
     defineRoute({
@@ -50,6 +57,26 @@ export function createMessageRoutes(deps: { messages: MessageQueries; cancel: Ca
       responses: { 200: { description: '{total, status, opens, clicks}' } },
       async handler({ principal, query, req }) {
         return { status: 200, body: await deps.messages.aggregate(principal!, { ...query, ...labelFilters(query, req.query) } as never) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/messages/timeseries',
+      summary: 'Sends, deliveries, bounces, complaints, opens and clicks per hour or day (opens and clicks without suspected bots); an API key sees only its own',
+      tag: 'messages',
+      auth,
+      query: timeseriesQuery,
+      responses: {
+        200: {
+          description: 'Zero-padded buckets from `from` (rounded down to the interval) to `to`',
+          schema: z
+            .object({ interval: z.enum(['hour', 'day']), from: z.string(), to: z.string(), buckets: z.array(bucketSchema) })
+            .meta({ examples: [{ interval: 'day', from: '2026-01-01T00:00:00.000Z', to: '2026-01-01T12:00:00.000Z', buckets: [bucketExample] }] }),
+        },
+        400: { description: 'Invalid instant, `from` after `to`, or more than 1000 buckets' },
+      },
+      async handler({ principal, query }) {
+        return { status: 200, body: await deps.counts.timeseries(principal!, query) };
       },
     }),
     defineRoute({

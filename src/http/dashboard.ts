@@ -1,0 +1,74 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PAGE_CSP } from './api-docs.js';
+
+/** Where `npm run build:web` (run by `npm ci`) writes the dashboard. */
+export const DASHBOARD_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+
+/**
+ * The dashboard's pages: each is the same single-page shell, which picks the page by its path. A page
+ * added to the dashboard is added here (and to the shell's router and navigation).
+ */
+const PAGES: RegExp[] = [
+  /^\/login$/,
+  /^\/messages$/,
+  /^\/messages\/[^/]+$/,
+  /^\/webhooks$/,
+  /^\/domains$/,
+  /^\/settings$/,
+  /^\/settings\/sms$/,
+  /^\/api-keys$/,
+  /^\/suppressions$/,
+  /^\/contacts$/,
+  /^\/templates$/,
+  /^\/sandbox$/,
+];
+
+/**
+ * Scripts and styles only from this origin, never an inline script; no other origin is ever contacted.
+ * Inline styles are allowed (uPlot sizes its canvas from script, and an email's own styling shows in
+ * the message preview, whose frame runs no script and carries a stricter policy of its own).
+ */
+export const DASHBOARD_CSP = `${PAGE_CSP}; form-action 'self'`;
+
+function secureHeaders(res: Response) {
+  res.set({
+    'Content-Security-Policy': DASHBOARD_CSP,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'same-origin',
+    'X-Frame-Options': 'DENY',
+  });
+}
+
+/** Serves the built dashboard: its hashed assets, and its shell for every page path. */
+export function createDashboard(dist = DASHBOARD_DIST): Router {
+  const router = express.Router();
+  const indexPath = join(dist, 'index.html');
+  let shell: string | undefined;
+  const readShell = () => (shell ??= existsSync(indexPath) ? readFileSync(indexPath, 'utf8') : undefined);
+
+  router.get('/', (_req, res) => res.redirect(302, '/messages'));
+  router.use(
+    '/assets',
+    (_req: Request, res: Response, next: NextFunction) => {
+      secureHeaders(res);
+      next();
+    },
+    // the file names carry their content's hash: a new build has new names
+    express.static(join(dist, 'assets'), { index: false, immutable: true, maxAge: '365d', fallthrough: true }),
+  );
+  router.get(/.*/, (req: Request, res: Response, next: NextFunction) => {
+    if (!PAGES.some((p) => p.test(req.path))) return next();
+    const html = readShell();
+    secureHeaders(res);
+    res.set('Cache-Control', 'no-cache');
+    if (!html) {
+      res.status(503).type('text/plain').send('The dashboard is not built: run `npm run build:web` (npm ci does it).');
+      return;
+    }
+    res.type('html').send(html);
+  });
+  return router;
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import type { SandboxOutbox } from '../../commands/sandbox-outbox.js';
+import { defineRoute } from '../route.js';
+import { accountOf } from './principal-helpers.js';
+
+const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) });
+const base = { tag: 'sandbox', auth: { kind: 'jwt' as const } };
+
+const emailExample = {
+  messageId: 'clx1abc2d0000qzrm5h3k8e7f',
+  from: 'Acme <hello@acme.test>',
+  to: 'ada@example.com',
+  replyTo: null,
+  subject: 'Welcome',
+  html: '<p>Hello</p>',
+  text: 'Hello',
+  headers: [{ name: 'List-Unsubscribe', value: '<https://mail.acme.test/u/abc>' }],
+  createdAt: '2026-01-01T12:00:00.000Z',
+  attachments: [{ position: 0, filename: 'invoice.pdf', contentType: 'application/pdf', contentId: null, size: 1024 }],
+};
+
+/** The sandbox providers' outboxes, for the dashboard: what would have been sent, never delivered. */
+export function createSandboxRoutes(deps: { outbox: SandboxOutbox }) {
+  return [
+    defineRoute({
+      ...base,
+      method: 'get',
+      path: '/api/sandbox/emails',
+      summary: 'Emails the sandbox email provider recorded for this account, newest first, with headers and attachment details',
+      query: listQuery,
+      responses: {
+        200: {
+          description: '{items}',
+          schema: z
+            .object({
+              items: z.array(
+                z.object({
+                  messageId: z.string(),
+                  from: z.string(),
+                  to: z.string(),
+                  replyTo: z.string().nullable(),
+                  subject: z.string(),
+                  html: z.string().nullable(),
+                  text: z.string().nullable(),
+                  headers: z.array(z.object({ name: z.string(), value: z.string() })),
+                  createdAt: z.string(),
+                  attachments: z.array(z.object({ position: z.number().int(), filename: z.string(), contentType: z.string(), contentId: z.string().nullable(), size: z.number().int() })),
+                }),
+              ),
+            })
+            .meta({ examples: [{ items: [emailExample] }] }),
+        },
+      },
+      async handler({ principal, query }) {
+        return { status: 200, body: await deps.outbox.emails(accountOf(principal), query.limit) };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'get',
+      path: '/api/sandbox/emails/:id/attachments/:position',
+      summary: 'The bytes of one attachment the sandbox email provider recorded',
+      params: z.object({ id: z.string().min(1).max(100), position: z.coerce.number().int().min(0).max(1000) }),
+      responses: { 200: { description: 'The attachment, as a download' }, 404: { description: 'No such attachment in this account' } },
+      async handler({ principal, params, res }) {
+        const file = await deps.outbox.attachment(accountOf(principal), params.id, params.position);
+        res
+          .status(200)
+          .set({ 'Content-Type': file.contentType, 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`, 'X-Content-Type-Options': 'nosniff' })
+          .send(file.content);
+        return undefined;
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'get',
+      path: '/api/sandbox/sms',
+      summary: 'SMS the sandbox SMS provider recorded for this account, newest first',
+      query: listQuery,
+      responses: {
+        200: {
+          description: '{items}',
+          schema: z
+            .object({ items: z.array(z.object({ messageId: z.string(), to: z.string(), from: z.string(), body: z.string(), createdAt: z.string() })) })
+            .meta({ examples: [{ items: [{ messageId: 'clx1abc2d0000qzrm5h3k8e7f', to: '+15555550100', from: '+15555550199', body: 'Your code is 123456', createdAt: '2026-01-01T12:00:00.000Z' }] }] }),
+        },
+      },
+      async handler({ principal, query }) {
+        return { status: 200, body: await deps.outbox.sms(accountOf(principal), query.limit) };
+      },
+    }),
+  ];
+}

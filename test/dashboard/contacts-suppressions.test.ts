@@ -1,0 +1,76 @@
+import { expect } from 'chai';
+import { eventually } from '../support/email-setup.js';
+import { expectAccessible, screenshot, startDashboard, type DashboardHarness } from '../support/browser.js';
+
+describe('dashboard: contacts and suppressions', function () {
+  this.timeout(60_000);
+  let h: DashboardHarness;
+  before(async () => {
+    h = await startDashboard();
+  });
+  after(async () => h?.close());
+
+  it('imports a CSV in batches with progress (quoted commas kept), then searches and filters contacts', async () => {
+    const { page } = h;
+    const rows = ['email,firstName,lastName,company,tags'];
+    for (let i = 0; i < 1100; i++) rows.push(`person${i}@example.com,Person,${i},"Acme, Inc.",${i % 2 ? 'vip;beta' : 'beta'}`);
+    rows.push('grace@example.com,Grace,Hopper,"Navy, US",admiral');
+    await page.goto('/contacts');
+    await page.getByLabel('CSV file').setInputFiles({ name: 'contacts.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n')) });
+    await page.getByLabel('Add to list').fill('newsletter');
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByText('Imported 1101 of 1101 contacts: 1101 created, 0 updated, 0 unchanged.').waitFor();
+    expect(await page.getByRole('progressbar').getAttribute('value')).to.equal('1101');
+    const grace = await h.app.request('GET', '/api/contacts?search=grace', { token: h.app.adminToken });
+    expect(grace.body.items[0]).to.deep.include({ email: 'grace@example.com', company: 'Navy, US', tags: ['admiral'], listIds: ['newsletter'] });
+
+    await page.getByRole('searchbox', { name: 'Search' }).fill('grace');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/search=grace/);
+    await page.getByRole('cell', { name: 'grace@example.com' }).waitFor();
+    await page.getByText('1 contacts', { exact: true }).waitFor();
+    await page.goto('/contacts?listId=newsletter');
+    await page.getByText('1101 contacts', { exact: true }).waitFor();
+    await page.goto('/contacts?listId=other');
+    await page.getByText('0 contacts', { exact: true }).waitFor();
+    await page.goto('/contacts?tag=vip');
+    await page.getByText('550 contacts', { exact: true }).waitFor();
+    await page.getByRole('link', { name: 'Next page' }).click();
+    await page.waitForURL(/page=2/);
+    await expectAccessible(page);
+    await screenshot(page, 'contacts');
+  });
+
+  it('a CSV row the API refuses is reported in words beside the import', async () => {
+    const { page } = h;
+    await page.goto('/contacts');
+    await page.getByLabel('CSV file').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('email,firstName\nok@example.com,Ok\nnot-an-email,Bad\n') });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByText('Imported 1 of 2 contacts: 1 created').waitFor();
+    const alert = page.getByRole('alert').filter({ hasText: '1 row was not imported' });
+    expect(await alert.getByRole('listitem').textContent()).to.match(/^Line 3 \(not-an-email\): .+/);
+  });
+
+  it('adds, searches and removes suppressions', async () => {
+    const { page } = h;
+    await page.goto('/suppressions');
+    await page.getByLabel('Email or phone').fill('blocked@example.com');
+    await page.getByLabel('Reason').fill('asked by phone');
+    await page.getByRole('button', { name: 'Add suppression' }).click();
+    await page.getByRole('cell', { name: 'blocked@example.com', exact: true }).waitFor();
+    await page.getByLabel('Email or phone').fill('other@example.com');
+    await page.getByRole('button', { name: 'Add suppression' }).click();
+    await page.getByRole('cell', { name: 'other@example.com', exact: true }).waitFor();
+    await page.getByRole('searchbox', { name: 'Search' }).fill('blocked');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.waitForURL(/search=blocked/);
+    await eventually(async () => page.getByRole('cell', { name: 'other@example.com', exact: true }).count(), (n) => n === 0);
+    await expectAccessible(page);
+    await screenshot(page, 'suppressions');
+    await page.getByRole('button', { name: 'Remove blocked@example.com' }).click();
+    await page.getByText('Nothing is suppressed that matches.').waitFor();
+    const api = await h.app.request('GET', '/api/suppressions', { token: h.app.adminToken });
+    expect(api.body.items.map((s: { email: string }) => s.email)).to.deep.equal(['other@example.com']);
+  });
+});
+

@@ -1,0 +1,85 @@
+import { expect } from 'chai';
+import { ORIGINATION } from '../support/sms-setup.js';
+import { expectAccessible, screenshot, startDashboard, type DashboardHarness } from '../support/browser.js';
+
+describe('dashboard: settings and API keys', function () {
+  this.timeout(60_000);
+  let h: DashboardHarness;
+  before(async () => {
+    h = await startDashboard();
+  });
+  after(async () => h?.close());
+
+  it('saves the account settings', async () => {
+    const { page } = h;
+    await page.goto('/settings');
+    await page.getByLabel('Tracking').selectOption('none');
+    await page.getByLabel('Daily send cap').fill('500');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    const api = await h.app.request('GET', '/api/settings', { token: h.app.adminToken });
+    expect(api.body).to.deep.include({ tracking: 'none', dailySendCap: 500 });
+    await expectAccessible(page);
+    await screenshot(page, 'settings');
+  });
+
+  it('saves the SMS settings and syncs opt-outs now, showing synced and total', async () => {
+    const { page } = h;
+    await h.app.infra.db('sandbox_sms_optouts').insert([{ phone_number: '+14155552673' }, { phone_number: '+14155552674' }]);
+    await page.goto('/settings/sms');
+    await page.getByRole('checkbox', { name: 'Enabled' }).check();
+    await page.getByLabel('Origination number').fill(ORIGINATION);
+    await page.getByRole('checkbox', { name: 'Sandbox' }).check();
+    await page.getByLabel('Sandbox destinations').fill('+14155552671, +14155552672');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    const api = await h.app.request('GET', '/api/settings/sms', { token: h.app.adminToken });
+    expect(api.body).to.deep.equal({ enabled: true, originationNumber: ORIGINATION, sandbox: true, sandboxDestinations: ['+14155552671', '+14155552672'] });
+    await page.getByRole('button', { name: 'Sync opt-outs now' }).click();
+    await page.getByText('2 synced, 2 total').waitFor();
+    const suppressed = await h.app.request('GET', '/api/suppressions', { token: h.app.adminToken });
+    expect(suppressed.body.items.map((s: { phone: string }) => s.phone).sort()).to.deep.equal(['+14155552673', '+14155552674']);
+    await expectAccessible(page);
+    await screenshot(page, 'settings-sms');
+  });
+
+  it('an invalid origination number is refused in words next to the form', async () => {
+    const { page } = h;
+    await page.goto('/settings/sms');
+    await page.getByLabel('Origination number').fill('not a number');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('alert').filter({ hasText: 'not a valid phone number' }).waitFor();
+  });
+
+  it('creates a key with every control, shows its secret once, and a revoked key then gets 401', async () => {
+    const { page } = h;
+    await page.goto('/api-keys');
+    await page.getByLabel('Name').fill('billing');
+    await page.getByRole('checkbox', { name: 'send', exact: true }).uncheck();
+    await page.getByRole('checkbox', { name: 'read_events' }).check();
+    await page.getByLabel('Expires at').fill('2099-01-01T12:00');
+    await page.getByLabel('IP allowlist').fill('127.0.0.1, ::1, ::ffff:127.0.0.1');
+    await page.getByLabel('Daily limit').fill('50');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.getByTestId('new-key').textContent())!;
+    await page.getByRole('button', { name: 'Copy the new key' }).waitFor();
+    const listed = (await h.app.request('GET', '/api/api-keys', { token: h.app.adminToken })).body.items[0];
+    expect(listed).to.deep.include({ name: 'billing', scopes: ['read_events'], dailyLimit: 50 });
+    expect(listed.expiresAt.slice(0, 4)).to.equal('2099');
+    expect((await h.app.request('GET', '/api/messages', { apiKey: secret })).status).to.equal(200);
+    await screenshot(page, 'api-keys-created');
+
+    // shown once: a reload no longer has it
+    await page.reload();
+    await page.getByRole('cell', { name: 'billing', exact: true }).waitFor();
+    expect(await page.getByText(secret).count()).to.equal(0);
+    await page.getByRole('row').filter({ hasText: 'billing' }).getByRole('cell').nth(3).filter({ hasNotText: 'never' }).waitFor();
+
+    await page.getByRole('button', { name: 'Revoke billing' }).click();
+    await page.getByRole('button', { name: 'Yes, revoke billing' }).click();
+    await page.getByText(/^revoked/).waitFor();
+    expect((await h.app.request('GET', '/api/messages', { apiKey: secret })).status).to.equal(401);
+    await expectAccessible(page);
+    await screenshot(page, 'api-keys-revoked');
+  });
+});

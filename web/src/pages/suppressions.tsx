@@ -1,0 +1,79 @@
+import { useState } from 'preact/hooks';
+import { api, call } from '../api';
+import { navigate, useLocation, withQuery } from '../router';
+import type { Suppression } from '../types';
+import { Table, ActionForm, ErrorText, Link, PageTitle, formatTime, useAction, useLoad } from '../ui';
+
+export function Suppressions() {
+  const { query } = useLocation();
+  const search = query.get('search') ?? '';
+  const cursor = query.get('cursor') ?? '';
+  const list = useLoad(
+    () => call<{ items: Suppression[]; nextCursor: string | null }>(api.GET('/api/suppressions', { params: { query: { search: search || undefined, cursor: cursor || undefined, limit: 25 } } })),
+    [search, cursor],
+  );
+  const [draft, setDraft] = useState(search);
+  const [value, setValue] = useState('');
+  const [reason, setReason] = useState('');
+  const add = useAction(async () => {
+    const v = value.trim();
+    await call(api.POST('/api/suppressions', { body: { ...(v.includes('@') ? { email: v } : { phone: v }), reason: reason || undefined } }));
+    setValue('');
+    setReason('');
+    list.reload();
+  });
+  const remove = useAction(async (v: string) => {
+    await call(api.DELETE('/api/suppressions/{value}', { params: { path: { value: v } } }));
+    list.reload();
+  });
+  return (
+    <>
+      <PageTitle>Suppressions</PageTitle>
+      <ActionForm class="inline" role="search" onSubmit={() => navigate(withQuery('/suppressions', { search: draft }))}>
+        <label>
+          Search
+          <input type="search" value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />
+        </label>
+        <button type="submit">Search</button>
+      </ActionForm>
+      <ActionForm class="inline" aria-label="Add a suppression" onSubmit={() => add.run()}>
+        <label>
+          Email or phone
+          <input required value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+        </label>
+        <label>
+          Reason
+          <input value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+        </label>
+        <button type="submit" disabled={add.busy}>
+          Add suppression
+        </button>
+        <ErrorText error={add.error} />
+      </ActionForm>
+      <ErrorText error={list.error ?? remove.error} />
+      <Table columns={['Address', 'Reason', 'Source', 'Since', '']}>
+        {list.data?.items.map((s) => {
+          const v = (s.email ?? s.phone)!;
+          return (
+            <tr key={v}>
+              <td>{v}</td>
+              <td>{s.reason}</td>
+              <td>{s.source}</td>
+              <td>{formatTime(s.createdAt)}</td>
+              <td>
+                <button type="button" class="danger" onClick={() => remove.run(v)}>
+                  Remove<span class="visually-hidden"> {v}</span>
+                </button>
+              </td>
+            </tr>
+          );
+        })}
+      </Table>
+      {list.data && list.data.items.length === 0 && <p>Nothing is suppressed{search ? ' that matches' : ''}.</p>}
+      <nav class="pager" aria-label="Pages">
+        {cursor && <Link href={withQuery('/suppressions', { search })}>First page</Link>}
+        {list.data?.nextCursor && <Link href={withQuery('/suppressions', { search, cursor: list.data.nextCursor })}>Next page</Link>}
+      </nav>
+    </>
+  );
+}

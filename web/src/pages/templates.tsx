@@ -1,0 +1,128 @@
+import { useMemo, useState } from 'preact/hooks';
+import { renderTemplate } from '../../../src/domain/email/render.js';
+import { api, call } from '../api';
+import type { Template } from '../types';
+import { ActionForm, EmailFrame, ErrorText, PageTitle, useAction, useLoad } from '../ui';
+
+const EMPTY = { name: '', subject: '', html: '', text: '' };
+const SAMPLE = '{\n  "firstName": "Ada",\n  "company": "Acme"\n}';
+
+/** What a send with these variables would carry: the service's own renderer, so the preview cannot differ. */
+function preview(parts: { subject: string; html: string; text: string }, vars: Record<string, unknown>) {
+  try {
+    return { ...renderTemplate(parts, vars), error: null };
+  } catch (e) {
+    return { subject: '', html: '', text: '', error: (e as Error).message };
+  }
+}
+
+export function Templates() {
+  const list = useLoad(() => call<{ items: Template[] }>(api.GET('/api/templates')), []);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [form, setForm] = useState(EMPTY);
+  const [sample, setSample] = useState(SAMPLE);
+  const [saved, setSaved] = useState<string | null>(null);
+
+  const vars = useMemo(() => {
+    try {
+      const v = JSON.parse(sample || '{}');
+      return { vars: typeof v === 'object' && v ? (v as Record<string, unknown>) : {}, error: null };
+    } catch (e) {
+      return { vars: {}, error: `Sample variables are not valid JSON: ${(e as Error).message}` };
+    }
+  }, [sample]);
+  const shown = preview(form, vars.vars);
+
+  const open = (t: Template | null) => {
+    setSelected(t?.id ?? null);
+    setForm(t ? { name: t.name, subject: t.subject, html: t.html, text: t.text } : EMPTY);
+    setSaved(null);
+  };
+  const save = useAction(async () => {
+    setSaved(null);
+    const t = selected
+      ? await call<Template>(api.PUT('/api/templates/{id}', { params: { path: { id: selected } }, body: form }))
+      : await call<Template>(api.POST('/api/templates', { body: form }));
+    setSelected(t.id);
+    setSaved(`Saved template ${t.name} (${t.id}).`);
+    list.reload();
+  });
+  const remove = useAction(async () => {
+    await call(api.DELETE('/api/templates/{id}', { params: { path: { id: selected! } } }));
+    open(null);
+    list.reload();
+  });
+  const field = (k: keyof typeof EMPTY) => ({ value: form[k], onInput: (e: { currentTarget: { value: string } }) => setForm({ ...form, [k]: e.currentTarget.value }) });
+
+  return (
+    <>
+      <PageTitle>Templates</PageTitle>
+      <div class="columns">
+        <nav aria-label="Templates" class="side">
+          <ErrorText error={list.error} />
+          <ul class="plain">
+            <li>
+              <button type="button" class="secondary" onClick={() => open(null)}>
+                New template
+              </button>
+            </li>
+            {list.data?.items.map((t) => (
+              <li key={t.id}>
+                <button type="button" class="link" aria-current={selected === t.id ? 'true' : undefined} onClick={() => open(t)}>
+                  {t.name}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <ActionForm class="stack editor" aria-label="Template" onSubmit={() => save.run()}>
+          <label>
+            Name
+            <input required {...field('name')} />
+          </label>
+          <label>
+            Subject
+            <input required {...field('subject')} />
+          </label>
+          <label>
+            HTML
+            <textarea rows={8} {...field('html')} />
+          </label>
+          <label>
+            Text
+            <textarea rows={4} {...field('text')} />
+          </label>
+          <label>
+            Sample variables
+            <textarea rows={4} value={sample} onInput={(e) => setSample(e.currentTarget.value)} aria-describedby="sample-error" />
+          </label>
+          <ErrorText error={vars.error} id="sample-error" />
+          <ErrorText error={save.error ?? remove.error} />
+          {saved && <p role="status">{saved}</p>}
+          <div class="row">
+            <button type="submit" disabled={save.busy}>
+              {selected ? 'Save' : 'Create template'}
+            </button>
+            {selected && (
+              <button type="button" class="danger" onClick={() => remove.run()}>
+                Delete template
+              </button>
+            )}
+          </div>
+        </ActionForm>
+        <section aria-labelledby="preview" class="preview">
+          <h2 id="preview">Preview</h2>
+          <ErrorText error={shown.error} />
+          <p>
+            Subject: <strong data-testid="preview-subject">{shown.subject}</strong>
+          </p>
+          <EmailFrame html={shown.html} title="Preview of the HTML" />
+          <h3>Text</h3>
+          <pre class="wrap" data-testid="preview-text">
+            {shown.text}
+          </pre>
+        </section>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,150 @@
+import { useState } from 'preact/hooks';
+import { api, call } from '../api';
+import type { Delivery, Webhook } from '../types';
+import { Table, ActionForm, CopyButton, ErrorText, PageTitle, Status, formatTime, useAction, useLoad } from '../ui';
+
+function Deliveries({ webhook }: { webhook: Webhook }) {
+  const list = useLoad(
+    () => call<{ items: Delivery[] }>(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id: webhook.id } } })),
+    [webhook.id],
+  );
+  const retry = useAction(async (id: string) => {
+    await call(api.POST('/api/webhook-deliveries/{id}/retry', { params: { path: { id } } }));
+    list.reload();
+  });
+  return (
+    <div class="deliveries">
+      <h4>Deliveries</h4>
+      <button type="button" class="secondary" onClick={list.reload}>
+        Refresh<span class="visually-hidden"> deliveries of {webhook.url}</span>
+      </button>
+      <ErrorText error={list.error ?? retry.error} />
+      {list.data && list.data.items.length === 0 && <p>No deliveries yet.</p>}
+      {list.data && list.data.items.length > 0 && (
+        <Table columns={['Event', 'Status', 'Attempts', 'Last status', 'Next attempt', 'Created', '']}>
+          {list.data.items.map((d) => (
+            <tr key={d.id}>
+              <td>{d.event}</td>
+              <td>
+                <Status value={d.status} />
+              </td>
+              <td>{d.attempts}</td>
+              <td>
+                {d.lastResponseStatus ?? '—'}
+                {d.lastError ? ` (${d.lastError})` : ''}
+              </td>
+              <td>{formatTime(d.nextAttemptAt)}</td>
+              <td>{formatTime(d.createdAt)}</td>
+              <td>
+                {d.status === 'failed' && (
+                  <button type="button" disabled={retry.busy} onClick={() => retry.run(d.id)}>
+                    Retry<span class="visually-hidden"> {d.event} delivery</span>
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </Table>
+      )}
+    </div>
+  );
+}
+
+function Endpoint({ webhook, onDeleted }: { webhook: Webhook; onDeleted: () => void }) {
+  const [revealed, setRevealed] = useState(false);
+  const [showDeliveries, setShowDeliveries] = useState(false);
+  const [answer, setAnswer] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const test = useAction(async () => {
+    setAnswer(null);
+    const r = await call<{ delivered: boolean; responseStatus: number | null; error?: string }>(
+      api.POST('/api/webhooks/{id}/test', { params: { path: { id: webhook.id } } }),
+    );
+    setAnswer(
+      r.delivered
+        ? `Delivered: the endpoint answered ${r.responseStatus}`
+        : `Not delivered: ${r.responseStatus ? `the endpoint answered ${r.responseStatus}` : 'no answer'}${r.error ? ` (${r.error})` : ''}`,
+    );
+  });
+  const remove = useAction(async () => {
+    await call(api.DELETE('/api/webhooks/{id}', { params: { path: { id: webhook.id } } }));
+    onDeleted();
+  });
+  return (
+    <li class="card">
+      <h3>{webhook.url}</h3>
+      <p>Events: {webhook.events.join(', ')}</p>
+      <div class="row">
+        <button type="button" class="secondary" aria-expanded={revealed} onClick={() => setRevealed(!revealed)}>
+          {revealed ? 'Hide secret' : 'Reveal secret'}
+          <span class="visually-hidden"> {webhook.url}</span>
+        </button>
+        <button type="button" onClick={() => test.run()} disabled={test.busy}>
+          Test<span class="visually-hidden"> {webhook.url}</span>
+        </button>
+        <button type="button" class="secondary" aria-expanded={showDeliveries} onClick={() => setShowDeliveries(!showDeliveries)}>
+          Deliveries<span class="visually-hidden"> {webhook.url}</span>
+        </button>
+        {confirming ? (
+          <>
+            <button type="button" class="danger" onClick={() => remove.run()}>
+              Confirm delete<span class="visually-hidden"> {webhook.url}</span>
+            </button>
+            <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </>
+        ) : (
+          <button type="button" class="danger" onClick={() => setConfirming(true)}>
+            Delete<span class="visually-hidden"> {webhook.url}</span>
+          </button>
+        )}
+      </div>
+      {revealed && (
+        <p class="secret">
+          Signing secret: <code data-testid="secret">{webhook.secret}</code> <CopyButton text={webhook.secret} label={`secret of ${webhook.url}`} />
+        </p>
+      )}
+      {test.busy && <p role="status">Sending a test event…</p>}
+      {answer && (
+        <p role="status" class="answer">
+          {answer}
+        </p>
+      )}
+      <ErrorText error={test.error ?? remove.error} />
+      {showDeliveries && <Deliveries webhook={webhook} />}
+    </li>
+  );
+}
+
+export function Webhooks() {
+  const list = useLoad(() => call<{ items: Webhook[] }>(api.GET('/api/webhooks')), []);
+  const [url, setUrl] = useState('');
+  const add = useAction(async () => {
+    await call(api.POST('/api/webhooks', { body: { url } }));
+    setUrl('');
+    list.reload();
+  });
+  return (
+    <>
+      <PageTitle>Webhooks</PageTitle>
+      <ActionForm class="inline" onSubmit={() => add.run()}>
+        <label>
+          URL
+          <input type="url" required value={url} placeholder="https://example.com/hooks" aria-describedby="webhook-error" onInput={(e) => setUrl(e.currentTarget.value)} />
+        </label>
+        <button type="submit" disabled={add.busy}>
+          Add endpoint
+        </button>
+        <ErrorText error={add.error} id="webhook-error" />
+      </ActionForm>
+      <ErrorText error={list.error} />
+      {list.data && list.data.items.length === 0 && <p>No endpoints yet.</p>}
+      <ul class="cards">
+        {list.data?.items.map((w) => (
+          <Endpoint key={w.id} webhook={w} onDeleted={list.reload} />
+        ))}
+      </ul>
+    </>
+  );
+}

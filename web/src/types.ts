@@ -1,0 +1,94 @@
+// Shapes of the answers whose routes do not declare a response schema (the request side of every
+// call is typed from the generated schema).
+
+export interface MessageSummary {
+  id: string;
+  channel: 'email' | 'sms';
+  status: string;
+  from: string;
+  to: string;
+  subject: string | null;
+  provider: string;
+  providerMessageId: string | null;
+  apiKeyId: string | null;
+  opens: number;
+  clicks: number;
+  error: string | null;
+  tags: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+export interface MessageDetail extends MessageSummary {
+  events: { type: string; occurredAt: string; data: Record<string, unknown> }[];
+}
+export interface HistoryEvent {
+  type: string;
+  version: number;
+  occurredAt: string;
+  actor: string | null;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+}
+export interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  secret: string;
+  createdAt: string;
+}
+export interface Delivery {
+  id: string;
+  event: string;
+  status: 'delivered' | 'retrying' | 'failed';
+  attempts: number;
+  lastResponseStatus: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+export interface Identity {
+  id: string;
+  domain?: string;
+  email?: string;
+  dkim: string;
+  spf: string;
+  mailFrom: string;
+  verified: boolean;
+  dnsRecords: { type: string; name: string; value: string }[];
+}
+export interface ApiKey {
+  id: string;
+  name: string;
+  key?: string;
+  scopes: string[];
+  expiresAt: string | null;
+  ipAllowlist: string[] | null;
+  dailyLimit: number | null;
+  createdAt: string;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+export interface Suppression {
+  email?: string;
+  phone?: string;
+  reason: string;
+  source: string;
+  createdAt: string;
+}
+export interface Contact {
+  id: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  company: string | null;
+  tags: string[];
+  status: string;
+  listIds: string[];
+}
+export interface Template {
+  id: string;
+  name: string;
+  subject: string;
+  html: string;
+  text: string;
+}

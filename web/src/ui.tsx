@@ -1,0 +1,159 @@
+import type { ComponentChildren, JSX } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { navigate } from './router';
+
+export function Link(props: { href: string; children: ComponentChildren } & JSX.HTMLAttributes<HTMLAnchorElement>) {
+  const { href, children, ...rest } = props;
+  return (
+    <a
+      {...rest}
+      href={href}
+      onClick={(e) => {
+        if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        navigate(href);
+      }}
+    >
+      {children}
+    </a>
+  );
+}
+
+/** An error in words, announced to screen readers, next to what caused it. */
+export function ErrorText({ error, id }: { error?: string | null; id?: string }) {
+  if (!error) return null;
+  return (
+    <p class="error" role="alert" id={id}>
+      {error}
+    </p>
+  );
+}
+
+/** A status shown in words and colour (the words carry the meaning). */
+export function Status({ value }: { value: string }) {
+  return <span class={`status status-${value}`}>{value}</span>;
+}
+
+/** Loads data for a page; `reload` fetches it again after a change. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const reload = useCallback(() => {
+    setLoading(true);
+    load()
+      .then((d) => {
+        setData(d);
+        setError(null);
+      })
+      .catch((e: Error) => setError(e.message))
+      .finally(() => setLoading(false));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, deps);
+  useEffect(reload, [reload]);
+  return { data, error, loading, reload, setData };
+}
+
+/** Runs an action from a button or form, keeping its error beside it. */
+export function useAction<A extends unknown[]>(action: (...args: A) => Promise<void>) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async (...args: A) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action(...args);
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { run, error, busy, setError };
+}
+
+export async function copyText(text: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // clipboard access can be refused (no permission, not focused): fall back to a selection
+    const area = document.createElement('textarea');
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    document.execCommand('copy');
+    area.remove();
+  }
+}
+
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      class="secondary"
+      onClick={async () => {
+        await copyText(text);
+        setCopied(true);
+        setTimeout(() => setCopied(false), 2000);
+      }}
+    >
+      {copied ? 'Copied' : 'Copy'}
+      <span class="visually-hidden"> {label}</span>
+    </button>
+  );
+}
+
+export function PageTitle({ children }: { children: ComponentChildren }) {
+  useEffect(() => {
+    document.title = `${typeof children === 'string' ? children : ''} · Courier Ledger`;
+  }, [children]);
+  return <h1 tabIndex={-1}>{children}</h1>;
+}
+
+export const formatTime = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/**
+ * An email's HTML in a frame that runs no script (sandbox without allow-scripts) and loads nothing:
+ * its own policy allows only inline styles and data: images, so a tracking pixel or a remote image
+ * is never fetched and viewing a message never counts as an open.
+ */
+export function EmailFrame({ html, title }: { html: string; title: string }) {
+  const policy = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:">`;
+  return <iframe class="email-frame" sandbox="" title={title} srcDoc={policy + html} referrerpolicy="no-referrer" />;
+}
+
+/** A data table; an empty column name is the row's actions (named for screen readers only). */
+export function Table({ columns, caption, children }: { columns: string[]; caption?: string; children: ComponentChildren }) {
+  return (
+    <table>
+      {caption && <caption>{caption}</caption>}
+      <thead>
+        <tr>
+          {columns.map((c, i) => (
+            <th scope="col" key={i}>
+              {c || <span class="visually-hidden">Actions</span>}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  );
+}
+
+/** A form whose submit runs an action (never a page load). */
+export function ActionForm(props: { onSubmit: () => unknown; children: ComponentChildren } & Omit<JSX.HTMLAttributes<HTMLFormElement>, 'onSubmit'>) {
+  const { onSubmit, children, ...rest } = props;
+  return (
+    <form
+      {...rest}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+    >
+      {children}
+    </form>
+  );
+}
