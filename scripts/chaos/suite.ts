@@ -42,6 +42,8 @@ export interface ChaosReport {
   load: { requests: number; succeeded: number; gaveUp: number; perSecond: number };
   faults: { kind: FaultKind; atMs: number; recoveredMs: number | null }[];
   accepted: { email: number; sms: number };
+  /** accepted messages the provider refused at every attempt (recorded as failed) */
+  refused: number;
   /** accepted messages (a 201, or in the log) the provider never received, or left queued */
   lost: string[];
   /** messages the provider received more than once */
@@ -188,7 +190,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       if (i > 60) throw new Error(`domain: ${r.status} ${JSON.stringify(r.body)}`);
       await sleep(500);
     }
-    await must('provider', call('PATCH', '/api/settings', { headers: auth, body: { emailProvider: 'ses' } }));
+    // The account's own daily cap is not what this measures (the capped key is): out of the way.
+    await must('provider', call('PATCH', '/api/settings', { headers: auth, body: { emailProvider: 'ses', dailySendCap: 10_000_000 } }));
     await must('sms settings', call('PUT', '/api/settings/sms', { headers: auth, body: { enabled: true, originationNumber: ORIGINATION, sandbox: false, sandboxDestinations: [] } }));
     const key = (await must('key', call('POST', '/api/api-keys', { headers: auth, body: { name: 'chaos', scopes: ['send', 'sms:send', 'read_events'] } }))).key as string;
     const capped = (await must('capped key', call('POST', '/api/api-keys', { headers: auth, body: { name: 'capped', scopes: ['send'], dailyLimit: CAPPED_KEY_LIMIT } }))).key as string;
@@ -400,10 +403,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const lost: string[] = [];
     const doubled: string[] = [];
     const mismatched: string[] = [];
+    const refused: string[] = [];
     for (const id of [...accepted.email, ...accepted.sms]) if (!inLog.has(id)) lost.push(`${id} (answered 201, not in the log)`);
     for (const row of rows) {
       const count = (row.channel === 'sms' ? snsCount : sesCount).get(row.id) ?? 0;
-      if (count === 0) lost.push(`${row.id} (${row.status}, never reached the provider)`);
+      // a message the provider refused at every attempt ends `failed`, recorded, not lost
+      if (count === 0 && row.status === 'failed') refused.push(row.id);
+      else if (count === 0) lost.push(`${row.id} (${row.status}, never reached the provider)`);
       if (count > 1) doubled.push(`${row.id} (${count} times)`);
       const stream = await eventStore.readStream(`message-${row.id}`);
       const folded = fold(messageDecider, stream).status;
@@ -440,6 +446,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       load: { ...stats, perSecond: Math.round(stats.succeeded / elapsed) },
       faults,
       accepted: { email: accepted.email.size, sms: accepted.sms.size },
+      refused: refused.length,
       lost,
       doubled,
       mismatched,
@@ -479,6 +486,7 @@ export function formatReport(r: ChaosReport): string {
     ['load held', `${r.load.succeeded}/${r.load.requests} requests answered 2xx after the clients' retries (${r.load.gaveUp} gave up), ${r.load.perSecond}/s; ${r.accepted.email} emails and ${r.accepted.sms} SMS accepted`],
     ['faults injected', `${r.faults.length}: ${[...byKind].map(([k, v]) => `${k} ×${v}`).join(', ')}`],
     ['lost', String(r.lost.length)],
+    ['failed at the provider', `${r.refused} (every attempt refused by an injected fault; recorded as failed)`],
     ['doubled', String(r.doubled.length)],
     ['read model ≠ stream', String(r.mismatched.length)],
     ['webhook deliveries', `${r.webhooks.delivered}/${r.webhooks.expected} delivered, ${r.webhooks.repeatsSameId} repeats (same id)`],
