@@ -168,7 +168,8 @@ const sendJob = (id: string, jobId = 'direct') => ({ id: jobId, name: SEND_JOB, 
 /** A send worker of another process on the app's database. */
 const otherWorker = (app: TestApp) => {
   const { db, eventStore, queue, attachmentStore } = app.infra;
-  return createSendMessageHandler({ db, eventStore, queue, attachmentStore, ...createProviderRegistry({ db, config: app.config }) });
+  // A run in doubt waits for the provider's search to settle; the test's provider answers at once.
+  return createSendMessageHandler({ db, eventStore, queue, attachmentStore, searchSettleMs: 300, ...createProviderRegistry({ db, config: app.config }) });
 };
 
 describe('send worker: crashes and concurrency', function () {
