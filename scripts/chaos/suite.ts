@@ -48,6 +48,8 @@ export interface ChaosReport {
   lost: string[];
   /** messages the provider received more than once */
   doubled: string[];
+  /** SMS sent again after their worker died between SNS's answer and our record (SNS has no lookup; logged) */
+  smsResentInDoubt: string[];
   /** messages whose read-model status differs from the status their stream folds to */
   mismatched: string[];
   webhooks: { expected: number; delivered: number; missing: string[]; repeatsSameId: number };
@@ -404,19 +406,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const doubled: string[] = [];
     const mismatched: string[] = [];
     const refused: string[] = [];
+    const smsResentInDoubt: string[] = [];
+    const loggedAsInDoubt = (id: string) => everyProcess.some((p) => p.output().split('\n').some((line) => line.includes(id) && line.includes('send in doubt')));
     for (const id of [...accepted.email, ...accepted.sms]) if (!inLog.has(id)) lost.push(`${id} (answered 201, not in the log)`);
     for (const row of rows) {
       const count = (row.channel === 'sms' ? snsCount : sesCount).get(row.id) ?? 0;
       // a message the provider refused at every attempt ends `failed`, recorded, not lost
       if (count === 0 && row.status === 'failed') refused.push(row.id);
       else if (count === 0) lost.push(`${row.id} (${row.status}, never reached the provider)`);
-      if (count > 1) doubled.push(`${row.id} (${count} times)`);
+      // SNS cannot be asked whether it has an SMS: one whose worker died between SNS's answer and our
+      // record is sent again, saying so in the log (docs/operations.md). Counted apart, not hidden.
+      if (count > 1 && row.channel === 'sms' && loggedAsInDoubt(row.id)) smsResentInDoubt.push(`${row.id} (${count} times)`);
+      else if (count > 1) doubled.push(`${row.id} (${count} times)`);
       const stream = await eventStore.readStream(`message-${row.id}`);
       const folded = fold(messageDecider, stream).status;
       if (folded !== row.status) mismatched.push(`${row.id}: read model ${row.status}, stream ${folded}`);
     }
     const details: string[] = [];
-    for (const entry of [...lost, ...doubled]) {
+    for (const entry of [...lost, ...doubled, ...smsResentInDoubt]) {
       const id = entry.split(' ')[0];
       const stream = (await eventStore.readStream(`message-${id}`)).map((e) => `${e.type}${e.type === 'ProviderAccepted' || e.type === 'ProviderError' ? ` ${JSON.stringify(e.data)}` : ''}`);
       const effect = await database.db('side_effects').where({ id: `send:${id}` }).first();
@@ -449,6 +456,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       refused: refused.length,
       lost,
       doubled,
+      smsResentInDoubt,
       mismatched,
       webhooks: { expected: expected.length, delivered: deliveredRows.size, missing, repeatsSameId: Math.max(0, perEventReceived - expected.length) },
       cap: { limit: CAPPED_KEY_LIMIT, accepted: accepted.capped.size, sent: cappedSent },
@@ -488,6 +496,7 @@ export function formatReport(r: ChaosReport): string {
     ['lost', String(r.lost.length)],
     ['failed at the provider', `${r.refused} (every attempt refused by an injected fault; recorded as failed)`],
     ['doubled', String(r.doubled.length)],
+    ['SMS resent in doubt', `${r.smsResentInDoubt.length} (worker killed between SNS's answer and our record; SNS has no lookup, logged)`],
     ['read model ≠ stream', String(r.mismatched.length)],
     ['webhook deliveries', `${r.webhooks.delivered}/${r.webhooks.expected} delivered, ${r.webhooks.repeatsSameId} repeats (same id)`],
     ['cap', `${r.cap.accepted} accepted, ${r.cap.sent} sent, limit ${r.cap.limit}`],
