@@ -14,7 +14,7 @@ export interface SesOptions {
   endpoint?: string;
   credentials?: { accessKeyId: string; secretAccessKey: string };
   configurationSetName?: string;
-  /** per-request timeout (default 30 s): a hung call must end well inside the send lease (5 min) */
+  /** per-request timeout (default 30 s): a hung call must end, or its worker would hold the send (its lease is renewed while it runs) */
   requestTimeoutMs?: number;
 }
 
