@@ -59,8 +59,10 @@ export function createDashboard(dist = DASHBOARD_DIST): Router {
     // the file names carry their content's hash: a new build has new names
     express.static(join(dist, 'assets'), { index: false, immutable: true, maxAge: '365d', fallthrough: true }),
   );
-  router.get(/.*/, (req: Request, res: Response, next: NextFunction) => {
-    if (!PAGES.some((p) => p.test(req.path))) return next();
+  // A middleware, not a route: a path that is no page passes on unmatched (a route would leave its
+  // own pattern on the request, and the 404 would be counted under it).
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !PAGES.some((p) => p.test(req.path))) return next();
     const html = readShell();
     secureHeaders(res);
     res.set('Cache-Control', 'no-cache');
