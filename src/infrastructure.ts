@@ -10,12 +10,17 @@ import { createJobQueue } from './adapters/queue/index.js';
 import { createEventStore } from './adapters/eventstore/index.js';
 import { createRateLimiters } from './adapters/rate-limit/index.js';
 import type { RateLimiters } from './ports/rate-limiter.js';
+import { openPrivacy, type Privacy } from './adapters/crypto/privacy.js';
+import { createPgKeyStore } from './adapters/crypto/pg-key-store.js';
 
 export interface Infrastructure {
   /** connection string of the read-model database (also the default event store and job queue) */
   databaseUrl: string;
   db: Db;
+  /** personal data sealed under per-person keys (docs/privacy.md) */
   eventStore: EventStore;
+  /** the data keys and the keyed hash of addresses */
+  privacy: Privacy;
   /** pg-boss on the same PostgreSQL, or BullMQ with REDIS_URL */
   queue: JobQueue;
   /** the daily send caps (their own connections: see createSendCounters) */
@@ -89,16 +94,16 @@ export async function openInfrastructure(
     stopEmbedded = server.stop;
   }
   const db = createDb(databaseUrl);
-  if (options.migrate !== false) {
-    try {
-      await migrate(db);
-    } catch (err) {
-      await db.destroy().catch(() => {});
-      await stopEmbedded?.().catch(() => {});
-      throw err;
-    }
+  let privacy: Privacy;
+  try {
+    if (options.migrate !== false) await migrate(db);
+    privacy = await openPrivacy({ encryptionKey: config.ENCRYPTION_KEY, dataDir: config.DATA_DIR, store: createPgKeyStore(db) });
+  } catch (err) {
+    await db.destroy().catch(() => {});
+    await stopEmbedded?.().catch(() => {});
+    throw err;
   }
-  const eventStore = createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL });
+  const eventStore = privacy.seal(createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL }));
   const queue = createJobQueue({ databaseUrl, redisUrl: config.REDIS_URL });
   const counters = createSendCounters(databaseUrl);
   const limiters = createRateLimiters({ db, redisUrl: config.REDIS_URL });
@@ -106,6 +111,7 @@ export async function openInfrastructure(
     databaseUrl,
     db,
     eventStore,
+    privacy,
     queue,
     counters,
     limiters,

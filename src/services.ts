@@ -59,7 +59,8 @@ const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
 
 /** Everything the API role needs, wired from configuration and infrastructure. */
 export async function createApiServices(config: Config, infra: Infrastructure, logger: Logger) {
-  const { db, eventStore, counters } = infra;
+  const { db, eventStore, counters, privacy } = infra;
+  const { personOf } = privacy;
   // An API process may be the first on a new database: without this, every request reading a read
   // model answered 500 (a missing table) until a worker had started and created them.
   for (const projection of projections) await ensureProjection(db, projection);
@@ -74,7 +75,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
   const apiKeys = createApiKeyCommands({ eventStore, db, waitFor });
   const identities = createIdentityCommands({ eventStore, db, waitFor, emailProviderFor });
   const templates = createTemplateCommands({ eventStore, db, waitFor });
-  const suppressions = createSuppressionCommands({ eventStore, db, waitFor });
+  const suppressions = createSuppressionCommands({ eventStore, db, waitFor, personOf });
   const webhooks = createWebhookCommands({
     eventStore,
     db,
@@ -104,9 +105,10 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     keys: { check: authenticator.checkKey, accept: authenticator.acceptKey },
     linkSecret,
     baseUrl: () => config.BASE_URL,
+    personOf,
   });
-  const sendSms = createSendSms({ eventStore, counters, provider: config.SMS_PROVIDER });
-  const contacts = createContactCommands({ eventStore, db, waitFor });
+  const sendSms = createSendSms({ eventStore, counters, provider: config.SMS_PROVIDER, personOf });
+  const contacts = createContactCommands({ eventStore, db, waitFor, personOf, keys: privacy.store, forget: privacy.keys.forget });
   const engagement = createEngagementCommands({ eventStore, suppressions });
   const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider', logger });
   const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });

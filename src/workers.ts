@@ -56,6 +56,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
     eventStore,
     db,
     waitFor: (name, position) => (position ? waiter.waitFor(name, position, 30_000) : Promise.resolve()),
+    personOf: infra.privacy.personOf,
   });
 
   const projectionRunner = createProjectionRunner({ db, eventStore, projections, logger });

@@ -71,10 +71,11 @@ export function createWebhookFanoutManager(deps: {
   // before its suppression is named even if that read model has not applied it yet.
   async function contactAt(event: RecordedEvent): Promise<ContactAtEvent | undefined> {
     const d = event.data as AddressSuppressed['data'];
-    if (d.kind === 'phone') return undefined;
-    const history = await deps.eventStore.readStream(contactStream(d.accountId, d.value));
+    const person = event.metadata.person as string | undefined;
+    if (d.kind === 'phone' || !person) return undefined;
+    const history = await deps.eventStore.readStream(contactStream(d.accountId, person));
     const state = fold(contactDecider, history.filter((e) => comparePositions(e.position, event.position) < 0));
-    return state.contactId ? { id: state.contactId, first_name: state.fields!.firstName, last_name: state.fields!.lastName } : undefined;
+    return state.contactId && state.fields ? { id: state.contactId, first_name: state.fields!.firstName, last_name: state.fields!.lastName } : undefined;
   }
 
   return {

@@ -48,6 +48,7 @@ describe('SMS opt-out sync across processes', function () {
         eventStore: app.infra.eventStore,
         db: otherDb,
         waitFor: (name, position) => (position ? waiter.waitFor(name, position, 30_000) : Promise.resolve()),
+        personOf: app.infra.privacy.personOf,
       }),
     };
     other = createSmsOptOutSync(deps);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '../../src/config/env.js';
@@ -39,6 +40,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     // Tests create further accounts and send SMS without AWS; an empty value in `env` restores a default.
     ALLOW_SIGNUP: 'true',
     SMS_PROVIDER: 'sandbox',
+    // its own key, as a deployment sets one (unset, the key would be kept in the working directory's DATA_DIR)
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     ...env,
   });
   const logger = createLogger(config.LOG_LEVEL);
