@@ -54,6 +54,7 @@ import { createMessageChangeRoutes } from './http/routes/message-changes.js';
 import { createChangeNotifier } from './projections/change-notifier.js';
 import { createProviderRegistry } from './providers.js';
 import { emailProviderUnavailable } from './adapters/email/index.js';
+import { forgetSandboxMessages } from './adapters/email/sandbox.js';
 
 const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
 
@@ -108,7 +109,15 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     personOf,
   });
   const sendSms = createSendSms({ eventStore, counters, provider: config.SMS_PROVIDER, personOf });
-  const contacts = createContactCommands({ eventStore, db, waitFor, personOf, keys: privacy.store, forget: privacy.keys.forget });
+  const contacts = createContactCommands({
+    eventStore,
+    db,
+    waitFor,
+    personOf,
+    keys: privacy.store,
+    forget: privacy.keys.forget,
+    forgetCopies: (accountId, person) => forgetSandboxMessages(db, accountId, person),
+  });
   const engagement = createEngagementCommands({ eventStore, suppressions });
   const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider', logger });
   const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });

@@ -63,6 +63,8 @@ export interface ContactDeps {
   keys: Pick<KeyStore, 'erase'>;
   /** drops this process's cached keys of the person at once (others drop theirs when they read the erasure) */
   forget(accountId: string, person: string): void;
+  /** forgets copies of the person's messages kept outside the log (the sandbox providers' records), once the messages read model has the erasure */
+  forgetCopies?(accountId: string, person: string): Promise<void>;
 }
 
 export function createContactCommands(deps: ContactDeps) {
@@ -195,6 +197,7 @@ export function createContactCommands(deps: ContactDeps) {
       await deps.keys.erase(accountId, person);
       deps.forget(accountId, person);
       await Promise.all([deps.waitFor('contacts', result.position), deps.waitFor('messages', result.position), deps.waitFor('suppressions', result.position)]);
+      await deps.forgetCopies?.(accountId, person);
       return { erased: true as const };
     },
 

@@ -71,8 +71,9 @@ export function createWebhookFanoutManager(deps: {
   // before its suppression is named even if that read model has not applied it yet.
   async function contactAt(event: RecordedEvent): Promise<ContactAtEvent | undefined> {
     const d = event.data as AddressSuppressed['data'];
-    const person = event.metadata.person as string | undefined;
-    if (d.kind === 'phone' || !person) return undefined;
+    if (d.kind === 'phone') return undefined;
+    // the keyed hash the sealing store adds (a store without it names streams by address)
+    const person = (event.metadata.person as string | undefined) ?? d.value;
     const history = await deps.eventStore.readStream(contactStream(d.accountId, person));
     const state = fold(contactDecider, history.filter((e) => comparePositions(e.position, event.position) < 0));
     return state.contactId && state.fields ? { id: state.contactId, first_name: state.fields!.firstName, last_name: state.fields!.lastName } : undefined;

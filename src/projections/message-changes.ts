@@ -63,8 +63,8 @@ async function redactPerson(trx: Knex.Transaction, t: (base: string) => string, 
   const ids = () => trx(t('message_change_owners')).where({ account_id: accountId, person }).select('message_id');
   const c = t('message_changes');
   const where = () => trx(c).whereIn('message_id', ids());
-  await where().where({ type: 'queued' }).whereRaw(`data ? 'subject'`).update({ data: trx.raw(`data || '{"to":null,"subject":null}'::jsonb`) });
-  await where().where({ type: 'queued' }).whereRaw(`NOT data ? 'subject'`).update({ data: trx.raw(`data || '{"to":null}'::jsonb`) });
+  await where().where({ type: 'queued' }).whereRaw(`jsonb_exists(data, 'subject')`).update({ data: trx.raw(`data || '{"to":null,"subject":null}'::jsonb`) });
+  await where().where({ type: 'queued' }).whereRaw(`NOT jsonb_exists(data, 'subject')`).update({ data: trx.raw(`data || '{"to":null}'::jsonb`) });
   await where().whereIn('type', OUTCOME_KINDS).update({ data: trx.raw('data || ?::jsonb', [JSON.stringify(PERSONAL_DATA.Delivered.redacted)]) });
 }
 

@@ -182,7 +182,7 @@ describe('messages projection rebuild (npm run projections:rebuild -- messages)'
     expect(live.messages).to.have.length(120);
     const before = await generation();
     const liveIndexes = await indexesOf(before);
-    expect(liveIndexes).to.have.length(9);
+    expect(liveIndexes).to.have.length(10);
     const run = await runScript(app, 'rebuild', ['messages']);
     expect(run.code, run.stderr + run.stdout).to.equal(0);
     expect(run.stdout).to.match(new RegExp(`Rebuilt messages as generation ${before + 1}: \\d+ events in [\\d.]+ s \\(\\d+ events/s\\); now live\\.`));

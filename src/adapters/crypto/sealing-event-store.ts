@@ -50,6 +50,7 @@ export function createSealingEventStore(inner: EventStore, deps: { keys: DataKey
         key = { id: known.keyId, key: stored ?? randomBytes(32) };
       } else key = await deps.keys.keyFor(known.slot);
     } else {
+      if (typeof owner.address !== 'string') return e; // names nobody: nothing to seal
       person = deps.master.person(owner.address);
       key = await deps.keys.keyFor({ accountId: owner.accountId, person, scope: keyScopeName(rule, new Date()) });
       if (!owners.has(streamId)) owners.set(streamId, { accountId: owner.accountId, person, keyId: key.id });

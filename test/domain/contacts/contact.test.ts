@@ -24,8 +24,8 @@ const created: ContactUpserted = {
 };
 
 describe('contact decisions', () => {
-  it('streams are keyed by account and normalised email', () => {
-    expect(contactStream('a1', 'ada@example.org')).to.equal('contact-a1-ada@example.org');
+  it('streams are keyed by account and the person\u2019s keyed hash, never the address', () => {
+    expect(contactStream('a1', 'hash-of-ada')).to.equal('contact-a1-hash-of-ada');
   });
 
   it('creates a contact with defaults for the fields not sent (status subscribed, empty lists)', () => {
