@@ -18,6 +18,8 @@ import { createProjectionRunner } from './projections/runner.js';
 import { createProjectionWaiter } from './projections/waiter.js';
 import { projections } from './projections/registry.js';
 import { createProviderRegistry } from './providers.js';
+import { createRetention } from './commands/retention.js';
+import { expireSandboxMessages } from './adapters/email/sandbox.js';
 
 /** Runs `task` every `ms`, one run at a time, logging failures. Stopping waits for a run in progress. */
 function every(ms: number, task: () => Promise<unknown>, logger: Logger, name: string) {
@@ -85,10 +87,19 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
 
   const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider', logger });
   const optOuts = createSmsOptOutSync({ db, provider: providers.smsProviderFor(config.SMS_PROVIDER), suppressions });
+  const retention = createRetention({
+    db,
+    eventStore,
+    keys: infra.privacy.store,
+    forgetAll: infra.privacy.keys.forgetAll,
+    forgetCopies: (accountId, before) => expireSandboxMessages(db, accountId, before),
+  });
   const stops = [
     every(5_000, () => ingest.retryUnmatched(), logger, 'unmatched provider events'),
     every(config.SMS_OPTOUT_SYNC_INTERVAL_MS, () => optOuts.sync(), logger, 'sms opt-out sync'),
     every(3_600_000, () => purgeFailedDeliveries(db), logger, 'purge failed webhook deliveries'),
+    // hourly, so a new day's cutoff applies within the hour after 00:00 UTC whenever the worker started
+    every(3_600_000, () => retention.apply(), logger, 'message content retention'),
   ];
   if (!config.EVENTSTORE_URL) stops.push(every(LONG_TRANSACTION_CHECK_MS, () => warnOfLongTransaction(db, logger), logger, 'long transaction check'));
 

@@ -9,7 +9,8 @@ import type { Projection } from './projection.js';
  */
 export const accountsProjection: Projection = {
   name: 'accounts',
-  version: 1,
+  // 2: retention_days
+  version: 2,
   tables: ['accounts', 'users', 'api_keys', 'identities'],
   streamPrefixes: ['account-', 'user-', 'apikey-', 'identity-'],
 
@@ -20,6 +21,7 @@ export const accountsProjection: Projection = {
       tb.integer('daily_send_cap').notNullable();
       tb.text('email_provider').notNullable();
       tb.text('tracking').notNullable();
+      tb.integer('retention_days');
       tb.jsonb('sms').notNullable();
       tb.timestamp('created_at', { useTz: true }).notNullable();
     });
@@ -83,6 +85,7 @@ export const accountsProjection: Projection = {
             daily_send_cap: d.settings.dailySendCap,
             email_provider: d.settings.emailProvider,
             tracking: d.settings.tracking,
+            retention_days: d.settings.retentionDays ?? null,
           });
           break;
         case 'SmsSettingsChanged':

@@ -3,6 +3,7 @@ import type { RecordedEvent } from '../ports/event-store.js';
 import { MESSAGE_STREAM_PREFIX } from '../domain/messages/events.js';
 import { CONTACT_ERASED, CONTACT_STREAM_PREFIX } from '../domain/contacts/contact.js';
 import { PERSONAL_DATA } from '../domain/privacy/personal-data.js';
+import { ACCOUNT_STREAM_PREFIX, CONTENT_EXPIRED } from '../domain/accounts/account.js';
 import { insertRows } from './bulk-writes.js';
 import type { Projection } from './projection.js';
 import { TIMELINE_KIND } from './messages.js';
@@ -56,11 +57,14 @@ const occurredAt = (e: RecordedEvent) =>
 const OUTCOME_KINDS = ['delivered', 'bounced', 'complained', 'opened', 'clicked'];
 
 /**
- * An erasure nulls what the feed showed of the person (the address and subject of `queued`, the
+ * An erasure (or retention's cutoff) nulls what the feed showed of the person (the address and subject of `queued`, the
  * recipient, IP, user agent and URL of outcomes), exactly as the redacted events would write it.
  */
-async function redactPerson(trx: Knex.Transaction, t: (base: string) => string, accountId: string, person: string) {
-  const ids = () => trx(t('message_change_owners')).where({ account_id: accountId, person }).select('message_id');
+async function redact(trx: Knex.Transaction, t: (base: string) => string, accountId: string, whose: { person: string } | { before: string }) {
+  const ids = () => {
+    const q = trx(t('message_change_owners')).where({ account_id: accountId }).select('message_id');
+    return 'person' in whose ? q.andWhere({ person: whose.person }) : q.andWhere('queued_at', '<', `${whose.before}T00:00:00.000Z`);
+  };
   const c = t('message_changes');
   const where = () => trx(c).whereIn('message_id', ids());
   await where().where({ type: 'queued' }).whereRaw(`jsonb_exists(data, 'subject')`).update({ data: trx.raw(`data || '{"to":null,"subject":null}'::jsonb`) });
@@ -73,8 +77,8 @@ export const messageChangesProjection: Projection = {
   // 2: the recipient's keyed hash on owners, erasures redact
   version: 2,
   tables: ['message_changes', 'message_change_owners'],
-  // contact streams for their erasures only
-  streamPrefixes: [MESSAGE_STREAM_PREFIX, CONTACT_STREAM_PREFIX],
+  // contact streams for their erasures, account streams for retention's cutoffs
+  streamPrefixes: [MESSAGE_STREAM_PREFIX, CONTACT_STREAM_PREFIX, ACCOUNT_STREAM_PREFIX],
 
   async setup(trx: Knex.Transaction, t: (base: string) => string) {
     await trx.schema.createTable(t('message_changes'), (tb) => {
@@ -98,6 +102,7 @@ export const messageChangesProjection: Projection = {
       tb.text('account_id').notNullable();
       tb.text('api_key_id');
       tb.text('person');
+      tb.timestamp('queued_at', { useTz: true });
       tb.index(['account_id', 'person']);
     });
   },
@@ -109,7 +114,7 @@ export const messageChangesProjection: Projection = {
       if (typeof e.data?.accountId === 'string' && e.streamId.startsWith(MESSAGE_STREAM_PREFIX) && !owners.has(e.streamId)) {
         const owner = { account_id: e.data.accountId, api_key_id: e.data.apiKeyId ?? null };
         owners.set(e.streamId, owner);
-        created.push({ message_id: e.streamId.slice(MESSAGE_STREAM_PREFIX.length), ...owner, person: e.metadata.person ?? null });
+        created.push({ message_id: e.streamId.slice(MESSAGE_STREAM_PREFIX.length), ...owner, person: e.metadata.person ?? null, queued_at: e.data.queuedAt ?? null });
       }
     }
     const unknown = [...new Set(events.filter((e) => !owners.has(e.streamId) && changeKind(e.type)).map((e) => e.streamId.slice(MESSAGE_STREAM_PREFIX.length)))];
@@ -128,7 +133,12 @@ export const messageChangesProjection: Projection = {
       if (e.type === CONTACT_ERASED) {
         // what came before the erasure is written first, so the erasure reaches it
         await write();
-        await redactPerson(trx, t, e.data.accountId, e.data.person);
+        await redact(trx, t, e.data.accountId, { person: e.data.person });
+        continue;
+      }
+      if (e.type === CONTENT_EXPIRED) {
+        await write();
+        await redact(trx, t, e.data.accountId, { before: e.data.before });
         continue;
       }
       const type = changeKind(e.type);

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { MESSAGE_STREAM_PREFIX } from '../domain/messages/events.js';
 import { CONTACT_ERASED, CONTACT_STREAM_PREFIX } from '../domain/contacts/contact.js';
+import { ACCOUNT_STREAM_PREFIX, CONTENT_EXPIRED } from '../domain/accounts/account.js';
 import { statusAfter, type MessageStatus } from '../domain/messages/message.js';
 import { attachmentSummary, type QueuedAttachment } from '../domain/email/attachments.js';
 import { insertRows, rowsById, updateRows } from './bulk-writes.js';
@@ -98,11 +99,11 @@ function evolve(row: MessageState, e: RecordedEvent): void {
 export const messagesProjection: Projection = {
   name: 'messages',
   // 2: batched handler, status and campaign covering indexes; 3: tags and metadata (GIN-indexed), send_at (scheduled sends), attachment summaries;
-  // 4: the recipient's keyed hash, erasures redact
+  // 4: the recipient's keyed hash, erasures and retention redact
   version: 4,
   tables: ['messages', 'message_events'],
-  // contact streams for their erasures only
-  streamPrefixes: [MESSAGE_STREAM_PREFIX, CONTACT_STREAM_PREFIX],
+  // contact streams for their erasures, account streams for retention's cutoffs
+  streamPrefixes: [MESSAGE_STREAM_PREFIX, CONTACT_STREAM_PREFIX, ACCOUNT_STREAM_PREFIX],
 
   async setup(trx: Knex.Transaction, t: (base: string) => string) {
     await trx.raw('CREATE EXTENSION IF NOT EXISTS pg_trgm');
@@ -164,7 +165,7 @@ export const messagesProjection: Projection = {
     const created = new Map<string, NewRow>();
     const touched = new Map<string, MessageState>();
     const timeline: Record<string, unknown>[] = [];
-    const erasures: { accountId: string; person: string }[] = [];
+    const erasures: { accountId: string; person?: string; before?: string }[] = [];
 
     // Rows this batch changes but did not create: one read for all of them.
     const queuedHere = new Set(events.filter((e) => e.type === 'EmailQueued' || e.type === 'SmsQueued').map((e) => e.streamId));
@@ -181,6 +182,12 @@ export const messagesProjection: Projection = {
         // after the erasure (in this batch) is a new one, under a new key, and stays readable.
         for (const row of created.values()) if (row.account_id === e.data.accountId && row.person === e.data.person) redactRow(row, timeline);
         erasures.push({ accountId: e.data.accountId, person: e.data.person });
+        continue;
+      }
+      if (e.type === CONTENT_EXPIRED) {
+        const before = new Date(`${e.data.before}T00:00:00.000Z`);
+        for (const row of created.values()) if (row.account_id === e.data.accountId && (row.created_at as Date) < before) redactRow(row, timeline);
+        erasures.push({ accountId: e.data.accountId, before: e.data.before });
         continue;
       }
       if (!e.streamId.startsWith(MESSAGE_STREAM_PREFIX)) continue;
@@ -210,8 +217,11 @@ export const messagesProjection: Projection = {
     await insertRows(trx, t('messages'), [...created.values()], { target: ['id'] });
     await updateRows(trx, t('messages'), [...touched.values()]);
     await insertRows(trx, t('message_events'), timeline, { target: ['message_id', 'revision'] });
-    for (const { accountId, person } of erasures) {
-      const ids = () => trx(t('messages')).where({ account_id: accountId, person }).whereNotIn('id', [...created.keys()]).select('id');
+    for (const { accountId, person, before } of erasures) {
+      const ids = () => {
+        const q = trx(t('messages')).where({ account_id: accountId }).whereNotIn('id', [...created.keys()]).select('id');
+        return person ? q.andWhere({ person }) : q.andWhere('created_at', '<', `${before}T00:00:00.000Z`);
+      };
       await trx.raw(`UPDATE ?? SET data = data || ?::jsonb WHERE type <> 'sent' AND message_id IN (${ids().toQuery()})`, [t('message_events'), JSON.stringify(REDACTED_OUTCOME)]);
       await trx(t('messages')).whereIn('id', ids()).update(REDACTED_ROW);
     }

@@ -52,7 +52,7 @@ export function createSealingEventStore(inner: EventStore, deps: { keys: DataKey
     } else {
       if (typeof owner.address !== 'string') return e; // names nobody: nothing to seal
       person = deps.master.person(owner.address);
-      key = await deps.keys.keyFor({ accountId: owner.accountId, person, scope: keyScopeName(rule, new Date()) });
+      key = await deps.keys.keyFor({ accountId: owner.accountId, person, scope: keyScopeName(rule, new Date(), data) });
       if (!owners.has(streamId)) owners.set(streamId, { accountId: owner.accountId, person, keyId: key.id });
     }
     const { personal, rest } = personalPart(rule, data);
@@ -75,7 +75,7 @@ export function createSealingEventStore(inner: EventStore, deps: { keys: DataKey
     }
     if (typeof owner.address !== 'string') return undefined;
     const person = deps.master.person(owner.address);
-    if (!owners.has(e.streamId)) owners.set(e.streamId, { accountId: owner.accountId, person, slot: { accountId: owner.accountId, person, scope: keyScopeName(rule, e.recordedAt) } });
+    if (!owners.has(e.streamId)) owners.set(e.streamId, { accountId: owner.accountId, person, slot: { accountId: owner.accountId, person, scope: keyScopeName(rule, e.recordedAt, e.data) } });
     return { accountId: owner.accountId, person };
   }
 

@@ -79,9 +79,15 @@ export function normaliseAddress(address: string): string {
   return address.includes('@') ? normaliseEmail(address) : address.trim();
 }
 
-/** What a person's key for `scope` is called: one profile key, and one key per UTC day of message content. */
-export function keyScopeName(rule: PersonalDataRule, at: Date): string {
-  return rule.scope === 'profile' ? 'profile' : at.toISOString().slice(0, 10);
+/**
+ * What a person's key for `scope` is called: one profile key, and one key per UTC day of message
+ * content: the day the message was queued (its `queuedAt`, which the read models show as createdAt, so
+ * retention's cutoff and theirs agree), else `at`.
+ */
+export function keyScopeName(rule: PersonalDataRule, at: Date, data: Record<string, unknown> = {}): string {
+  if (rule.scope === 'profile') return 'profile';
+  const queued = typeof data.queuedAt === 'string' ? new Date(data.queuedAt) : null;
+  return (queued && !Number.isNaN(queued.getTime()) ? queued : at).toISOString().slice(0, 10);
 }
 
 /** The sealed part of an event's data: the listed fields present in it. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AccountCommands } from '../../commands/accounts.js';
 import { parsePhoneNumber } from '../../domain/sms/phone.js';
 import { badRequest } from '../../domain/errors.js';
-import { MAX_DAILY_SEND_CAP, type EmailProviderKind } from '../../domain/accounts/account.js';
+import { MAX_DAILY_SEND_CAP, MAX_RETENTION_DAYS, type EmailProviderKind } from '../../domain/accounts/account.js';
 import { defineRoute } from '../route.js';
 import { accountOf, actorOf } from './principal-helpers.js';
 
@@ -10,6 +10,8 @@ const settingsSchema = z.object({
   dailySendCap: z.number().int().positive().max(MAX_DAILY_SEND_CAP),
   emailProvider: z.enum(['ses', 'postmark', 'sandbox']),
   tracking: z.enum(['service', 'provider', 'none']),
+  // shown only when set; PATCH null unsets it (keep everything, the default)
+  retentionDays: z.number().int().positive().max(MAX_RETENTION_DAYS).nullable().optional(),
 });
 const smsSchema = z.object({
   enabled: z.boolean(),
@@ -33,7 +35,7 @@ export function createSettingsRoutes(deps: {
     defineRoute({
       method: 'get',
       path: '/api/settings',
-      summary: 'Account settings: daily send cap, email provider, tracking mode',
+      summary: 'Account settings: daily send cap, email provider, tracking mode, retention of message content in days (null: kept)',
       tag: 'settings',
       auth: { kind: 'jwt' },
       responses: { 200: { description: 'The settings', schema: settingsSchema } },
