@@ -95,15 +95,21 @@ export async function openInfrastructure(
   }
   const db = createDb(databaseUrl);
   let privacy: Privacy;
+  let keyWriter: Db | undefined;
   try {
     if (options.migrate !== false) await migrate(db);
-    privacy = await openPrivacy({ encryptionKey: config.ENCRYPTION_KEY, dataDir: config.DATA_DIR, store: createPgKeyStore(db) });
+    // Keys are committed without waiting for the WAL flush only when the events sealed under them
+    // are appended to this same PostgreSQL (their commit flushes it): not beside EventStoreDB.
+    keyWriter = config.EVENTSTORE_URL ? undefined : createDb(databaseUrl, { pool: 4, settings: { synchronous_commit: 'off' } });
+    privacy = await openPrivacy({ encryptionKey: config.ENCRYPTION_KEY, dataDir: config.DATA_DIR, store: createPgKeyStore(db, keyWriter) });
   } catch (err) {
+    await keyWriter?.destroy().catch(() => {});
     await db.destroy().catch(() => {});
     await stopEmbedded?.().catch(() => {});
     throw err;
   }
-  const eventStore = privacy.seal(createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL }));
+  const bareStore = createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL });
+  const eventStore = config.SEAL_PERSONAL_DATA ? privacy.seal(bareStore) : bareStore;
   const queue = createJobQueue({ databaseUrl, redisUrl: config.REDIS_URL });
   const counters = createSendCounters(databaseUrl);
   const limiters = createRateLimiters({ db, redisUrl: config.REDIS_URL });
@@ -121,6 +127,7 @@ export async function openInfrastructure(
       await counters.close();
       await limiters.close();
       await eventStore.close();
+      await keyWriter?.destroy();
       await db.destroy();
       await stopEmbedded?.();
     },

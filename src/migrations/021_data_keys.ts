@@ -4,7 +4,8 @@ import type { Knex } from 'knex';
  * The per-person data keys (docs/privacy.md), each wrapped under the key-encryption key. The one
  * table whose rows are deleted to forget someone: personal data in the event log is sealed under these
  * keys. `person` is the keyed hash of the address, never the address; `scope` is `profile` or a UTC
- * day of message content (retention destroys days).
+ * day of message content (retention destroys days). A person may have several keys of one scope
+ * (see KeyStore.store).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -14,9 +15,9 @@ export async function up(knex: Knex): Promise<void> {
       person     text NOT NULL,
       scope      text NOT NULL,
       wrapped    bytea NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      UNIQUE (account_id, person, scope)
+      created_at timestamptz NOT NULL DEFAULT now()
     );
+    CREATE INDEX data_keys_person ON data_keys (account_id, person);
     CREATE INDEX data_keys_account_scope ON data_keys (account_id, scope);
   `);
 }

@@ -20,10 +20,11 @@ export interface WrappedKey {
 
 export interface KeyStore {
   /**
-   * For each slot, in input order, the key it holds: the stored one, or else `proposed`, stored now.
-   * Concurrent callers proposing for the same slot all get the one that was stored.
+   * Stores new keys. A slot may hold several (each process makes its own, and a new one when its
+   * cache forgets): nothing is read before a key is made, so a send waits for no key lookup, and
+   * the write of its key runs beside the append of its events.
    */
-  obtain(slots: (KeySlot & { proposed: WrappedKey })[]): Promise<WrappedKey[]>;
+  store(keys: (KeySlot & WrappedKey)[]): Promise<void>;
   /** The keys among `ids` that still exist (a destroyed key is absent). */
   find(ids: string[]): Promise<Map<string, Buffer>>;
   /** Destroys every key of a person in an account and remembers the person's hash there as erased. */

@@ -7,14 +7,17 @@ import type { MasterKey } from './master-key.js';
 export interface DataKey {
   id: string;
   key: Buffer;
+  /** settles once the key is stored: what is sealed under it is appended after */
+  stored: Promise<void>;
 }
 
 /**
- * Unwrapped data keys, cached: the send path seals every message, and a round trip per send to fetch
- * or create a key would halve its throughput. Keys asked for together (the sends of one turn of the
- * event loop) are created in one statement. A cached key outlives its destruction in another process
- * for at most `ttlMs`; in this process `forget` drops it at once (the store calls it when an erasure
- * passes through, see sealing-event-store.ts).
+ * Data keys, unwrapped and cached: the send path seals every message, and a round trip per send to
+ * fetch or create a key would cost a third of its throughput. A key for a slot this process has no
+ * key for is made here, used at once and stored beside the append (the keys made in one turn of the
+ * event loop in one statement). A cached key outlives its destruction in another process for at most
+ * `ttlMs`; in this process `forget` drops it at once (the sealing store calls it when it reads an
+ * erasure, see sealing-event-store.ts).
  */
 export function createDataKeys(deps: { store: KeyStore; master: MasterKey; max?: number; ttlMs?: number }) {
   const options = { max: deps.max ?? 50_000, ttl: deps.ttlMs ?? 60_000 };
@@ -23,27 +26,22 @@ export function createDataKeys(deps: { store: KeyStore; master: MasterKey; max?:
   const byId = new LRUCache<string, { key: Buffer | null; owner?: string }>(options);
   const ownerName = (accountId: string, person: string) => `${accountId}\n${person}`;
   const slotName = (s: KeySlot) => `${ownerName(s.accountId, s.person)}\n${s.scope}`;
-
-  const creations = createGroupCommit<KeySlot, DataKey>(async (slots) => {
-    const proposed = slots.map((s) => {
-      const id = randomUUID();
-      return { ...s, proposed: { id, wrapped: deps.master.wrap(id, randomBytes(32)) } };
-    });
-    const stored = await deps.store.obtain(proposed);
-    return stored.map((k, i) => {
-      const key = deps.master.unwrap(k.id, k.wrapped);
-      if (!key) throw new Error('a stored data key does not open with ENCRYPTION_KEY');
-      const dataKey = { id: k.id, key };
-      bySlot.set(slotName(slots[i]), dataKey);
-      byId.set(k.id, { key, owner: ownerName(slots[i].accountId, slots[i].person) });
-      return dataKey;
-    });
-  }, { maxBatch: 1000 });
+  const writes = createGroupCommit<KeySlot & { id: string; wrapped: Buffer }>((keys) => deps.store.store(keys), { maxBatch: 1000 });
 
   return {
-    /** The slot's key, created on first use. */
-    keyFor(slot: KeySlot): Promise<DataKey> | DataKey {
-      return bySlot.get(slotName(slot)) ?? creations.add(slot);
+    /** The slot's key: the cached one, or a new one (being stored). */
+    keyFor(slot: KeySlot): DataKey {
+      const cached = bySlot.get(slotName(slot));
+      if (cached) return cached;
+      const id = randomUUID();
+      const key = randomBytes(32);
+      const stored = writes.add({ ...slot, id, wrapped: deps.master.wrap(id, key) });
+      const dataKey = { id, key, stored };
+      // a failed write leaves nothing cached: the next send makes another key
+      stored.catch(() => bySlot.get(slotName(slot)) === dataKey && bySlot.delete(slotName(slot)));
+      bySlot.set(slotName(slot), dataKey);
+      byId.set(id, { key, owner: ownerName(slot.accountId, slot.person) });
+      return dataKey;
     },
 
     /** The keys by id, null for each destroyed one: one statement for all the uncached. */

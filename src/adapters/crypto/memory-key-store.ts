@@ -3,17 +3,11 @@ import type { KeyStore, WrappedKey } from '../../ports/key-store.js';
 /** A key store in memory: for tests and benches that need no database. */
 export function createMemoryKeyStore(): KeyStore {
   const keys = new Map<string, WrappedKey & { accountId: string; person: string; scope: string }>();
-  const slotKey = (accountId: string, person: string, scope: string) => `${accountId}\n${person}\n${scope}`;
   const erasedPeople = new Set<string>();
   let verifier: string | undefined;
   return {
-    async obtain(slots) {
-      return slots.map((s) => {
-        const k = slotKey(s.accountId, s.person, s.scope);
-        if (!keys.has(k)) keys.set(k, { ...s.proposed, accountId: s.accountId, person: s.person, scope: s.scope });
-        const { id, wrapped } = keys.get(k)!;
-        return { id, wrapped };
-      });
+    async store(stored) {
+      for (const k of stored) keys.set(k.id, { ...k });
     },
     async find(ids) {
       const wanted = new Set(ids);

@@ -1,43 +1,21 @@
 import { query, type Db } from '../db/knex.js';
-import type { KeySlot, KeyStore, WrappedKey } from '../../ports/key-store.js';
+import type { KeyStore } from '../../ports/key-store.js';
 
-// Inserts the proposed keys of slots that have none (the first proposal of a slot named twice in one
-// batch wins) and answers every slot's key, in input order: one round trip for a batch of sends.
-const OBTAIN = `
-  WITH input AS (
-    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::bytea[])
-      WITH ORDINALITY AS t(id, account_id, person, scope, wrapped, i)
-  ),
-  inserted AS (
-    INSERT INTO data_keys (id, account_id, person, scope, wrapped)
-    SELECT DISTINCT ON (account_id, person, scope) id, account_id, person, scope, wrapped FROM input ORDER BY account_id, person, scope, i
-    ON CONFLICT (account_id, person, scope) DO NOTHING
-    RETURNING id, account_id, person, scope, wrapped
-  )
-  SELECT coalesce(n.id, k.id)::text AS id, coalesce(n.wrapped, k.wrapped) AS wrapped
-  FROM input i
-  LEFT JOIN inserted n ON n.account_id = i.account_id AND n.person = i.person AND n.scope = i.scope
-  LEFT JOIN data_keys k ON k.account_id = i.account_id AND k.person = i.person AND k.scope = i.scope
-  ORDER BY i.i`;
+const STORE = `
+  INSERT INTO data_keys (id, account_id, person, scope, wrapped)
+  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::bytea[])`;
 
-/** The key store on the service's PostgreSQL (tables of migrations 021 and 022). */
-export function createPgKeyStore(db: Db): KeyStore {
+/**
+ * The key store on the service's PostgreSQL (tables of migrations 021 and 022). `writer`, when given,
+ * stores new keys: a connection with synchronous_commit off saves the send path a WAL flush per batch
+ * of keys, and loses nothing when the events sealed under them are appended to the same PostgreSQL
+ * after the keys' commit: their commit flushes the WAL up to itself, the keys' commit included.
+ */
+export function createPgKeyStore(db: Db, writer: Db = db): KeyStore {
   return {
-    async obtain(slots) {
-      const run = (items: (KeySlot & { proposed: WrappedKey })[]) =>
-        query<{ id: string | null; wrapped: Buffer | null }>(db, OBTAIN, [
-          items.map((s) => s.proposed.id),
-          items.map((s) => s.accountId),
-          items.map((s) => s.person),
-          items.map((s) => s.scope),
-          items.map((s) => s.proposed.wrapped),
-        ], 'obtain_data_keys');
-      let rows = await run(slots);
-      // A slot another transaction filled while this statement ran is not in this statement's
-      // snapshot: the next statement sees it.
-      for (let attempt = 0; rows.some((r) => !r.id) && attempt < 5; attempt++) rows = await run(slots);
-      if (rows.some((r) => !r.id)) throw new Error('a data key could not be stored');
-      return rows.map((r) => ({ id: r.id!, wrapped: r.wrapped! }));
+    async store(keys) {
+      if (keys.length === 0) return;
+      await query(writer, STORE, [keys.map((k) => k.id), keys.map((k) => k.accountId), keys.map((k) => k.person), keys.map((k) => k.scope), keys.map((k) => k.wrapped)], 'store_data_keys');
     },
 
     async find(ids) {

@@ -32,7 +32,8 @@ export function createSealingEventStore(inner: EventStore, deps: { keys: DataKey
     return owners.get(streamId);
   }
 
-  async function sealOne(streamId: string, e: NewEvent): Promise<NewEvent> {
+  /** The event sealed, and the write of the key it was sealed under (settled at once for a key already stored). */
+  async function sealOne(streamId: string, e: NewEvent, writes: Promise<void>[]): Promise<NewEvent> {
     const rule = PERSONAL_DATA[e.type];
     if (!rule) return e;
     const data = e.data as Record<string, any>;
@@ -47,23 +48,35 @@ export function createSealingEventStore(inner: EventStore, deps: { keys: DataKey
         // The message's own key; once destroyed, a random one nobody keeps: what arrives about an
         // erased person's message is unreadable from the start.
         const stored = (await deps.keys.byIds([{ id: known.keyId, accountId: known.accountId, person }])).get(known.keyId);
-        key = { id: known.keyId, key: stored ?? randomBytes(32) };
-      } else key = await deps.keys.keyFor(known.slot);
+        key = { id: known.keyId, key: stored ?? randomBytes(32), stored: Promise.resolve() };
+      } else key = deps.keys.keyFor(known.slot);
     } else {
       if (typeof owner.address !== 'string') return e; // names nobody: nothing to seal
       person = deps.master.person(owner.address);
-      key = await deps.keys.keyFor({ accountId: owner.accountId, person, scope: keyScopeName(rule, new Date(), data) });
+      key = deps.keys.keyFor({ accountId: owner.accountId, person, scope: keyScopeName(rule, new Date(), data) });
       if (!owners.has(streamId)) owners.set(streamId, { accountId: owner.accountId, person, keyId: key.id });
     }
+    writes.push(key.stored);
     const { personal, rest } = personalPart(rule, data);
     const box = seal(key.key, Buffer.from(JSON.stringify(personal), 'utf8'), aad(e.type, key.id));
     return { ...e, data: { ...rest, [SEALED]: `${key.id}.${box.toString('base64')}` }, metadata: { ...e.metadata, person } };
   }
 
-  async function sealAll(streamId: string, events: NewEvent[]): Promise<NewEvent[]> {
+  async function sealAll(streamId: string, events: NewEvent[], writes: Promise<void>[]): Promise<NewEvent[]> {
     const out: NewEvent[] = [];
-    for (const e of events) out.push(await sealOne(streamId, e));
+    for (const e of events) out.push(await sealOne(streamId, e, writes));
     return out;
+  }
+
+  /**
+   * Appends once the events are sealed and the new keys they were sealed under are stored: never an
+   * event whose key a crash could lose (see createPgKeyStore for why waiting costs little).
+   */
+  async function appendSealed<R>(seal: (writes: Promise<void>[]) => Promise<() => Promise<R>>): Promise<R> {
+    const writes: Promise<void>[] = [];
+    const append = await seal(writes);
+    await Promise.all(writes);
+    return append();
   }
 
   /** The person of an event written in clear, learning streams' owners in log order. */
@@ -120,8 +133,11 @@ export function createSealingEventStore(inner: EventStore, deps: { keys: DataKey
   }
 
   const store: EventStore = {
-    async append(streamId, events, options) {
-      return inner.append(streamId, await sealAll(streamId, events), options);
+    append(streamId, events, options) {
+      return appendSealed(async (writes) => {
+        const sealed = await sealAll(streamId, events, writes);
+        return () => inner.append(streamId, sealed, options);
+      });
     },
     async readStream(streamId, options) {
       return openAll(await inner.readStream(streamId, options));
@@ -136,8 +152,11 @@ export function createSealingEventStore(inner: EventStore, deps: { keys: DataKey
   };
   if (inner.appendMany) {
     const appendMany = inner.appendMany.bind(inner);
-    store.appendMany = async (appends) =>
-      appendMany(await Promise.all(appends.map(async (a) => ({ ...a, events: await sealAll(a.streamId, a.events) }))));
+    store.appendMany = (appends) =>
+      appendSealed(async (writes) => {
+        const sealed = await Promise.all(appends.map(async (a) => ({ ...a, events: await sealAll(a.streamId, a.events, writes) })));
+        return () => appendMany(sealed);
+      });
   }
   return store;
 }
