@@ -57,7 +57,7 @@ const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
 /** A service (`npm start`'s process) on a database of its own, ready to send; its send for the i-th message. */
 async function sendingServer(env: Record<string, string>): Promise<{ server: SpawnedServer; send(i: number): Promise<void>; drop(): Promise<void> }> {
   const db = await createTestDatabase();
-  const server = await spawnServer('all', { DATABASE_URL: db.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ENCRYPTION_KEY: randomBytes(32).toString('base64'), ...env });
+  const server = await spawnServer('all', { DATABASE_URL: db.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ENCRYPTION_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'error', ...env });
   const base = server.baseUrl;
   const login = await call(base, 'POST', '/api/auth/login', { body: ADMIN });
   const auth = { authorization: `Bearer ${login.body.token}` };
@@ -70,7 +70,7 @@ async function sendingServer(env: Record<string, string>): Promise<{ server: Spa
     async send(i) {
       const { data } = queued('', i, Number.MAX_SAFE_INTEGER) as { data: Record<string, string> };
       const res = await call(base, 'POST', '/api/send/transactional', { headers, body: { to: data.to, fromEmail: data.fromEmail, fromName: 'Bench', subject: data.subject, html: data.html, text: data.text } });
-      if (res.status !== 201) throw new Error(`a send was refused: ${res.status} ${JSON.stringify(res.body)}`);
+      if (res.status !== 201) throw new Error(`a send was refused: ${res.status} ${JSON.stringify(res.body)}; the service said: ${server.output().slice(-2000)}`);
     },
     async drop() {
       await server.stop();

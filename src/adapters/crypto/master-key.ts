@@ -1,4 +1,5 @@
 import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { normaliseAddress } from '../../domain/privacy/personal-data.js';
 import { open, seal } from './aes-gcm.js';
 
@@ -39,10 +40,20 @@ const VERIFIER_AAD = 'courier-ledger key verifier';
 export function createMasterKey(master: Buffer): MasterKey {
   const wrapping = derive(master, 'courier-ledger data-key wrapping');
   const hashing = derive(master, 'courier-ledger person hash');
+  // the same recipients come back (a customer's receipts, a campaign's list): one HMAC each while cached
+  const people = new LRUCache<string, string>({ max: 100_000 });
   return {
     wrap: (id, dataKey) => seal(wrapping, dataKey, id),
     unwrap: (id, wrapped) => open(wrapping, wrapped, id),
-    person: (address) => createHmac('sha256', hashing).update(normaliseAddress(address)).digest('base64url'),
+    person(address) {
+      const normal = normaliseAddress(address);
+      let hash = people.get(normal);
+      if (hash === undefined) {
+        hash = createHmac('sha256', hashing).update(normal).digest('base64url');
+        people.set(normal, hash);
+      }
+      return hash;
+    },
     verifier: () => seal(wrapping, Buffer.from(VERIFIER_AAD), VERIFIER_AAD).toString('base64'),
     verifies: (value) => open(wrapping, Buffer.from(value, 'base64'), VERIFIER_AAD) !== null,
   };
