@@ -56,7 +56,7 @@ async function writeUpserts(run: Upsert[], trx: Knex.Transaction, t: (base: stri
       updated_at: d.at,
     };
   });
-  await insertRows(trx, t('contacts'), rows, { target: ['id'], update: Object.keys(rows[0]).filter((k) => k !== 'id' && k !== 'created_at') });
+  await insertRows(trx, t('contacts'), rows, { target: ['account_id', 'person'], update: Object.keys(rows[0]).filter((k) => k !== 'created_at') });
 }
 
 /**
@@ -90,8 +90,10 @@ export const contactsProjection: Projection = {
       tb.integer('revision').notNullable();
       tb.timestamp('created_at', { useTz: true }).notNullable();
       tb.timestamp('updated_at', { useTz: true }).notNullable();
-      tb.unique(['account_id', 'email']);
-      tb.index(['account_id', 'person']);
+      // One row a person: a contact first recorded on a stream named by its address (before streams
+      // were named by keyed hash) continues on the hashed stream, under the id its first upsert there gives.
+      tb.unique(['account_id', 'person']);
+      tb.index(['account_id', 'email']);
       tb.index(['account_id', 'created_at']);
     });
     await trx.raw(
