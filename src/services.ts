@@ -55,6 +55,7 @@ import { createChangeNotifier } from './projections/change-notifier.js';
 import { createProviderRegistry } from './providers.js';
 import { emailProviderUnavailable } from './adapters/email/index.js';
 import { forgetSandboxMessages } from './adapters/email/sandbox.js';
+import { forgetDeliveryBodies } from './process-managers/webhook-fanout.js';
 
 const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
 
@@ -116,7 +117,10 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     personOf,
     keys: privacy.store,
     forget: privacy.keys.forget,
-    forgetCopies: (accountId, person) => forgetSandboxMessages(db, accountId, person),
+    forgetCopies: async (accountId, person) => {
+      await forgetSandboxMessages(db, accountId, person);
+      await forgetDeliveryBodies(db, person);
+    },
   });
   const engagement = createEngagementCommands({ eventStore, suppressions });
   const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider', logger });

@@ -63,7 +63,7 @@ export interface ContactDeps {
   keys: Pick<KeyStore, 'erase'>;
   /** drops this process's cached keys of the person at once (others drop theirs when they read the erasure) */
   forget(accountId: string, person: string): void;
-  /** forgets copies of the person's messages kept outside the log (the sandbox providers' records), once the messages read model has the erasure */
+  /** forgets copies of the person's data kept outside the log (the sandbox providers' records, webhook bodies waiting to be sent), once the read models have the erasure */
   forgetCopies?(accountId: string, person: string): Promise<void>;
 }
 

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
 import { recordOutcome, runScript, untilSent } from '../support/messages-http.js';
+import { hookRequests, startScriptedReceiver, webhookClient, type ScriptedReceiver } from '../support/webhook-receiver.js';
 
 /** Every table of the test database, as `pg_dump` writes it: what a backup of the service holds. */
 async function dump(app: TestApp): Promise<string> {
@@ -22,6 +23,7 @@ describe('DELETE /api/contacts/:email?erase=true: forgetting a person in an appe
   const BODY = 'Body-Marker-c91e';
   const KEPT = 'kept.person@example.org';
   const messages: string[] = [];
+  let receiver: ScriptedReceiver;
 
   before(async () => {
     app = await startTestApp();
@@ -45,10 +47,18 @@ describe('DELETE /api/contacts/:email?erase=true: forgetting a person in an appe
     await untilSent(app, messages);
     await recordOutcome(app, messages[0], 'Delivered', { recipient: ADDRESS });
     await recordOutcome(app, messages[0], 'Opened', { recipient: ADDRESS, ip: '203.0.113.77', userAgent: 'Marker-Agent/1.0' });
+    // a webhook endpoint is told of the suppression, with the contact's names in the body
+    receiver = await startScriptedReceiver([200]);
+    await webhookClient(app).subscribe(receiver.hook);
     expect((await app.request('POST', '/api/suppressions', { token: app.adminToken, body: { email: ADDRESS, reason: 'asked by phone' } })).status).to.equal(201);
+    const [hook] = await eventually(async () => hookRequests(receiver), (r) => r.length === 1);
+    expect(JSON.parse(hook.body).data).to.include({ firstName: FIRST, email: ADDRESS.toLowerCase() });
     await eventually(() => app.infra.db('messages').where({ id: messages[0] }).first('opens'), (r) => r?.opens === 1);
   });
-  after(async () => app?.close());
+  after(async () => {
+    await app?.close();
+    await receiver?.close();
+  });
 
   it('nothing in the database names the person before the erasure but the sealed log (the read models do)', async () => {
     const before = await dump(app);

@@ -33,6 +33,18 @@ const outcome: PersonalDataRule = {
   scope: 'day',
 };
 
+/** The person a contact.* webhook body is about: its email, or the phone number of an SMS opt-out. */
+function webhookSubject(d: Record<string, any>): Owner {
+  let address: unknown;
+  try {
+    const body = JSON.parse(d.body);
+    address = body?.data?.email ?? body?.data?.phone;
+  } catch {
+    /* a body that is not ours names nobody */
+  }
+  return { accountId: d.accountId, address: address as string };
+}
+
 export const PERSONAL_DATA: Readonly<Record<string, PersonalDataRule>> = {
   EmailQueued: {
     fields: ['to', 'subject', 'html', 'text', 'headers', 'attachments'],
@@ -55,6 +67,13 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalDataRule>> = {
     fields: ['email', 'fields'],
     redacted: { email: null, fields: null },
     owner: (d) => ({ accountId: d.accountId, address: d.email }),
+    scope: 'profile',
+  },
+  // the body names the person and the contact's names; it is sent as it was recorded, so it is sealed whole
+  WebhookDeliveryScheduled: {
+    fields: ['body'],
+    redacted: { body: null },
+    owner: webhookSubject,
     scope: 'profile',
   },
   AddressSuppressed: {
