@@ -7,35 +7,22 @@ import { createSealingEventStore } from '../../src/adapters/crypto/sealing-event
 import { createPostgresEventStore } from '../../src/adapters/eventstore/postgres-event-store.js';
 import { START, type EventStore, type NewEvent } from '../../src/ports/event-store.js';
 import { createTestDatabase } from '../../test/support/db.js';
+import { emailQueued } from '../../test/support/messages-projection.js';
 import { createDb } from '../../src/adapters/db/knex.js';
 import { spawnServer, type SpawnedServer } from '../../test/support/spawn-server.js';
 import { call, measureRates, scaled, type BenchModule } from './lib.js';
 
-const queued = (prefix: string, i: number, recipients: number): NewEvent => ({
-  id: randomUUID(),
-  type: 'EmailQueued',
-  data: {
-    messageId: `${prefix}${i}`,
+const queued = (prefix: string, i: number, recipients: number): NewEvent => {
+  const { type, data } = emailQueued(`${prefix}${i}`, {
     accountId: 'bench',
-    apiKeyId: 'k1',
-    campaignId: null,
-    templateId: null,
-    unsubscribeUrl: null,
-    tracking: 'service',
-    provider: 'sandbox',
-    from: 'Bench <app@bench.example.com>',
-    fromEmail: 'app@bench.example.com',
-    fromName: 'Bench',
     to: `reader${i % recipients}@example.org`,
-    replyTo: null,
     subject: `Order ${i} confirmed`,
     html: `<html><body><p>Thanks for order ${i}.</p><p><a href="https://shop.example.com/orders/${i}">View it</a></p></body></html>`,
     text: `Thanks for order ${i}.`,
-    headers: [],
     queuedAt: new Date().toISOString(),
-  },
-  metadata: { actor: 'bench', commandId: randomUUID() },
-});
+  });
+  return { id: randomUUID(), type, data, metadata: { actor: 'bench', commandId: randomUUID() } };
+};
 
 /** Reads every event of the prefix the way a rebuild does (pages in log order); events per second. */
 async function readAllRate(store: EventStore, prefix: string): Promise<number> {

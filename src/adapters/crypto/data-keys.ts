@@ -14,8 +14,8 @@ export interface DataKey {
 /**
  * Data keys, unwrapped and cached: the send path seals every message, and a round trip per send to
  * fetch or create a key would cost a third of its throughput. A key for a slot this process has no
- * key for is made here, used at once and stored beside the append (the keys made in one turn of the
- * event loop in one statement). A cached key outlives its destruction in another process for at most
+ * key for is made here, with no lookup first, and stored before the append of what is sealed under it
+ * (the keys made in one turn of the event loop in one statement). A cached key outlives its destruction in another process for at most
  * `ttlMs`; in this process `forget` drops it at once (the sealing store calls it when it reads an
  * erasure, see sealing-event-store.ts).
  */
