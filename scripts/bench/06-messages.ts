@@ -2,13 +2,12 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config/env.js';
-import { openInfrastructure } from '../../src/infrastructure.js';
+import { createApplication } from '../../src/application.js';
 import { createLogger } from '../../src/logger.js';
 import { messagesProjection } from '../../src/projections/messages.js';
 import { rebuildProjection } from '../../src/projections/rebuild.js';
 import { projections } from '../../src/projections/registry.js';
 import { createProjectionRunner } from '../../src/projections/runner.js';
-import { createApiServices } from '../../src/services.js';
 import { createTestDatabase } from '../../test/support/db.js';
 import { seedMessages, untilProjected } from '../seed.js';
 import { call, measureLatency, scaled, type BenchFigure, type BenchModule } from './lib.js';
@@ -28,16 +27,15 @@ const bench: BenchModule = {
     const testDb = await createTestDatabase();
     const config = loadConfig({ DATABASE_URL: testDb.url, PORT: '0', ADMIN_EMAIL: 'admin@localhost', ADMIN_PASSWORD: 'bench-password', LOG_LEVEL: 'silent' });
     const logger = createLogger('silent');
-    const infra = await openInfrastructure(config);
+    const application = await createApplication('api', { config, logger });
+    const { infra, api, boot } = application as Required<typeof application>;
     const runner = createProjectionRunner({ db: infra.db, eventStore: infra.eventStore, projections, logger });
     await runner.start();
-    const api = await createApiServices(config, infra, logger);
     const server: Server = await new Promise((resolve) => {
       const s = api.app.listen(0, '127.0.0.1', () => resolve(s));
     });
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const boot = await api.accounts.bootstrap('admin@localhost', 'bench-password');
       await api.waitFor('accounts', boot.position);
       const login = await call(baseUrl, 'POST', '/api/auth/login', { body: { email: 'admin@localhost', password: 'bench-password' } });
       const jwt = { authorization: `Bearer ${login.body.token}` };
@@ -143,7 +141,7 @@ const bench: BenchModule = {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
       await runner.stop();
-      await infra.close();
+      await application.stop();
       await testDb.drop();
     }
   },

@@ -237,3 +237,27 @@ function safeJson(text: string): unknown {
 export function scaled(n: number, scale: number, min = 1): number {
   return Math.max(min, Math.round(n * scale));
 }
+
+/**
+ * A spawned service ready for the send benches: signed in as `admin`, the daily cap out of the way,
+ * a verified domain `bench.example.com`, and the headers of a key with the `send` scope.
+ */
+export async function prepareSendBench(base: string, admin: { email: string; password: string }): Promise<{ headers: Record<string, string> }> {
+  const login = await call(base, 'POST', '/api/auth/login', { body: admin });
+  const auth = { authorization: `Bearer ${login.body.token}` };
+  await call(base, 'PATCH', '/api/settings', { headers: auth, body: { dailySendCap: 100_000_000 } });
+  const domain = await call(base, 'POST', '/api/domains', { headers: auth, body: { domain: 'bench.example.com' } });
+  if (domain.status !== 201) throw new Error(`domain: ${domain.status} ${JSON.stringify(domain.body)}`);
+  const key = await call(base, 'POST', '/api/api-keys', { headers: auth, body: { name: 'bench', scopes: ['send'] } });
+  return { headers: { 'x-api-key': key.body.key as string } };
+}
+
+/** The transactional send of the send benches: an order confirmation with one tracked link. */
+export const orderConfirmation = (i: number) => ({
+  to: `reader${i}@example.org`,
+  fromEmail: 'app@bench.example.com',
+  fromName: 'Bench',
+  subject: `Order ${i} confirmed`,
+  html: `<html><body><p>Thanks for order ${i}.</p><p><a href="https://shop.example.com/orders/${i}">View it</a></p></body></html>`,
+  text: `Thanks for order ${i}.`,
+});

@@ -13,6 +13,7 @@ import { AppError, unauthorized } from '../domain/errors.js';
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type Position } from '../ports/event-store.js';
 import type { JwtIssuer } from '../http/jwt.js';
 import { execute } from './execute.js';
+import { callerMetadata, type Caller } from './caller.js';
 import { executeTogether } from './execute-together.js';
 import { accountRow } from './account-row.js';
 import type { WaitForProjection } from './read-your-writes.js';
@@ -117,13 +118,21 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
       return { accountId, token };
     },
 
-    async login(email: string, password: string) {
+    /** Checks the password; a success is recorded (UserSignedIn) with the client's address for the audit trail. */
+    async login(email: string, password: string, from: Omit<Caller, 'actor'> = { clientIp: null }) {
       // The whole stream: a password reset appends a new hash after the registration.
-      const { user } = fold(userDecider, await eventStore.readStream(userStream(email)));
+      const history = await eventStore.readStream(userStream(email));
+      const { user } = fold(userDecider, history);
       // Hash even for unknown users so response time does not reveal which emails exist.
       const stored = user?.passwordHash ?? 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
       const ok = await verifyPassword(password, stored);
       if (!user || !ok) throw unauthorized('invalid email or password');
+      await execute(userDecider, { kind: 'signIn', now: new Date().toISOString() }, {
+        eventStore,
+        streamId: userStream(email),
+        metadata: callerMetadata({ actor: `user:${user.userId}`, ...from }),
+        history,
+      });
       return deps.jwt.issue({ userId: user.userId, accountId: user.accountId });
     },
 
@@ -131,11 +140,11 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
       return settingsView(await accountRow(deps.db, accountId));
     },
 
-    async changeSettings(accountId: string, actor: string, patch: SettingsPatch): Promise<SettingsView> {
+    async changeSettings(accountId: string, caller: Caller, patch: SettingsPatch): Promise<SettingsView> {
       const result = await execute(accountDecider, { kind: 'changeSettings', patch, now: new Date().toISOString() }, {
         eventStore,
         streamId: accountStream(accountId),
-        metadata: { actor },
+        metadata: callerMetadata(caller),
       });
       await deps.waitFor('accounts', result.position);
       return result.state.settings;
@@ -145,11 +154,11 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
       return (await accountRow(deps.db, accountId, ['sms'])).sms;
     },
 
-    async changeSmsSettings(accountId: string, actor: string, sms: SmsSettings) {
+    async changeSmsSettings(accountId: string, caller: Caller, sms: SmsSettings) {
       const result = await execute(accountDecider, { kind: 'changeSms', sms, now: new Date().toISOString() }, {
         eventStore,
         streamId: accountStream(accountId),
-        metadata: { actor },
+        metadata: callerMetadata(caller),
       });
       await deps.waitFor('accounts', result.position);
       return result.state.sms;

@@ -1,5 +1,5 @@
 import type { CapReservation, SendCounters, SlotRequest } from '../adapters/db/send-counters.js';
-import type { CapOutcome, SendAdmission } from '../domain/messages/send-admission.js';
+import type { CapOutcome, RefusalReason, SendAdmission } from '../domain/messages/send-admission.js';
 
 /**
  * One send through its rules (`decide`, over the facts read for it): refused before the caps, it asks
@@ -11,11 +11,19 @@ export async function admitSend<F extends { cap?: CapOutcome }>(
   facts: F,
   counters: Pick<SendCounters, 'reserve' | 'taken'>,
   slots: SlotRequest,
+  /** told which rule refused the send, before its error is thrown (metrics) */
+  onRefused?: (reason: RefusalReason) => void,
 ): Promise<CapReservation> {
   const before = decide(facts);
-  if (before.kind === 'refused') throw before.error;
+  if (before.kind === 'refused') {
+    onRefused?.(before.reason);
+    throw before.error;
+  }
   const cap = await counters.reserve(slots);
   const after = decide({ ...facts, cap });
-  if (after.kind === 'refused') throw after.error;
+  if (after.kind === 'refused') {
+    onRefused?.(after.reason);
+    throw after.error;
+  }
   return counters.taken(slots);
 }

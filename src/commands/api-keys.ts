@@ -7,6 +7,7 @@ import { normaliseIp } from '../domain/ip.js';
 import type { EventStore } from '../ports/event-store.js';
 import { SCOPES, type Scope } from '../http/principal.js';
 import { execute } from './execute.js';
+import { callerMetadata, type Caller } from './caller.js';
 import { accountRow } from './account-row.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
@@ -75,7 +76,7 @@ function toView(row: Record<string, any>) {
 
 export function createApiKeyCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection }) {
   return {
-    async create(accountId: string, actor: string, input: CreateApiKeyInput) {
+    async create(accountId: string, caller: Caller, input: CreateApiKeyInput) {
       const unknown = input.scopes.filter((s) => !SCOPES.includes(s as Scope));
       if (unknown.length) throw badRequest(`unknown scope: ${unknown.join(', ')} (valid scopes: ${SCOPES.join(', ')})`);
       const ipAllowlist = (input.ipAllowlist ?? []).map((ip) => {
@@ -98,24 +99,24 @@ export function createApiKeyCommands(deps: { eventStore: EventStore; db: Db; wai
         ipAllowlist: [...new Set(ipAllowlist)],
         dailyLimit: input.dailyLimit ?? null,
         createdAt: now,
-        createdBy: actor,
+        createdBy: caller.actor,
       };
       const result = await execute(
         apiKeyDecider,
         { kind: 'create', accountDailyCap: account.daily_send_cap, ...data },
-        { eventStore: deps.eventStore, streamId: apiKeyStream(id), metadata: { actor } },
+        { eventStore: deps.eventStore, streamId: apiKeyStream(id), metadata: callerMetadata(caller) },
       );
       await deps.waitFor('accounts', result.position);
       const { keyHash: _h, accountId: _a, createdBy: _c, ...rest } = data;
       return { ...rest, key: secret };
     },
 
-    async revoke(accountId: string, actor: string, id: string) {
+    async revoke(accountId: string, caller: Caller, id: string) {
       const now = new Date().toISOString();
       const result = await execute(
         apiKeyDecider,
-        { kind: 'revoke', id, accountId, now, by: actor },
-        { eventStore: deps.eventStore, streamId: apiKeyStream(id), metadata: { actor } },
+        { kind: 'revoke', id, accountId, now, by: caller.actor },
+        { eventStore: deps.eventStore, streamId: apiKeyStream(id), metadata: callerMetadata(caller) },
       );
       // Only answer once every process reading the key table will refuse the key.
       await deps.waitFor('accounts', result.position);

@@ -6,6 +6,7 @@ import type { EventStore } from '../ports/event-store.js';
 import { ProviderError, type EmailProvider } from '../ports/email-provider.js';
 import type { EmailProviderKind } from '../domain/accounts/account.js';
 import { execute } from './execute.js';
+import { callerMetadata, type Caller } from './caller.js';
 import { accountRow } from './account-row.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
@@ -42,7 +43,7 @@ export function createIdentityCommands(deps: {
   }
 
   return {
-    async add(accountId: string, actor: string, kind: IdentityKind, rawValue: string) {
+    async add(accountId: string, caller: Caller, kind: IdentityKind, rawValue: string) {
       const value = rawValue.trim().toLowerCase();
       const existing = await deps.db('identities').where({ account_id: accountId, kind, value }).first('id');
       if (existing) throw conflict(`${value} already exists`);
@@ -51,13 +52,13 @@ export function createIdentityCommands(deps: {
       const result = await execute(
         identityDecider,
         { kind: 'add', id, accountId, identityKind: kind, value, now: new Date().toISOString(), checks },
-        { eventStore: deps.eventStore, streamId: identityStream(id), metadata: { actor } },
+        { eventStore: deps.eventStore, streamId: identityStream(id), metadata: callerMetadata(caller) },
       );
       await deps.waitFor('accounts', result.position);
       return read(accountId, id);
     },
 
-    async verify(accountId: string, actor: string, kind: IdentityKind, id: string) {
+    async verify(accountId: string, caller: Caller, kind: IdentityKind, id: string) {
       const row = await deps.db('identities').where({ id, account_id: accountId, kind }).first('value');
       if (!row) throw notFound(`${id} not found`);
       const p = await provider(accountId);
@@ -69,7 +70,7 @@ export function createIdentityCommands(deps: {
       const result = await execute(
         identityDecider,
         { kind: 'check', id, accountId, now: new Date().toISOString(), checks },
-        { eventStore: deps.eventStore, streamId: identityStream(id), metadata: { actor } },
+        { eventStore: deps.eventStore, streamId: identityStream(id), metadata: callerMetadata(caller) },
       );
       await deps.waitFor('accounts', result.position);
       return read(accountId, id);

@@ -30,7 +30,9 @@ export function createChangeCursors(secret: string) {
       return Buffer.from(`v1.${p.commit}.${p.prepare}.${mac(p.commit, p.prepare)}`).toString('base64url');
     },
     decode(cursor: string): LogPosition {
-      const m = CURSOR.test(cursor) ? DECODED.exec(Buffer.from(cursor, 'base64url').toString('latin1')) : null;
+      // Node's base64url decoder ignores stray trailing characters, so only the canonical spelling counts.
+      const text = CURSOR.test(cursor) ? Buffer.from(cursor, 'base64url').toString('latin1') : '';
+      const m = Buffer.from(text, 'latin1').toString('base64url') === cursor ? DECODED.exec(text) : null;
       if (m && BigInt(m[1]) <= MAX_BIGINT && BigInt(m[2]) <= MAX_BIGINT) {
         const expected = Buffer.from(mac(m[1], m[2]));
         const given = Buffer.from(m[3]);

@@ -2,7 +2,7 @@ import { createId } from '../cuid.js';
 import { query, type Db } from '../adapters/db/knex.js';
 import { capScopes, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
 import { emailDomain, formatFromHeader, normaliseEmail } from '../domain/email/address.js';
-import type { QueuedAttachment } from '../domain/email/attachments.js';
+import { attachmentBlobId, attachmentSummary, type CheckedAttachment } from '../domain/email/attachments.js';
 import { renderTemplate } from '../domain/email/render.js';
 import { rewriteForTracking } from '../domain/email/tracking.js';
 import { createUnsubscribeToken } from '../domain/email/unsubscribe-token.js';
@@ -13,9 +13,11 @@ import { sendAtProblem } from '../domain/messages/schedule.js';
 import { admitEmailSend, type EmailSendFacts } from '../domain/messages/send-admission.js';
 import { keyColumnsSql, keyRefusalSql, type CheckedKeyRow, type PresentedKey } from './api-keys.js';
 import type { Principal } from '../http/principal.js';
+import type { AttachmentStore } from '../ports/attachment-store.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { PersonOf } from '../ports/key-store.js';
 import { admitSend } from './admit-send.js';
+import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { execute } from './execute.js';
 
 export interface SendEmailInput {
@@ -34,7 +36,7 @@ export interface SendEmailInput {
   /** ISO 8601 instant: a scheduled send (see sendAtProblem for the limits) */
   sendAt?: string;
   /** already checked against the attachment limits (see src/domain/email/attachments.ts) */
-  attachments?: QueuedAttachment[];
+  attachments?: CheckedAttachment[];
 }
 
 /**
@@ -103,9 +105,12 @@ export interface SendEmailDeps {
     check(key: PresentedKey): Promise<Principal>;
     accept(row: CheckedKeyRow, key: PresentedKey): Principal;
   };
+  attachmentStore: AttachmentStore;
   baseUrl: () => string;
   linkSecret: string;
   personOf: PersonOf;
+  /** sends accepted, and refused by the rule that refused them */
+  metrics?: Metrics;
 }
 
 /**
@@ -114,6 +119,8 @@ export interface SendEmailDeps {
  * later by the send process manager, so the caller never waits for it.
  */
 export function createSendEmail(deps: SendEmailDeps) {
+  const metrics = deps.metrics ?? NO_METRICS;
+  const refused = (reason: string) => metrics.messageRefused('email', reason);
   // The hot path: one statement reads the facts of the sends arriving together (SEND_FACTS), the rules
   // decide in memory, and the admitted ones take their slots together in one more (counters.reserve).
   // A send never joins a statement already running, so a revocation or a suppression recorded before
@@ -184,7 +191,7 @@ export function createSendEmail(deps: SendEmailDeps) {
       ...capScopes(day, row.sender_account!, row.sender_key, row.key_cap),
       keyCap: row.key_cap,
       accountCap: row.daily_send_cap,
-    });
+    }, refused);
     const accountId = principal.accountId;
     const apiKeyId = principal.kind === 'apiKey' ? principal.apiKeyId : null;
 
@@ -231,12 +238,21 @@ export function createSendEmail(deps: SendEmailDeps) {
         html,
         text: rendered.text || null,
         headers,
-        ...(input.attachments?.length ? { attachments: input.attachments } : {}),
+        ...(input.attachments?.length
+          ? { attachments: input.attachments.map((a, i) => ({ ...attachmentSummary(a), blobId: attachmentBlobId(messageId, i) })) }
+          : {}),
         queuedAt: new Date().toISOString(),
         ...(input.tags?.length ? { tags: input.tags } : {}),
         ...(input.metadata && Object.keys(input.metadata).length ? { metadata: input.metadata } : {}),
         ...(sendAt ? { sendAt: sendAt.toISOString() } : {}),
       };
+      // The bytes first, so the event never names a blob that is not there. If the append then fails
+      // they stay unreferenced (a retried command writes the same ids); that costs space, never a send.
+      if (input.attachments?.length) {
+        await deps.attachmentStore.put(
+          input.attachments.map((a, i) => ({ id: attachmentBlobId(messageId, i), content: Buffer.from(a.content, 'base64') })),
+        );
+      }
       // A brand-new stream: nothing to read first (one round trip fewer on the hot path).
       const actor = principal.kind === 'apiKey' ? `apikey:${principal.apiKeyId}` : `user:${principal.userId}`;
       await execute(messageDecider, { kind: 'queueEmail', data }, {
@@ -250,6 +266,7 @@ export function createSendEmail(deps: SendEmailDeps) {
       await reservation.release();
       throw err;
     }
+    metrics.messageAccepted('email');
     return sendAt ? { queued: true, messageLogId: messageId, status: 'scheduled', sendAt: sendAt.toISOString() } : { queued: true, messageLogId: messageId };
   };
 }

@@ -8,6 +8,7 @@ import type { Principal } from '../http/principal.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { PersonOf } from '../ports/key-store.js';
 import { admitSend } from './admit-send.js';
+import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { execute } from './execute.js';
 
 export { MAX_SMS_SEGMENTS };
@@ -45,7 +46,9 @@ const SMS_FACTS = `
  * SendSms: every 400 of docs/api.md's SMS list with a message saying which rule failed, then the caps, then
  * `SmsQueued` on a new message stream (same stream, history and status model as email).
  */
-export function createSendSms(deps: { eventStore: EventStore; counters: SendCounters; provider: 'sns' | 'sandbox'; personOf: PersonOf }) {
+export function createSendSms(deps: { eventStore: EventStore; counters: SendCounters; provider: 'sns' | 'sandbox'; personOf: PersonOf; metrics?: Metrics }) {
+  const metrics = deps.metrics ?? NO_METRICS;
+  const refused = (reason: string) => metrics.messageRefused('sms', reason);
   // A send never joins a statement already running, so an opt-out recorded before it was asked is seen.
   const facts = deps.counters.factBatches<SmsFactsRequest, SmsFactsRow>((db, items) =>
     query<SmsFactsRow>(db, SMS_FACTS, [items.map((a) => a.principal.accountId), items.map((a) => a.to), items.map((a) => deps.personOf(a.to))], 'sms_facts'),
@@ -73,7 +76,7 @@ export function createSendSms(deps: { eventStore: EventStore; counters: SendCoun
       ...capScopes(day, accountId, apiKeyId, keyCap),
       keyCap,
       accountCap: row.daily_send_cap,
-    });
+    }, refused);
     const messageId = options.messageId ?? createId(); // an idempotent request's, the same on every retry
     const data: SmsQueued['data'] = {
       messageId,
@@ -101,6 +104,7 @@ export function createSendSms(deps: { eventStore: EventStore; counters: SendCoun
       await reservation.release();
       throw err;
     }
+    metrics.messageAccepted('sms');
     return { queued: true as const, messageLogId: messageId, segments, encoding };
   };
 }

@@ -16,6 +16,7 @@ import type { EventStore, Position } from '../ports/event-store.js';
 import type { PersonOf } from '../ports/key-store.js';
 import type { Step } from './execute-together.js';
 import { execute } from './execute.js';
+import { callerMetadata, type Caller } from './caller.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
 export interface SuppressInput {
@@ -29,6 +30,9 @@ export interface SuppressInput {
   detail?: string | null;
   occurredAt?: string;
   actor: string;
+  /** the client address and request of an admin's suppression (absent for the service's own) */
+  clientIp?: string | null;
+  requestId?: string;
   /** makes a redelivered provider event or a retried request append nothing */
   commandId?: string;
 }
@@ -73,7 +77,7 @@ export function suppressionView(row: Record<string, any>) {
 export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection; personOf: PersonOf }) {
   /** The suppression as one stream's part of a command that writes other streams with it (executeTogether). */
   function step(
-    input: Omit<SuppressInput, 'actor' | 'commandId'>,
+    input: Omit<SuppressInput, 'actor' | 'clientIp' | 'requestId' | 'commandId'>,
   ): Step<SuppressionState, Extract<SuppressionCommand, { kind: 'suppress' }>, SuppressionEvent> {
     const { value, kind } = normaliseSuppressionValue(input);
     const data: AddressSuppressed['data'] = {
@@ -98,7 +102,7 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
       eventStore: deps.eventStore,
       streamId,
       commandId: input.commandId,
-      metadata: { actor: input.actor },
+      metadata: input.clientIp === undefined ? { actor: input.actor } : callerMetadata({ actor: input.actor, clientIp: input.clientIp, requestId: input.requestId }),
     });
     return { suppressed: result.events.length > 0, value, kind, position: result.position };
   }
@@ -115,12 +119,12 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
       return result;
     },
 
-    async lift(accountId: string, actor: string, rawValue: string) {
+    async lift(accountId: string, caller: Caller, rawValue: string) {
       const { value, kind } = normaliseSuppressionValue(rawValue.includes('@') ? { email: rawValue } : { phone: rawValue });
       const result = await execute(
         suppressionDecider,
-        { kind: 'lift', accountId, value, addressKind: kind, now: new Date().toISOString(), by: actor },
-        { eventStore: deps.eventStore, streamId: suppressionStream(accountId, deps.personOf(value)), metadata: { actor } },
+        { kind: 'lift', accountId, value, addressKind: kind, now: new Date().toISOString(), by: caller.actor },
+        { eventStore: deps.eventStore, streamId: suppressionStream(accountId, deps.personOf(value)), metadata: callerMetadata(caller) },
       );
       await deps.waitFor('suppressions', result.position);
       return { [kind]: value, lifted: true };

@@ -4,6 +4,7 @@ import { templateDecider, templateStream, type TemplateFields } from '../domain/
 import { notFound } from '../domain/errors.js';
 import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
+import { callerMetadata, type Caller } from './caller.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
 export function templateView(row: Record<string, any>) {
@@ -24,8 +25,8 @@ export function createTemplateCommands(deps: { eventStore: EventStore; db: Db; w
     if (!row) throw notFound(`template ${id} not found`);
     return templateView(row);
   }
-  async function run(accountId: string, actor: string, id: string, command: Parameters<typeof templateDecider.decide>[0]) {
-    const result = await execute(templateDecider, command, { eventStore: deps.eventStore, streamId: templateStream(id), metadata: { actor } });
+  async function run(accountId: string, caller: Caller, id: string, command: Parameters<typeof templateDecider.decide>[0]) {
+    const result = await execute(templateDecider, command, { eventStore: deps.eventStore, streamId: templateStream(id), metadata: callerMetadata(caller) });
     await deps.waitFor('templates', result.position);
     return result;
   }
@@ -35,17 +36,17 @@ export function createTemplateCommands(deps: { eventStore: EventStore; db: Db; w
       const rows = await deps.db('templates').where({ account_id: accountId }).orderBy('created_at', 'desc');
       return rows.map(templateView);
     },
-    async create(accountId: string, actor: string, fields: TemplateFields) {
+    async create(accountId: string, caller: Caller, fields: TemplateFields) {
       const id = createId();
-      await run(accountId, actor, id, { kind: 'create', id, accountId, fields, now: new Date().toISOString() });
+      await run(accountId, caller, id, { kind: 'create', id, accountId, fields, now: new Date().toISOString() });
       return get(accountId, id);
     },
-    async update(accountId: string, actor: string, id: string, fields: Partial<TemplateFields>) {
-      await run(accountId, actor, id, { kind: 'update', id, accountId, fields, now: new Date().toISOString() });
+    async update(accountId: string, caller: Caller, id: string, fields: Partial<TemplateFields>) {
+      await run(accountId, caller, id, { kind: 'update', id, accountId, fields, now: new Date().toISOString() });
       return get(accountId, id);
     },
-    async remove(accountId: string, actor: string, id: string) {
-      await run(accountId, actor, id, { kind: 'delete', id, accountId, now: new Date().toISOString() });
+    async remove(accountId: string, caller: Caller, id: string) {
+      await run(accountId, caller, id, { kind: 'delete', id, accountId, now: new Date().toISOString() });
       return { id, deleted: true };
     },
   };

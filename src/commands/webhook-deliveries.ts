@@ -9,6 +9,7 @@ import { signedRequest } from '../jobs/deliver-webhook.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import { execute } from './execute.js';
+import { callerMetadata, type Caller } from './caller.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
 /** Failed deliveries stay listed this long (14 days, docs/webhooks.md), then are purged from the read model. */
@@ -55,14 +56,14 @@ export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db
     },
 
     /** A failed delivery gets a new series of attempts. */
-    async retry(accountId: string, actor: string, deliveryId: string) {
+    async retry(accountId: string, caller: Caller, deliveryId: string) {
       // only what the log lists can be retried: another account's, or one purged after 14 days, is not found
       const listed = await deps.db('webhook_deliveries').where({ id: deliveryId, account_id: accountId }).first('id');
       if (!listed) throw notFound(`delivery ${deliveryId} not found`);
-      const result = await execute(deliveryDecider, { kind: 'retry', accountId, by: actor, now: new Date().toISOString() }, {
+      const result = await execute(deliveryDecider, { kind: 'retry', accountId, by: caller.actor, now: new Date().toISOString() }, {
         eventStore: deps.eventStore,
         streamId: deliveryStream(deliveryId),
-        metadata: { actor },
+        metadata: callerMetadata(caller),
       });
       // The webhook-retries process manager makes the same effect from the event, due a little later,
       // for a process that stops before the next lines; recorded here, it is due at once, and queued
@@ -94,7 +95,7 @@ export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db
      * person pressing the button is waiting for this answer, not for one in a minute); the log's manual
      * retry still works on it.
      */
-    async test(accountId: string, actor: string, subscriptionId: string) {
+    async test(accountId: string, caller: Caller, subscriptionId: string) {
       const sub = await deps.db('webhooks').where({ id: subscriptionId, account_id: accountId }).first('url', 'secret');
       if (!sub) throw notFound(`webhook ${subscriptionId} not found`);
       const now = new Date();
@@ -121,7 +122,7 @@ export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db
             scheduledAt: now.toISOString(),
           },
         },
-        { eventStore: deps.eventStore, streamId: deliveryStream(deliveryId), metadata: { actor } },
+        { eventStore: deps.eventStore, streamId: deliveryStream(deliveryId), metadata: callerMetadata(caller) },
       );
       // the log the dashboard reloads after the answer lists this test already
       await deps.waitFor('webhook_deliveries', recorded.position);

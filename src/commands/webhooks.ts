@@ -5,6 +5,7 @@ import { webhookStream, webhookSubscriptionDecider, WEBHOOK_EVENTS, type Webhook
 import { notFound } from '../domain/errors.js';
 import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
+import { callerMetadata, type Caller } from './caller.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
 export function webhookView(row: Record<string, any>) {
@@ -27,8 +28,8 @@ export function createWebhookCommands(deps: { eventStore: EventStore; db: Db; wa
     if (!row) throw notFound(`webhook ${id} not found`);
     return webhookView(row);
   }
-  async function run(id: string, actor: string, command: Parameters<typeof webhookSubscriptionDecider.decide>[0]) {
-    const result = await execute(webhookSubscriptionDecider, command, { eventStore: deps.eventStore, streamId: webhookStream(id), metadata: { actor } });
+  async function run(id: string, caller: Caller, command: Parameters<typeof webhookSubscriptionDecider.decide>[0]) {
+    const result = await execute(webhookSubscriptionDecider, command, { eventStore: deps.eventStore, streamId: webhookStream(id), metadata: callerMetadata(caller) });
     await deps.waitFor('webhooks', result.position);
   }
   return {
@@ -37,23 +38,23 @@ export function createWebhookCommands(deps: { eventStore: EventStore; db: Db; wa
       const rows = await deps.db('webhooks').where({ account_id: accountId }).orderBy('created_at');
       return rows.map(webhookView);
     },
-    async create(accountId: string, actor: string, input: { url: string; events?: WebhookFields['events'] }) {
+    async create(accountId: string, caller: Caller, input: { url: string; events?: WebhookFields['events'] }) {
       await deps.checkTarget(input.url);
       const id = createId();
       // whsec_ + 32 random bytes; signatures use these exact UTF-8 characters as the HMAC key (docs/webhooks.md).
       const secret = `whsec_${randomBytes(32).toString('base64url')}`;
       const fields = { url: input.url, events: input.events ? [...new Set(input.events)] : [...WEBHOOK_EVENTS] };
-      await run(id, actor, { kind: 'subscribe', id, accountId, fields, secret, now: new Date().toISOString() });
+      await run(id, caller, { kind: 'subscribe', id, accountId, fields, secret, now: new Date().toISOString() });
       return get(accountId, id);
     },
-    async change(accountId: string, actor: string, id: string, input: Partial<WebhookFields>) {
+    async change(accountId: string, caller: Caller, id: string, input: Partial<WebhookFields>) {
       if (input.url) await deps.checkTarget(input.url);
       if (input.events) input = { ...input, events: [...new Set(input.events)] };
-      await run(id, actor, { kind: 'change', id, accountId, fields: input, now: new Date().toISOString() });
+      await run(id, caller, { kind: 'change', id, accountId, fields: input, now: new Date().toISOString() });
       return get(accountId, id);
     },
-    async remove(accountId: string, actor: string, id: string) {
-      await run(id, actor, { kind: 'remove', id, accountId, now: new Date().toISOString() });
+    async remove(accountId: string, caller: Caller, id: string) {
+      await run(id, caller, { kind: 'remove', id, accountId, now: new Date().toISOString() });
       return { id, deleted: true };
     },
   };

@@ -51,6 +51,8 @@ const schema = z.object({
   BASE_URL: url(['http:', 'https:']).optional(),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  /** the namespace of this deployment's keys in Redis (queues, rate counters), so deployments can share one Redis */
+  REDIS_PREFIX: z.string().regex(/^[\w.-]{1,64}$/, 'must be 1-64 letters, digits, _ . or -').default('courier'),
   EVENTSTORE_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   EMBEDDED_PG_PORT: port(1).default(54329),
@@ -93,12 +95,23 @@ const schema = z.object({
   /** delays before provider send attempts 2..6 after a transient provider error (throttling, outage) */
   PROVIDER_RETRY_DELAYS_MS: msList.default([5000, 30000, 120000, 600000, 1800000]),
   PROVIDER_SEARCH_SETTLE_MS: positiveInt.default(60000),
+  /**
+   * SES publishes Send events to us (configuration set → SNS → /api/provider-events/ses): a send in
+   * doubt after a crash waits SES_SEND_SETTLE_MS for its Send event before sending again. Without
+   * them, a crash between SES's answer and our record can send a message twice.
+   */
+  SES_SEND_EVENTS: boolean.default(false),
+  SES_SEND_SETTLE_MS: positiveInt.default(60000),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean.default(false),
   SMS_OPTOUT_SYNC_INTERVAL_MS: positiveInt.default(900000),
   /** `sns` sends through AWS (the SDK's credential chain); `sandbox` records SMS in the database and never delivers, for development. */
   SMS_PROVIDER: z.enum(['sns', 'sandbox']).default('sns'),
   /** which connections may say who the client is with X-Forwarded-For (express's `trust proxy`) */
   TRUST_PROXY: trustProxy.default('loopback'),
+  /** the worker role (npm run start:worker) serves /healthz, /readyz and /metrics on this port when set */
+  WORKER_PORT: port(1).optional(),
+  /** when set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open */
+  METRICS_TOKEN: z.string().min(1).optional(),
   // Failures counted per window before the answer is 429 with Retry-After (shared by every API process).
   /** failed sign-ins for one account from one address in a row (a success clears them) */
   LOGIN_FAILURES_PER_ACCOUNT_AND_IP: positiveInt.default(5),

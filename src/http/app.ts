@@ -30,6 +30,8 @@ export interface AppDeps {
   trustProxy?: boolean | number | string;
   /** runs the requests of routes declared `idempotent` that carry an Idempotency-Key */
   idempotency?: IdempotencyGate;
+  /** told of every finished request: its route's pattern (`unmatched` for none), status and duration */
+  observeHttp?: (method: string, route: string, status: number, seconds: number) => void;
 }
 
 const BODY_LIMIT = '10mb';
@@ -70,6 +72,16 @@ export function createApp(deps: AppDeps): express.Express {
           next();
         },
   );
+
+  if (deps.observeHttp) {
+    const observe = deps.observeHttp;
+    app.use((req: Request, res: Response, next: NextFunction) => {
+      const started = performance.now();
+      // req.route is the matched route's pattern, so the series stay few whatever paths are requested
+      res.once('finish', () => observe(req.method, (req.route?.path as string | undefined) ?? 'unmatched', res.statusCode, (performance.now() - started) / 1000));
+      next();
+    });
+  }
 
   const openapi = buildOpenApi(deps.routes, {
     title: 'Courier Ledger API',

@@ -1,6 +1,7 @@
 import { ZodError } from 'zod';
 import { AppError, STATUS_NAMES, describeZodError } from '../domain/errors.js';
 import { ProviderError } from '../ports/email-provider.js';
+import { isStoreUnavailable } from '../adapters/db/unavailable.js';
 
 export interface ErrorBody {
   message: string;
@@ -23,6 +24,8 @@ export function listZodIssues(err: ZodError): { field: string | null; message: s
       : [{ field: field(issue.path), message: issue.message }],
   );
 }
+
+export const DATABASE_UNAVAILABLE = 'The database is unavailable (its connection was lost or refused); try again in a moment';
 
 /**
  * The single place where anything thrown becomes the error shape `{message, error, statusCode}` (docs/api.md). Unknown errors
@@ -49,6 +52,10 @@ export function mapError(err: unknown): { status: number; body: ErrorBody; unexp
   }
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return { status: 415, body: errorBody(415, 'Unsupported request body encoding'), unexpected: false };
+  }
+  if (isStoreUnavailable(err)) {
+    // Nothing was wrong with the request: the client tries again, and the pool reconnects meanwhile.
+    return { status: 503, body: errorBody(503, DATABASE_UNAVAILABLE), unexpected: false, headers: { 'retry-after': '1' } };
   }
   const status = e?.status ?? e?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

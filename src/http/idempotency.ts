@@ -58,7 +58,14 @@ export interface IdempotentCall {
  * the next (a success), or lets the key go (a refusal or a failure, which the client may retry).
  */
 export function createIdempotencyGate(deps: { requests: IdempotentRequests; onError?: (err: unknown) => void }) {
+  // Records are settled after the answer has gone (one statement less on every keyed request's path).
+  // A request with the same key in this process waits for its predecessor's record first, so a client
+  // that retries at once gets the replay, not a 409 "in progress".
+  const settling = new Map<string, Promise<void>>();
+
   return async function run(call: IdempotentCall): Promise<RouteResult> {
+    const id = `${call.scope}\n${call.key}`;
+    await settling.get(id);
     let claimed;
     try {
       claimed = await deps.requests.claim(call.scope, call.key, call.fingerprint);
@@ -73,17 +80,25 @@ export function createIdempotencyGate(deps: { requests: IdempotentRequests; onEr
     const { claim } = claimed;
     // A record that cannot be written does not change the answer: the claim stays in flight until it is
     // stale, and the request that then takes it over names the same messages, so queues none twice.
-    const settle = (response: { status: number; body: unknown }) => deps.requests.complete(claim, response).catch((err: unknown) => deps.onError?.(err));
+    const settle = (response: { status: number; body: unknown }) => {
+      const done: Promise<void> = deps.requests
+        .complete(claim, response)
+        .catch((err: unknown) => deps.onError?.(err))
+        .finally(() => {
+          if (settling.get(id) === done) settling.delete(id);
+        });
+      settling.set(id, done);
+    };
     const forget = (status: number) => settle({ status, body: null });
     let result: RouteResult;
     try {
       result = await call.handle((index) => messageIdFor(claim.seed, index));
     } catch (err) {
-      await forget(mapError(err).status);
+      forget(mapError(err).status);
       throw err;
     }
-    if (!result) await forget(500);
-    else await settle({ status: result.status, body: result.body ?? null });
+    if (!result) forget(500);
+    else settle({ status: result.status, body: result.body ?? null });
     return result;
   };
 }

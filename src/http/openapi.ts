@@ -72,7 +72,7 @@ export function buildOpenApi(routes: AnyRoute[], info: { title: string; version:
             status,
             {
               description: res.description,
-              ...(res.schema ? { content: { 'application/json': { schema: jsonSchema(res.schema) } } } : {}),
+              ...(res.schema ? { content: { [res.contentType ?? 'application/json']: { schema: jsonSchema(res.schema) } } } : {}),
               ...(r.idempotent && Number(status) < 300 ? { headers: replayedHeader } : {}),
             },
           ]),

@@ -36,8 +36,8 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
-  /** status → description, and optionally the response schema for the docs */
-  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  /** status → description, and optionally the response schema (and its media type, default JSON) for the docs */
+  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
   /** 'json' (default), or 'text': the raw body as a string (SNS posts text/plain; RFC 8058 posts forms) */
   bodyType?: 'json' | 'text';
   /**

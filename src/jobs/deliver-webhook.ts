@@ -2,6 +2,7 @@ import { createId } from '../cuid.js';
 import type { Logger } from 'pino';
 import type { Db } from '../adapters/db/knex.js';
 import type { WebhookSender } from '../adapters/webhooks/http-sender.js';
+import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { execute } from '../commands/execute.js';
 import { createGroupCommit } from '../group-commit.js';
 import { fold } from '../domain/decider.js';
@@ -26,8 +27,6 @@ export interface DeliverWebhookJob extends SideEffectJob {
 
 /** How long a delivery waits before looking again when an earlier one for the same contact is unfinished. */
 const PREDECESSOR_WAIT_MS = 2_000;
-/** Longer than one attempt can take (the webhook timeout), so a live attempt is never taken over. */
-const DELIVERY_LEASE_MS = 2 * 60_000;
 
 export interface SignedRequest {
   headers: Record<string, string>;
@@ -61,7 +60,10 @@ export function createDeliverWebhookHandler(deps: {
   sender: WebhookSender;
   retryDelaysMs: number[];
   logger?: Logger;
+  /** attempts by outcome */
+  metrics?: Metrics;
 }) {
+  const metrics = deps.metrics ?? NO_METRICS;
   const leases = createSideEffectLeases(deps.db, deps.queue);
   // One round trip for the attempts running side by side: for each, whether an earlier delivery to the
   // same endpoint and contact is unfinished, and where to send.
@@ -81,12 +83,14 @@ export function createDeliverWebhookHandler(deps: {
     },
   );
   return async function handle(job: Job<DeliverWebhookJob>): Promise<void> {
-    if (!(await leases.claim(job.data, DELIVERY_LEASE_MS))) return;
+    if (!(await leases.claim(job.data))) return;
     try {
       await attemptDelivery(job.data);
     } catch (err) {
       await releaseSideEffect(deps.db, job.data.sideEffectId).catch(() => undefined);
       throw err;
+    } finally {
+      leases.letGo(job.data.sideEffectId);
     }
   };
 
@@ -135,6 +139,7 @@ export function createDeliverWebhookHandler(deps: {
     if (delay !== null && retryAfterMs !== null) delay = Math.max(delay, retryAfterMs);
     const finalOutcome = outcome === 'retry' && delay === null ? 'failed' : outcome;
     const nextAttemptAt = delay === null ? null : new Date(now.getTime() + delay);
+    metrics.webhookAttempt(finalOutcome);
 
     const command: DeliveryCommand = {
       kind: 'recordAttempt',

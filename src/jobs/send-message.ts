@@ -4,12 +4,15 @@ import type { Db } from '../adapters/db/knex.js';
 import { execute } from '../commands/execute.js';
 import type { EmailProviderKind } from '../domain/accounts/account.js';
 import { messageStream, type EmailQueued, type SmsQueued } from '../domain/messages/events.js';
-import { messageDecider, needsProviderCall } from '../domain/messages/message.js';
+import { messageDecider, needsProviderCall, type MessageState } from '../domain/messages/message.js';
 import { fold } from '../domain/decider.js';
+import type { QueuedAttachment } from '../domain/email/attachments.js';
+import type { AttachmentStore } from '../ports/attachment-store.js';
 import { ProviderError, type EmailProvider } from '../ports/email-provider.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
+import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { createSideEffectLeases, endLease, releaseSideEffect, rescheduleSideEffect, type SideEffectJob } from '../process-managers/side-effects.js';
 
 /** Delays before provider attempts 2..6 for transient errors (throttling, outages). */
@@ -26,15 +29,22 @@ export interface SendMessageDeps {
   db: Db;
   eventStore: EventStore;
   queue: JobQueue;
+  attachmentStore: AttachmentStore;
   emailProviderFor(kind: EmailProviderKind): EmailProvider;
   smsProviderFor(kind: 'sns' | 'sandbox'): SmsProvider;
   retryDelaysMs?: number[];
   searchSettleMs?: number;
+  /**
+   * Whether SES publishes Send events to us (a configuration set's event destination through SNS to
+   * /api/provider-events/ses), and how long after a send in doubt to wait for one before sending again.
+   */
+  sesSendEvents?: { enabled: boolean; settleMs: number };
+  /** the side-effect lease (renewed while a run lasts); tests shorten it */
+  leaseMs?: number;
   logger?: Logger;
+  /** provider calls by provider and outcome, with their latency */
+  metrics?: Metrics;
 }
-
-/** How long one provider call may hold a message before another worker may take it over. */
-const SEND_LEASE_MS = 5 * 60_000;
 
 /**
  * Calls the provider for one queued message and records the result on the message stream. The
@@ -52,36 +62,54 @@ const SEND_LEASE_MS = 5 * 60_000;
  */
 export function createSendMessageHandler(deps: SendMessageDeps) {
   const delays = deps.retryDelaysMs ?? PROVIDER_RETRY_DELAYS_MS;
-  const leases = createSideEffectLeases(deps.db, deps.queue);
+  const metrics = deps.metrics ?? NO_METRICS;
+  const leases = createSideEffectLeases(deps.db, deps.queue, { leaseMs: deps.leaseMs, onError: (err) => deps.logger?.warn({ err }, 'send lease renewal failed') });
 
   return async function handle(job: Job<SideEffectJob & { messageId: string }>): Promise<void> {
     const { messageId, sideEffectId } = job.data;
-    const claim = await leases.claim(job.data, SEND_LEASE_MS);
+    const claim = await leases.claim(job.data);
     if (!claim) return;
     const run: Run = { onFailure: claim.leaseLost ? 'keep' : 'release' };
     try {
-      await attempt(messageId, sideEffectId, claim.leaseLost, run);
+      await attempt(messageId, sideEffectId, claim.leaseLost ? (claim.lostAt ?? new Date()) : null, run);
     } catch (err) {
-      if (run.onFailure === 'release') await releaseSideEffect(deps.db, sideEffectId).catch(() => undefined);
-      else if (run.onFailure === 'handOn') await endLease(deps.db, sideEffectId).catch(() => undefined);
+      // A database that failed the run may fail these too (a dropped connection): tried again for a
+      // few seconds, or the effect waits for its lease to end and is then in doubt.
+      if (run.onFailure === 'release') await persistently(() => releaseSideEffect(deps.db, sideEffectId)).catch(() => undefined);
+      else if (run.onFailure === 'handOn') await persistently(() => endLease(deps.db, sideEffectId)).catch(() => undefined);
       throw err;
+    } finally {
+      leases.letGo(sideEffectId);
     }
   };
 
   /**
    * What an unexpected failure (database, event store) leaves for the queue's retry of the job:
    * `release`: the claim is given back (the provider has not been called); `handOn`: the lease ends
-   * now and the next run, in doubt, asks the provider first; `keep`: the lease runs to its end, time
-   * for the provider to show the send (its events, its search) before anyone looks for it.
+   * now and the next run, in doubt, asks the provider first; `keep`: the lease runs to its end, and
+   * the next run, in doubt, gives the provider time to show the send (its events, its search) before
+   * it looks.
    */
   interface Run {
     onFailure: 'release' | 'handOn' | 'keep';
   }
 
-  async function attempt(messageId: string, sideEffectId: string, inDoubt: boolean, run: Run): Promise<void> {
+  async function attempt(messageId: string, sideEffectId: string, lostAt: Date | null, run: Run): Promise<void> {
+    const inDoubt = lostAt !== null;
     const streamId = messageStream(messageId);
-    const history = await deps.eventStore.readStream(streamId);
-    const state = fold(messageDecider, history);
+    let history = await deps.eventStore.readStream(streamId);
+    let state = fold(messageDecider, history);
+    if (needsProviderCall(state) && inDoubt) {
+      // The lost run may have sent it moments before its lease ended: what shows it (SES's Send event
+      // on the stream, Postmark's search) may need a while. This run holds the lease meanwhile.
+      const settleMs = settleFor(state);
+      const wait = lostAt.getTime() + settleMs - Date.now();
+      if (wait > 0) {
+        await sleep(wait);
+        history = await deps.eventStore.readStream(streamId);
+        state = fold(messageDecider, history);
+      }
+    }
     if (!needsProviderCall(state)) {
       await leases.markDone(sideEffectId);
       return;
@@ -109,14 +137,29 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     if (inDoubt || (askable && state.attempts > 0)) {
       const earlier = askable ? await askable.findSent!(messageId) : null;
       if (earlier) return accepted(earlier.providerMessageId);
-      if (!askable) deps.logger?.warn({ messageId, provider: queued.provider }, 'send in doubt, and the provider cannot tell whether it has it: sending again');
+      if (!askable && inDoubt) {
+        if (queued.provider === 'ses' && deps.sesSendEvents?.enabled) {
+          deps.logger?.warn({ messageId, provider: queued.provider, settleMs: deps.sesSendEvents.settleMs }, 'send in doubt, and no SES Send event came within the settle period: sending again');
+        } else {
+          deps.logger?.warn(
+            { messageId, provider: queued.provider },
+            queued.provider === 'ses'
+              ? 'send in doubt (its worker stopped between calling SES and recording the answer) and SES Send events are not published to us (SES_SEND_EVENTS): sending again, so the recipient may get it twice; see docs/operations.md'
+              : 'send in doubt (its worker stopped between calling the provider and recording the answer), and the provider cannot tell whether it has it: sending again, so the recipient may get it twice',
+          );
+        }
+      }
     }
 
     let result: { providerMessageId: string };
+    const called = performance.now();
+    const seconds = () => (performance.now() - called) / 1000;
     try {
       result = emailProvider ? await sendEmail(emailProvider, queued as EmailQueued['data']) : await sendSms(queued as SmsQueued['data']);
+      metrics.providerCall(queued.provider, 'accepted', seconds());
     } catch (err) {
       const retryable = !(err instanceof ProviderError) || err.retryable;
+      metrics.providerCall(queued.provider, retryable && delays[attempt - 1] !== undefined ? 'retry' : 'failed', seconds());
       const detail = err instanceof Error ? err.message : String(err);
       let delay = retryable ? delays[attempt - 1] : undefined;
       if (delay !== undefined && askable && err instanceof ProviderError && err.mayHaveSent) {
@@ -139,7 +182,17 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     await persistently(() => accepted(result.providerMessageId));
   }
 
-  function sendEmail(provider: EmailProvider, m: EmailQueued['data']) {
+  /** How long after a lost run the provider's record of its send can take to show. */
+  function settleFor(state: MessageState): number {
+    if (state.channel !== 'email') return 0;
+    const kind = (state.queued as EmailQueued['data']).provider;
+    if (deps.emailProviderFor(kind).findSent) return deps.searchSettleMs ?? PROVIDER_SEARCH_SETTLE_MS;
+    if (kind === 'ses' && deps.sesSendEvents?.enabled) return deps.sesSendEvents.settleMs;
+    return 0;
+  }
+
+  async function sendEmail(provider: EmailProvider, m: EmailQueued['data']) {
+    const attachments = await loadAttachments(m.attachments);
     return provider.send({
       messageId: m.messageId,
       from: m.from,
@@ -152,7 +205,18 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       disableProviderTracking: m.tracking !== 'provider',
       tags: m.tags ?? [],
       metadata: m.metadata ?? {},
-      ...(m.attachments?.length ? { attachments: m.attachments } : {}),
+      ...(attachments ? { attachments } : {}),
+    });
+  }
+
+  /** The queued attachments with their bytes from the store; one whose bytes are gone fails the send for good. */
+  async function loadAttachments(list: QueuedAttachment[] | undefined) {
+    if (!list?.length) return undefined;
+    const blobs = await deps.attachmentStore.get(list.map((a) => a.blobId));
+    return list.map(({ blobId, ...summary }) => {
+      const content = blobs.get(blobId);
+      if (!content) throw new ProviderError(`the bytes of attachment ${summary.filename} are no longer kept`, false);
+      return { ...summary, content };
     });
   }
 

@@ -16,8 +16,8 @@ export interface OutgoingEmail {
   /** the sender's tags and metadata, for the provider's own tagging (empty when none) */
   tags?: string[];
   metadata?: Record<string, string>;
-  /** files to attach, the bytes as base64; one with a `contentId` is an inline part (`cid:`) */
-  attachments?: { filename: string; contentType: string; contentId: string | null; size: number; content: string }[];
+  /** files to attach; one with a `contentId` is an inline part (`cid:`) */
+  attachments?: { filename: string; contentType: string; contentId: string | null; size: number; content: Buffer }[];
 }
 
 export interface EmailSendResult {

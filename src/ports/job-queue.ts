@@ -27,6 +27,11 @@ export type JobHandler<T = unknown> = (job: Job<T>) => Promise<void>;
 export interface JobQueue {
   enqueue<T>(name: string, data: T, options?: EnqueueOptions): Promise<void>;
   work<T>(name: string, handler: JobHandler<T>, options?: WorkOptions): Promise<void>;
+  /**
+   * Jobs of `name` waiting to run (due or delayed), not those running; throws when the queue's store is
+   * unreachable (readiness asks it for that reason too). Optional: a queue without it reports no depth.
+   */
+  depth?(name: string): Promise<number>;
   /** Stops taking new jobs and waits for running handlers. */
   close(): Promise<void>;
 }

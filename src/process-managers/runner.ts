@@ -80,9 +80,9 @@ export function createProcessManagerRunner(deps: {
                 .where({ name: manager.name })
                 .update({ commit_pos: last.commit.toString(), prepare_pos: last.prepare.toString(), updated_at: new Date() });
             });
-            await enqueueSideEffects(deps.queue, effects).catch((err) =>
-              deps.logger?.warn({ err, manager: manager.name }, 'enqueue failed; the sweeper will retry'),
-            );
+            // The effects are recorded: a queue that failed them (its connection dropped) is asked again
+            // in the background a few times, sooner than the sweeper would find them.
+            if (effects.length > 0) void enqueueSoon(manager.name, effects);
           },
           onError: (err) => {
             deps.logger?.error({ err, manager: manager.name }, 'process manager batch failed; restarting');
@@ -100,6 +100,17 @@ export function createProcessManagerRunner(deps: {
     } finally {
       await conn.query('SELECT pg_advisory_unlock_all()').catch(() => {});
       await deps.db.client.releaseConnection(conn);
+    }
+  }
+
+  async function enqueueSoon(name: string, effects: SideEffect[]) {
+    for (const pauseMs of [0, 500, 2_000, 5_000]) {
+      if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs));
+      try {
+        return await enqueueSideEffects(deps.queue, effects);
+      } catch (err) {
+        if (pauseMs === 5_000) deps.logger?.warn({ err, manager: name }, 'enqueue failed; the sweeper will retry');
+      }
     }
   }
 

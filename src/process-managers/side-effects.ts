@@ -60,16 +60,31 @@ export interface Claim {
    * its run ended): what that run did is unknown.
    */
   leaseLost: boolean;
+  /** when that lease ran out (the lost run ended by then at the latest) */
+  lostAt?: Date;
 }
+
+/**
+ * How long a claim holds without a heartbeat. The worker holding it renews it every third of that,
+ * so only a worker that died (or lost its database for that long) loses it, and the sweeper hands
+ * its effects to another worker within seconds of the lease ending rather than minutes.
+ */
+export const LEASE_MS = 15_000;
 
 export interface SideEffectLeases {
   /**
-   * Takes the effect for one worker until `leaseMs` from now: a second delivery of the same job, or a
+   * Takes the effect for one worker, for a lease renewed while it runs: a second delivery of the same job, or a
    * job re-run while the first run is still going, finds it taken and gets false. A worker that dies
    * loses the claim when the lease ends, and the sweeper queues the effect again. `job` is the job
    * that asks: one queued for an earlier time than the effect is now due (rescheduled since) gets null.
    */
-  claim(job: SideEffectJob, leaseMs: number): Promise<Claim | null>;
+  claim(job: SideEffectJob): Promise<Claim | null>;
+  /**
+   * Stops renewing a claim: from its taking until `letGo` (or `markDone`), this worker renews it
+   * every third of the lease, so a run that waits or calls a slow provider keeps its effect, and
+   * only a worker that died (or lost its database for a whole lease) loses it.
+   */
+  letGo(id: string): void;
   /**
    * Marks an effect done and, in the same statement, makes the next pending effect under its ordering
    * key due now and queues it, instead of leaving it to its own retry timer (a webhook delivery waiting
@@ -82,7 +97,37 @@ export interface SideEffectLeases {
  * Claims and completions for a worker's handlers. Handlers running side by side (sixteen per job kind)
  * claim and complete in one statement per batch instead of one round trip each.
  */
-export function createSideEffectLeases(db: Db, queue: JobQueue): SideEffectLeases {
+export function createSideEffectLeases(db: Db, queue: JobQueue, options: { leaseMs?: number; onError?: (err: unknown) => void } = {}): SideEffectLeases {
+  const leaseMs = options.leaseMs ?? LEASE_MS;
+  // One statement a tick renews every claim this worker holds.
+  const held = new Set<string>();
+  let heartbeat: NodeJS.Timeout | undefined;
+  const beat = async () => {
+    if (held.size === 0) return;
+    try {
+      await db('side_effects')
+        .whereIn('id', [...held.keys()])
+        .andWhere('status', 'running')
+        .update({ claimed_until: db.raw(`now() + ? * interval '1 millisecond'`, [leaseMs]) });
+    } catch (err) {
+      options.onError?.(err);
+    }
+  };
+  const hold = (id: string) => {
+    held.add(id);
+    if (!heartbeat) {
+      heartbeat = setInterval(() => void beat(), Math.max(50, Math.floor(leaseMs / 3)));
+      heartbeat.unref();
+    }
+  };
+  const letGo = (id: string) => {
+    held.delete(id);
+    if (held.size === 0 && heartbeat) {
+      clearInterval(heartbeat);
+      heartbeat = undefined;
+    }
+  };
+
   const claims = createGroupCommit<{ id: string; leaseMs: number; dueAt: Date | null }, Claim | null>(async (items) => {
     // The rows are locked and read before the update, which cannot return what it overwrote; a
     // concurrent claimer waits on the lock and then re-checks the conditions on the claimed row.
@@ -91,10 +136,10 @@ export function createSideEffectLeases(db: Db, queue: JobQueue): SideEffectLease
     // process that scheduled it, and one running a few seconds ahead of the database would otherwise
     // have every effect it schedules look not yet due, left to the sweeper a minute later. (Jobs
     // without that time fall back to the clock, with a second of tolerance.)
-    const rows = await query<{ id: string; lease_lost: boolean }>(
+    const rows = await query<{ id: string; lease_lost: boolean; lost_at: Date | null }>(
       db,
       `WITH claimable AS (
-         SELECT s.id, c.lease_ms, s.status = 'running' AS lease_lost
+         SELECT s.id, c.lease_ms, s.status = 'running' AS lease_lost, s.claimed_until AS lost_at
          FROM side_effects s
          JOIN (SELECT id, max(lease_ms) AS lease_ms, max(due_at) AS due_at
                FROM unnest($1::text[], $2::int[], $3::timestamptz[]) AS u (id, lease_ms, due_at) GROUP BY id) c ON c.id = s.id
@@ -104,15 +149,16 @@ export function createSideEffectLeases(db: Db, queue: JobQueue): SideEffectLease
        )
        UPDATE side_effects s SET status = 'running', claimed_until = now() + k.lease_ms * interval '1 millisecond'
        FROM claimable k WHERE s.id = k.id
-       RETURNING s.id, k.lease_lost`,
+       RETURNING s.id, k.lease_lost, k.lost_at`,
       [items.map((i) => i.id), items.map((i) => i.leaseMs), items.map((i) => i.dueAt)],
     );
     // the same effect twice in one batch (a job delivered twice): the first asker has it
-    const taken = new Map<string, boolean>(rows.map((r) => [r.id, r.lease_lost]));
+    const taken = new Map(rows.map((r) => [r.id, r]));
     return items.map((i) => {
-      const leaseLost = taken.get(i.id);
+      const row = taken.get(i.id);
       taken.delete(i.id);
-      return leaseLost === undefined ? null : { leaseLost };
+      if (!row) return null;
+      return row.lease_lost ? { leaseLost: true, lostAt: new Date(row.lost_at!) } : { leaseLost: false };
     });
   });
 
@@ -133,8 +179,16 @@ export function createSideEffectLeases(db: Db, queue: JobQueue): SideEffectLease
   });
 
   return {
-    claim: (job, leaseMs) => claims.add({ id: job.sideEffectId, leaseMs, dueAt: typeof job.dueAt === 'number' ? new Date(job.dueAt) : null }),
-    markDone: (id) => completions.add(id),
+    async claim(job) {
+      const claim = await claims.add({ id: job.sideEffectId, leaseMs, dueAt: typeof job.dueAt === 'number' ? new Date(job.dueAt) : null });
+      if (claim) hold(job.sideEffectId);
+      return claim;
+    },
+    markDone: (id) => {
+      letGo(id);
+      return completions.add(id);
+    },
+    letGo,
   };
 }
 
@@ -157,12 +211,20 @@ export async function rescheduleSideEffect(db: Db, queue: JobQueue, id: string, 
   if (row) await enqueueSideEffects(queue, [{ id: row.id, kind: row.kind, payload: row.payload, runAfter }]);
 }
 
+export const SWEEP_INTERVAL_MS = 5_000;
+/**
+ * How long past due a pending effect is left to its queued job before it is queued again (a job lost
+ * with a flushed Redis, or an enqueue that failed with its connection). Queuing one twice is a no-op
+ * while the first job exists (same job id), and a run finds the effect claimed or done.
+ */
+export const SWEEP_GRACE_MS = 20_000;
+
 /**
  * Finds side effects still pending well after they were due (a crash between commit and enqueue, or a
  * job lost with its queue), or claimed by a worker whose lease ran out, and enqueues them again.
  */
 export function startSideEffectSweeper(deps: { db: Db; queue: JobQueue; intervalMs?: number; graceMs?: number; onError?: (err: unknown) => void }) {
-  const graceMs = deps.graceMs ?? 60_000;
+  const graceMs = deps.graceMs ?? SWEEP_GRACE_MS;
   const timer = setInterval(async () => {
     try {
       const rows = await deps
@@ -184,7 +246,9 @@ export function startSideEffectSweeper(deps: { db: Db; queue: JobQueue; interval
     } catch (err) {
       deps.onError?.(err);
     }
-  }, deps.intervalMs ?? 30_000);
+    // Often enough that a dead worker's effects are taken over within seconds of its lease ending
+    // (the statement reads the open effects' partial index only).
+  }, deps.intervalMs ?? SWEEP_INTERVAL_MS);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

@@ -1,5 +1,6 @@
 import type { Projection } from './projection.js';
 import { accountsProjection } from './accounts.js';
+import { auditProjection } from './audit.js';
 import { contactsProjection } from './contacts.js';
 import { messagesProjection } from './messages.js';
 import { messageChangesProjection } from './message-changes.js';
@@ -20,4 +21,5 @@ export const projections: Projection[] = [
   webhookDeliveriesProjection,
   providerMessageIdsProjection,
   messageChangesProjection,
+  auditProjection,
 ];

@@ -10,6 +10,7 @@ import { createHealthRoutes } from '../../src/http/routes/health.js';
 import { createLogger } from '../../src/logger.js';
 import type { EventStore } from '../../src/ports/event-store.js';
 import { createApiServices } from '../../src/services.js';
+import { createSharedServices } from '../../src/application.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { freePort } from '../support/spawn-server.js';
 
@@ -328,7 +329,8 @@ describe('HTTP skeleton: errors, limits, /healthz, /openapi.json, request ids', 
 
     it('documents every method+path the express app actually serves, and nothing it does not', async () => {
       // A second wiring of the same services: the express router is the ground truth of what is served.
-      const served = await createApiServices(app.config, app.infra, createLogger('silent'));
+      const logger = createLogger('silent');
+      const served = await createApiServices(app.config, app.infra, logger, createSharedServices(app.config, app.infra, logger));
       const routes: string[] = [];
       for (const layer of (served.app as any).router.stack) {
         if (!layer.route) continue;

@@ -128,6 +128,20 @@ describe('POST /api/send/transactional with attachments', function () {
     const [zip] = got.mime!.attachments;
     expect(zip).to.include({ filename: 'archive.zip', contentType: 'application/zip', size: big.length });
     expect(zip.content.equals(big)).to.equal(true);
+    // The bytes are kept apart: the event every reader of the log reads stays small.
+    const { size } = await app.infra.db('events').where({ stream_id: `message-${res.body.messageLogId}` }).first(app.infra.db.raw('max(pg_column_size(data)) AS size'));
+    expect(Number(size)).to.be.below(4096);
+  });
+
+  it('a message whose attachment bytes are gone fails for good instead of sending without them', async () => {
+    await useProvider('ses');
+    const before = ses.sent.length;
+    const sendAt = new Date(Date.now() + 1500).toISOString();
+    const res = await send({ attachments: [invoice], sendAt });
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    expect(await app.infra.attachmentStore.delete([`${res.body.messageLogId}/0`])).to.equal(1);
+    expect((await settled(res.body.messageLogId)).status).to.equal('failed');
+    expect(ses.sent.length).to.equal(before);
   });
 
   it('Postmark receives Attachments, inline ones with their cid', async () => {

@@ -167,8 +167,8 @@ const sendOne = async (app: TestApp, key: string, from: string) => {
 const sendJob = (id: string, jobId = 'direct') => ({ id: jobId, name: SEND_JOB, attempt: 1, data: { sideEffectId: `send:${id}`, messageId: id } });
 /** A send worker of another process on the app's database. */
 const otherWorker = (app: TestApp) => {
-  const { db, eventStore, queue } = app.infra;
-  return createSendMessageHandler({ db, eventStore, queue, ...createProviderRegistry({ db, config: app.config }) });
+  const { db, eventStore, queue, attachmentStore } = app.infra;
+  return createSendMessageHandler({ db, eventStore, queue, attachmentStore, ...createProviderRegistry({ db, config: app.config }) });
 };
 
 describe('send worker: crashes and concurrency', function () {

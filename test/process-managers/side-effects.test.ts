@@ -33,34 +33,55 @@ describe('side-effect leases (claims and completions of concurrent handlers)', (
     await db.db('side_effects').where({ id: 'done' }).update({ status: 'done' });
     const leases = createSideEffectLeases(db.db, queue);
     // 'later': a job queued for now, of an effect since rescheduled for a minute later
-    const claimed = await Promise.all(['a', 'b', 'a', 'later', 'done', 'missing'].map((id) => leases.claim(job(id), 60_000)));
+    const claimed = await Promise.all(['a', 'b', 'a', 'later', 'done', 'missing'].map((id) => leases.claim(job(id))));
     const fresh = { leaseLost: false };
     expect(claimed).to.deep.equal([fresh, fresh, null, null, null, null]);
-    expect(await Promise.all(['a', 'b'].map((id) => leases.claim(job(id), 60_000)))).to.deep.equal([null, null]);
+    expect(await Promise.all(['a', 'b'].map((id) => leases.claim(job(id))))).to.deep.equal([null, null]);
     const rows = await db.db('side_effects').whereIn('id', ['a', 'b']).select('status', 'claimed_until');
     for (const r of rows) {
       expect(r.status).to.equal('running');
-      expect(new Date(r.claimed_until).getTime()).to.be.greaterThan(Date.now() + 50_000);
+      expect(new Date(r.claimed_until).getTime()).to.be.greaterThan(Date.now() + 10_000);
     }
   });
 
   it('takes over a claim whose lease ran out, saying so; a claim given back is taken fresh', async () => {
     await db.db.transaction((trx) => recordSideEffects(trx, [effect('a')]));
-    const leases = createSideEffectLeases(db.db, queue);
-    expect(await leases.claim(job('a'), 1)).to.deep.equal({ leaseLost: false });
+    const dying = createSideEffectLeases(db.db, queue, { leaseMs: 1 });
+    expect(await dying.claim(job('a'))).to.deep.equal({ leaseLost: false });
+    dying.letGo('a');
     await new Promise((r) => setTimeout(r, 20));
-    expect(await leases.claim(job('a'), 60_000)).to.deep.equal({ leaseLost: true });
+    const leases = createSideEffectLeases(db.db, queue);
+    const taken = await leases.claim(job('a'));
+    expect(taken).to.include({ leaseLost: true });
+    expect(taken!.lostAt!.getTime()).to.be.lessThan(Date.now());
     await releaseSideEffect(db.db, 'a');
-    expect(await leases.claim(job('a'), 60_000)).to.deep.equal({ leaseLost: false });
+    expect(await leases.claim(job('a'))).to.deep.equal({ leaseLost: false });
   });
 
   it('a lost lease goes to exactly one of the workers asking for it at once (separate statements)', async () => {
     await db.db.transaction((trx) => recordSideEffects(trx, [effect('a')]));
-    expect(await createSideEffectLeases(db.db, queue).claim(job('a'), 1)).to.deep.equal({ leaseLost: false });
+    const dying = createSideEffectLeases(db.db, queue, { leaseMs: 1 });
+    expect(await dying.claim(job('a'))).to.deep.equal({ leaseLost: false });
+    dying.letGo('a');
     await new Promise((r) => setTimeout(r, 20));
     const workers = Array.from({ length: 8 }, () => createSideEffectLeases(db.db, queue));
-    const claims = await Promise.all(workers.map((w) => w.claim(job('a'), 60_000)));
-    expect(claims.filter(Boolean)).to.deep.equal([{ leaseLost: true }]);
+    const claims = await Promise.all(workers.map((w) => w.claim(job('a'))));
+    expect(claims.filter(Boolean).map((c) => c!.leaseLost)).to.deep.equal([true]);
+  });
+
+  it('a held claim is renewed by its heartbeat past its lease; once let go (its worker gone) another worker takes it over', async () => {
+    await db.db.transaction((trx) => recordSideEffects(trx, [effect('a')]));
+    const holder = createSideEffectLeases(db.db, queue, { leaseMs: 300 });
+    expect(await holder.claim(job('a'))).to.deep.equal({ leaseLost: false });
+    const other = createSideEffectLeases(db.db, queue, { leaseMs: 300 });
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await other.claim(job('a')), `still held after ${(i + 1) * 200} ms`).to.equal(null);
+    }
+    holder.letGo('a');
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await other.claim(job('a'))).to.include({ leaseLost: true });
+    other.letGo('a');
   });
 
   it('completes concurrently and makes only the next pending effect of each ordering key due, queued once', async () => {
@@ -76,7 +97,7 @@ describe('side-effect leases (claims and completions of concurrent handlers)', (
       ]),
     );
     const leases = createSideEffectLeases(db.db, queue);
-    expect(await Promise.all(['a1', 'b1', 'solo'].map((id) => leases.claim(job(id), 60_000)))).to.deep.equal([0, 1, 2].map(() => ({ leaseLost: false })));
+    expect(await Promise.all(['a1', 'b1', 'solo'].map((id) => leases.claim(job(id))))).to.deep.equal([0, 1, 2].map(() => ({ leaseLost: false })));
     await Promise.all(['a1', 'b1', 'solo'].map((id) => leases.markDone(id)));
     const rows = await db.db('side_effects').orderBy('seq').select('id', 'status', 'run_after');
     expect(rows.map((r) => [r.id, r.status])).to.deep.equal([
@@ -99,20 +120,20 @@ describe('side-effect leases (claims and completions of concurrent handlers)', (
     const hostNow = new Date(Date.now() + 5_000);
     await db.db.transaction((trx) => recordSideEffects(trx, [effect('ahead', { runAfter: hostNow }), effect('rescheduled', { runAfter: hostNow })]));
     const leases = createSideEffectLeases(db.db, queue);
-    expect(await leases.claim(job('ahead', hostNow.getTime()), 60_000)).to.deep.equal({ leaseLost: false });
+    expect(await leases.claim(job('ahead', hostNow.getTime()))).to.deep.equal({ leaseLost: false });
     // an older job of an effect rescheduled since still leaves it alone, however the clocks stand
-    expect(await leases.claim(job('rescheduled', hostNow.getTime() - 1), 60_000)).to.equal(null);
+    expect(await leases.claim(job('rescheduled', hostNow.getTime() - 1))).to.equal(null);
     // a job queued before jobs said their time falls back to the clock, with a second of tolerance
-    expect(await leases.claim({ sideEffectId: 'rescheduled' }, 60_000)).to.equal(null);
+    expect(await leases.claim({ sideEffectId: 'rescheduled' })).to.equal(null);
     await db.db('side_effects').where({ id: 'rescheduled' }).update({ run_after: new Date(Date.now() + 500) });
-    expect(await leases.claim({ sideEffectId: 'rescheduled' }, 60_000)).to.deep.equal({ leaseLost: false });
+    expect(await leases.claim({ sideEffectId: 'rescheduled' })).to.deep.equal({ leaseLost: false });
   });
 
   it('the same effect asked for by an older and a current job in one batch is claimed once', async () => {
     const due = new Date(Date.now() + 5_000);
     await db.db.transaction((trx) => recordSideEffects(trx, [effect('x', { runAfter: due })]));
     const leases = createSideEffectLeases(db.db, queue);
-    const claims = await Promise.all([leases.claim(job('x', due.getTime() - 10_000), 60_000), leases.claim(job('x', due.getTime()), 60_000)]);
+    const claims = await Promise.all([leases.claim(job('x', due.getTime() - 10_000)), leases.claim(job('x', due.getTime()))]);
     expect(claims.filter(Boolean)).to.deep.equal([{ leaseLost: false }]);
   });
 });

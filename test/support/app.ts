@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '../../src/config/env.js';
-import { openInfrastructure, type Infrastructure } from '../../src/infrastructure.js';
+import { createApplication } from '../../src/application.js';
+import type { Infrastructure } from '../../src/infrastructure.js';
 import { listen } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
-import { createApiServices } from '../../src/services.js';
-import { startWorkers } from '../../src/workers.js';
 import { createTestDatabase } from './db.js';
 
 export const ADMIN_EMAIL = 'admin@localhost';
@@ -44,11 +43,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     ...env,
   });
-  const logger = createLogger(config.LOG_LEVEL);
-  const infra = await openInfrastructure(config);
-  const workers = await startWorkers(config, infra, logger);
-  const api = await createApiServices(config, infra, logger);
-  const boot = await api.accounts.bootstrap(ADMIN_EMAIL, ADMIN_PASSWORD);
+  const application = await createApplication('all', { config, logger: createLogger(config.LOG_LEVEL) });
+  const { infra, api, boot } = application as Required<typeof application>;
   await api.waitFor('accounts', boot.position);
   const server: Server = await listen(api.app, config, 0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -93,8 +89,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
-      await workers.stop();
-      await infra.close();
+      await application.stop();
       await testDb.drop();
     },
   };

@@ -27,7 +27,8 @@ export async function projectionSpec(projection: Projection, options: Projection
   return {
     db: database.db,
     t,
-    async given(...batches: [key: string, events: DomainEvent[]][]) {
+    /** each event may carry the `metadata` it was recorded with (actor, client address) */
+    async given(...batches: [key: string, events: (DomainEvent & { metadata?: RecordedEvent['metadata'] })[]][]) {
       const recorded: RecordedEvent[] = batches.flatMap(([key, events]) =>
         events.map((e) => {
           position++;
@@ -40,7 +41,7 @@ export async function projectionSpec(projection: Projection, options: Projection
             revision,
             type: e.type,
             data: e.data,
-            metadata: {},
+            metadata: e.metadata ?? {},
             schemaVersion: 1,
             recordedAt: recordedAt(position),
             position: { commit: position, prepare: position },

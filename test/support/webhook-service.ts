@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig } from '../../src/config/env.js';
-import { openInfrastructure, type Infrastructure } from '../../src/infrastructure.js';
+import { createApplication } from '../../src/application.js';
+import type { Infrastructure } from '../../src/infrastructure.js';
 import { listen } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
-import { createApiServices } from '../../src/services.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestApp } from './app.js';
 import { spawnServer } from './spawn-server.js';
 
@@ -23,10 +23,8 @@ export const spawnWorker = (env: Record<string, string>) => spawnServer('worker'
  */
 export async function startApiOnly(env: Record<string, string>): Promise<Omit<TestApp, 'createApiKey'> & { infra: Infrastructure }> {
   const config = loadConfig({ PORT: '0', ...env });
-  const logger = createLogger(config.LOG_LEVEL);
-  const infra = await openInfrastructure(config);
-  const api = await createApiServices(config, infra, logger);
-  const boot = await api.accounts.bootstrap(ADMIN_EMAIL, ADMIN_PASSWORD);
+  const application = await createApplication('api', { config, logger: createLogger(config.LOG_LEVEL) });
+  const { infra, api, boot } = application as Required<typeof application>;
   await api.waitFor('accounts', boot.position);
   const server: Server = await listen(api.app, config, 0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -49,7 +47,7 @@ export async function startApiOnly(env: Record<string, string>): Promise<Omit<Te
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
-      await infra.close();
+      await application.stop();
     },
   };
 }

@@ -22,8 +22,29 @@ export function createDb(connectionString: string, options: { pool?: number; set
   });
 }
 
+/** the advisory lock every process takes to migrate: one key for the whole schema */
+const MIGRATION_LOCK = 'courier-ledger:migrate';
+
+/**
+ * Migrates to the latest schema, one process at a time. Any number of processes may start together
+ * on an empty or older database: knex's own lock lives in a table that the first migration run
+ * creates, so two runs on an empty database raced to create it (a duplicate key in pg_type), and one
+ * process failed to start. A session advisory lock held on a connection of its own serialises them;
+ * whoever comes second finds nothing left to do.
+ */
 export async function migrate(db: Db): Promise<void> {
-  await db.migrate.latest();
+  const connections = db.client as unknown as PgConnections;
+  const connection = await connections.acquireConnection();
+  try {
+    await connection.query('SELECT pg_advisory_lock(hashtext($1))', [MIGRATION_LOCK]);
+    try {
+      await db.migrate.latest();
+    } finally {
+      await connection.query('SELECT pg_advisory_unlock(hashtext($1))', [MIGRATION_LOCK]);
+    }
+  } finally {
+    await connections.releaseConnection(connection);
+  }
 }
 
 interface PgConnections {

@@ -34,7 +34,7 @@ export function createPostmarkEmailProvider(options: { serverToken: string; apiU
             ? {
                 Attachments: email.attachments.map((a) => ({
                   Name: a.filename,
-                  Content: a.content,
+                  Content: a.content.toString('base64'),
                   ContentType: a.contentType,
                   ContentID: a.contentId ? `cid:${a.contentId}` : null,
                 })),

@@ -49,7 +49,7 @@ export function createSandboxEmailProvider(deps: { db: Db }): EmailProvider {
         content_type: a.contentType,
         content_id: a.contentId,
         size: a.size,
-        content: Buffer.from(a.content, 'base64'),
+        content: a.content,
       }));
       const row = {
         message_id: email.messageId,

@@ -93,7 +93,6 @@ export async function composeMime(email: OutgoingEmail): Promise<Buffer> {
     attachments: (email.attachments ?? []).map((a) => ({
       filename: a.filename,
       content: a.content,
-      encoding: 'base64',
       contentType: a.contentType,
       ...(a.contentId ? { cid: a.contentId, contentDisposition: 'inline' as const } : { contentDisposition: 'attachment' as const }),
     })),

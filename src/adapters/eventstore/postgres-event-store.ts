@@ -75,7 +75,7 @@ function toRecorded(row: EventRow): RecordedEvent {
   };
 }
 
-function likePatterns(prefixes: string[]): string[] {
+export function likePatterns(prefixes: string[]): string[] {
   return prefixes.map((p) => p.replace(/[\\%_]/g, (c) => `\\${c}`) + '%');
 }
 

@@ -93,6 +93,11 @@ export function createBullMqQueue(options: BullMqQueueOptions): JobQueue {
       return addsFor(name).add({ data, opts });
     },
 
+    async depth(name: string) {
+      const counts = await queueFor(name).getJobCounts('waiting', 'delayed', 'prioritized');
+      return Object.values(counts).reduce((sum, n) => sum + n, 0);
+    },
+
     async work<T>(name: string, handler: JobHandler<T>, opts: WorkOptions = {}) {
       if (closed) throw new Error('job queue is closed');
       const worker = new Worker(

@@ -4,6 +4,8 @@ import type { EnqueueOptions, JobHandler, JobQueue, WorkOptions } from '../../po
 import { createGroupCommit } from '../../group-commit.js';
 import { startPgBossDispatcher, type PgBossDispatcher } from './pg-boss-dispatcher.js';
 
+const DEADLOCK_DETECTED = '40P01';
+
 export interface PgBossQueueOptions {
   connectionString: string;
   /** PostgreSQL schema holding pg-boss's tables (default `pgboss`) */
@@ -87,13 +89,23 @@ export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
       }));
 
   // pg-boss 10 silently drops a job sent to a queue that does not exist yet, so every queue is
-  // created (idempotently, concurrency-safe in pg-boss) before its first use by this process.
+  // created (idempotently) before its first use by this process. Processes starting together on a
+  // new database deadlock there now and then (each creating a queue's partition while inserting
+  // another's row): PostgreSQL cancels one, which tries again.
   function ensureQueue(name: string): Promise<void> {
     let ready = queues.get(name);
     if (!ready) {
       ready = (async () => {
         await start();
-        await boss.createQueue(name, { name, policy: 'standard' });
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await boss.createQueue(name, { name, policy: 'standard' });
+            return;
+          } catch (err) {
+            if ((err as { code?: string }).code !== DEADLOCK_DETECTED || attempt >= 10) throw err;
+            await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 100 * attempt));
+          }
+        }
       })();
       ready.catch(() => queues.delete(name));
       queues.set(name, ready);
@@ -117,6 +129,11 @@ export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
         ...(delayMs > 0 ? { startAfter: String(delayMs / 1000) } : {}),
       });
       if (delayMs <= 0) for (const d of dispatchers.get(name) ?? []) d.notify();
+    },
+
+    async depth(name: string) {
+      await ensureQueue(name);
+      return (await boss.getQueueSize(name)) ?? 0;
     },
 
     async work<T>(name: string, handler: JobHandler<T>, opts: WorkOptions = {}) {

@@ -16,9 +16,18 @@ export interface UserPasswordChanged {
   data: { userId: string; accountId: string; passwordHash: string; changedAt: string };
 }
 
-export type UserEvent = UserRegistered | UserPasswordChanged;
+/** A successful dashboard sign-in: the audit trail lists it (who, when, from which address). */
+export interface UserSignedIn {
+  type: 'UserSignedIn';
+  data: { userId: string; accountId: string; signedInAt: string };
+}
 
-export type UserCommand = UserRegistered['data'] | { kind: 'changePassword'; email: string; passwordHash: string; now: string };
+export type UserEvent = UserRegistered | UserPasswordChanged | UserSignedIn;
+
+export type UserCommand =
+  | UserRegistered['data']
+  | { kind: 'changePassword'; email: string; passwordHash: string; now: string }
+  | { kind: 'signIn'; now: string };
 
 export const userStream = (email: string) => `user-${email.trim().toLowerCase()}`;
 
@@ -36,6 +45,11 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
     return state;
   },
   decide(command, state) {
+    if ('kind' in command && command.kind === 'signIn') {
+      if (!state.user) throw notFound('user not found');
+      const { userId, accountId } = state.user;
+      return [{ type: 'UserSignedIn', data: { userId, accountId, signedInAt: command.now } }];
+    }
     if ('kind' in command) {
       if (!state.user) throw notFound(`no user with email ${command.email}`);
       const { userId, accountId } = state.user;

@@ -1,6 +1,6 @@
 /**
  * Attachments of a transactional email: what a send may carry and what is refused. Pure rules over
- * the request's own fields; the bytes stay base64 (as they arrived) from the request to the provider.
+ * the request's own fields. The bytes are kept apart from the event log (see src/ports/attachment-store.ts).
  */
 
 export const MAX_ATTACHMENTS = 10;
@@ -15,21 +15,35 @@ export interface AttachmentInput {
   contentId?: string;
 }
 
-/** An attachment as queued: its bytes (base64), and the facts the read models keep about it. */
-export interface QueuedAttachment {
+/** What the read models keep of an attachment, and what a message shows of it. */
+export interface AttachmentSummary {
   filename: string;
   contentType: string;
   /** set for an inline part the HTML names as `cid:<contentId>` */
   contentId: string | null;
   /** decoded size in bytes */
   size: number;
+}
+
+/** An attachment checked against the limits, its bytes still base64 as they arrived. */
+export interface CheckedAttachment extends AttachmentSummary {
   content: string;
 }
 
-/** What the read models keep: everything but the bytes. */
-export type AttachmentSummary = Omit<QueuedAttachment, 'content'>;
+/** An attachment as the message's queue event carries it: the summary and where its bytes are kept. */
+export interface QueuedAttachment extends AttachmentSummary {
+  blobId: string;
+}
 
-export const attachmentSummary = ({ content: _bytes, ...summary }: QueuedAttachment): AttachmentSummary => summary;
+/** The bytes of a message's attachment `position` are kept under this id (stable across a retried command). */
+export const attachmentBlobId = (messageId: string, position: number) => `${messageId}/${position}`;
+
+export const attachmentSummary = ({ filename, contentType, contentId, size }: AttachmentSummary): AttachmentSummary => ({
+  filename,
+  contentType,
+  contentId,
+  size,
+});
 
 /**
  * Extensions refused as attachments: programs, installers, scripts and shortcuts that run when
@@ -110,7 +124,7 @@ function extensionOf(filename: string): string {
   return dot < 0 ? '' : name.slice(dot + 1);
 }
 
-export type AttachmentCheck = { ok: true; attachments: QueuedAttachment[] } | { ok: false; field: string; message: string };
+export type AttachmentCheck = { ok: true; attachments: CheckedAttachment[] } | { ok: false; field: string; message: string };
 
 /**
  * Checks a send's attachments against every limit, naming the field and the limit when one is
@@ -120,7 +134,7 @@ export function checkAttachments(list: AttachmentInput[], typeOf: (filename: str
   if (list.length > MAX_ATTACHMENTS) {
     return { ok: false, field: 'attachments', message: `at most ${MAX_ATTACHMENTS} attachments per message` };
   }
-  const attachments: QueuedAttachment[] = [];
+  const attachments: CheckedAttachment[] = [];
   const contentIds = new Set<string>();
   let total = 0;
   for (const [i, a] of list.entries()) {

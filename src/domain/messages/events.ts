@@ -14,9 +14,8 @@ export interface EmailContent {
   text: string | null;
   headers: { name: string; value: string }[];
   /**
-   * The attachments with their bytes (base64): the event is the one place they are kept, and the
-   * send worker reads them from the stream it folds. Read models keep only their summaries. Absent
-   * on messages without attachments (and on events written before attachments existed).
+   * The attachments' summaries and the ids their bytes are kept under in the attachment store (never
+   * the bytes: every reader of the log would move them). Absent on messages without attachments.
    */
   attachments?: QueuedAttachment[];
 }

@@ -9,7 +9,19 @@ import { countSmsSegments, type SmsEncoding } from '../sms/segments.js';
  * atomic reservation can give) is then one more fact, and the same rules decide again. A send refused
  * before the caps therefore never asks for a slot.
  */
-export type SendAdmission = { kind: 'refused'; error: AppError } | { kind: 'reserve' } | { kind: 'admitted' };
+export type SendAdmission = { kind: 'refused'; error: AppError; reason: RefusalReason } | { kind: 'reserve' } | { kind: 'admitted' };
+
+/** Which rule refused a send: a short code for counting refusals (the error says it to the caller). */
+export type RefusalReason =
+  | 'account_not_found'
+  | 'suppressed'
+  | 'unverified_sender'
+  | 'key_daily_limit'
+  | 'account_daily_limit'
+  | 'sms_disabled'
+  | 'no_origination_number'
+  | 'not_sandbox_destination'
+  | 'opted_out';
 
 /**
  * What the daily-cap reservation answered for one send: its slots taken (`ok`), or the cap that was
@@ -48,7 +60,7 @@ export interface SmsSendFacts {
   cap?: CapOutcome;
 }
 
-const refused = (error: AppError): SendAdmission => ({ kind: 'refused', error });
+const refused = (reason: RefusalReason, error: AppError): SendAdmission => ({ kind: 'refused', error, reason });
 
 /** The daily caps, last of every send's rules: a per-key cap is a 400, the account's a 429. */
 function capRule(cap: CapOutcome | undefined): SendAdmission {
@@ -56,9 +68,9 @@ function capRule(cap: CapOutcome | undefined): SendAdmission {
     case undefined:
       return { kind: 'reserve' };
     case 'key':
-      return refused(badRequest('daily send limit reached for this API key'));
+      return refused('key_daily_limit', badRequest('daily send limit reached for this API key'));
     case 'account':
-      return refused(tooManyRequests('Daily send limit reached'));
+      return refused('account_daily_limit', tooManyRequests('Daily send limit reached'));
     case 'ok':
       return { kind: 'admitted' };
   }
@@ -72,9 +84,9 @@ export function capRefusal(cap: CapOutcome): AppError | null {
 
 /** A transactional email: suppressed recipient, unverified sender, per-key cap, account cap. */
 export function admitEmailSend(facts: EmailSendFacts): SendAdmission {
-  if (!facts.accountFound) return refused(notFound('account not found'));
-  if (facts.suppressed) return refused(badRequest(`${facts.to} is suppressed`));
-  if (!facts.verifiedSender) return refused(badRequest(`${facts.fromEmail} is not verified for sending`));
+  if (!facts.accountFound) return refused('account_not_found', notFound('account not found'));
+  if (facts.suppressed) return refused('suppressed', badRequest(`${facts.to} is suppressed`));
+  if (!facts.verifiedSender) return refused('unverified_sender', badRequest(`${facts.fromEmail} is not verified for sending`));
   return capRule(facts.cap);
 }
 
@@ -83,14 +95,14 @@ export function admitEmailSend(facts: EmailSendFacts): SendAdmission {
  * destinations, opt-out, suppression, then the caps.
  */
 export function admitSmsSend(facts: SmsSendFacts): SendAdmission {
-  if (!facts.accountFound) return refused(notFound('account not found'));
-  if (!facts.smsEnabled) return refused(badRequest('SMS is not enabled for this account'));
-  if (!facts.originationNumber) return refused(badRequest('no origination number is provisioned for this account'));
+  if (!facts.accountFound) return refused('account_not_found', notFound('account not found'));
+  if (!facts.smsEnabled) return refused('sms_disabled', badRequest('SMS is not enabled for this account'));
+  if (!facts.originationNumber) return refused('no_origination_number', badRequest('no origination number is provisioned for this account'));
   if (facts.sandbox && !facts.sandboxDestination) {
-    return refused(badRequest(`${facts.to} is not a verified sandbox destination (the account's SMS is in sandbox mode)`));
+    return refused('not_sandbox_destination', badRequest(`${facts.to} is not a verified sandbox destination (the account's SMS is in sandbox mode)`));
   }
-  if (facts.suppressionReason === 'sms_optout') return refused(badRequest(`${facts.to} has opted out of SMS`));
-  if (facts.suppressionReason !== null) return refused(badRequest(`${facts.to} is suppressed`));
+  if (facts.suppressionReason === 'sms_optout') return refused('opted_out', badRequest(`${facts.to} has opted out of SMS`));
+  if (facts.suppressionReason !== null) return refused('suppressed', badRequest(`${facts.to} is suppressed`));
   return capRule(facts.cap);
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { createApiKeyCommands } from '../../commands/api-keys.js';
 import { SCOPES } from '../principal.js';
 import { defineRoute } from '../route.js';
-import { actorOf, accountOf } from './principal-helpers.js';
+import { accountOf, callerOf } from './principal-helpers.js';
 
 const createBody = z.object({
   name: z.string().trim().min(1).max(200),
@@ -23,8 +23,8 @@ export function createApiKeyRoutes(deps: { apiKeys: ReturnType<typeof createApiK
       auth: { kind: 'jwt' },
       body: createBody,
       responses: { 201: { description: 'The key, with its secret' }, 400: { description: 'Unknown scope, CIDR in ipAllowlist, dailyLimit not below the account cap' } },
-      async handler({ body, principal }) {
-        return { status: 201, body: await deps.apiKeys.create(accountOf(principal), actorOf(principal), body) };
+      async handler({ body, principal, req }) {
+        return { status: 201, body: await deps.apiKeys.create(accountOf(principal), callerOf(principal, req), body) };
       },
     }),
     defineRoute({
@@ -46,8 +46,8 @@ export function createApiKeyRoutes(deps: { apiKeys: ReturnType<typeof createApiK
       auth: { kind: 'jwt' },
       params: idParams,
       responses: { 200: { description: '{id, revokedAt}' }, 404: { description: 'No such key in this account' } },
-      async handler({ params, principal }) {
-        return { status: 200, body: await deps.apiKeys.revoke(accountOf(principal), actorOf(principal), params.id) };
+      async handler({ params, principal, req }) {
+        return { status: 200, body: await deps.apiKeys.revoke(accountOf(principal), callerOf(principal, req), params.id) };
       },
     }),
   ];

@@ -4,6 +4,7 @@ import type { SignInThrottle } from '../../commands/sign-in-throttle.js';
 import { forbidden } from '../../domain/errors.js';
 import { requestClientIp } from '../client-ip.js';
 import { defineRoute } from '../route.js';
+import { originOf } from './principal-helpers.js';
 
 // Login emails need not have a TLD (the first-boot owner is admin@localhost).
 const loginEmail = z.string().trim().max(320).regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address');
@@ -29,7 +30,9 @@ export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: Sig
         429: { description: 'Too many failed attempts for this account or from this address; Retry-After says when to retry' },
       },
       async handler({ body, req }) {
-        const token = await deps.signIns.attempt(body.email, requestClientIp(req), () => deps.accounts.login(body.email, body.password));
+        const token = await deps.signIns.attempt(body.email, requestClientIp(req), () =>
+          deps.accounts.login(body.email, body.password, originOf(req)),
+        );
         return { status: 200, body: token };
       },
     }),

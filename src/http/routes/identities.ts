@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { IdentityCommands } from '../../commands/identities.js';
 import { defineRoute } from '../route.js';
-import { accountOf, actorOf } from './principal-helpers.js';
+import { accountOf, callerOf } from './principal-helpers.js';
 
 const idParams = z.object({ id: z.string().min(1).max(100) });
 const domainName = z
@@ -25,8 +25,8 @@ export function createIdentityRoutes(deps: { identities: IdentityCommands }) {
       auth: { kind: 'jwt' },
       body,
       responses: { 201: { description: '{id, dkim, spf, mailFrom, verified, dnsRecords}' }, 409: { description: 'Already added' } },
-      async handler({ principal, body }) {
-        return { status: 201, body: await deps.identities.add(accountOf(principal), actorOf(principal), kind, body[field]) };
+      async handler({ principal, body, req }) {
+        return { status: 201, body: await deps.identities.add(accountOf(principal), callerOf(principal, req), kind, body[field]) };
       },
     }),
     defineRoute({
@@ -48,8 +48,8 @@ export function createIdentityRoutes(deps: { identities: IdentityCommands }) {
       auth: { kind: 'jwt' },
       params: idParams,
       responses: { 200: { description: 'The identity with its checks' }, 404: { description: 'Not in this account' } },
-      async handler({ principal, params }) {
-        return { status: 200, body: await deps.identities.verify(accountOf(principal), actorOf(principal), kind, params.id) };
+      async handler({ principal, params, req }) {
+        return { status: 200, body: await deps.identities.verify(accountOf(principal), callerOf(principal, req), kind, params.id) };
       },
     }),
   ]);

@@ -4,7 +4,7 @@ import { parsePhoneNumber } from '../../domain/sms/phone.js';
 import { badRequest } from '../../domain/errors.js';
 import { MAX_DAILY_SEND_CAP, MAX_RETENTION_DAYS, type EmailProviderKind } from '../../domain/accounts/account.js';
 import { defineRoute } from '../route.js';
-import { accountOf, actorOf } from './principal-helpers.js';
+import { accountOf, callerOf } from './principal-helpers.js';
 
 const settingsSchema = z.object({
   dailySendCap: z.number().int().positive().max(MAX_DAILY_SEND_CAP),
@@ -51,10 +51,10 @@ export function createSettingsRoutes(deps: {
       auth: { kind: 'jwt' },
       body: settingsSchema.partial().strict(),
       responses: { 200: { description: 'The settings', schema: settingsSchema } },
-      async handler({ principal, body }) {
+      async handler({ principal, body, req }) {
         const unavailable = body.emailProvider && deps.emailProviderUnavailable?.(body.emailProvider);
         if (unavailable) throw badRequest(`emailProvider: ${body.emailProvider} is not configured (${unavailable})`);
-        return { status: 200, body: await deps.accounts.changeSettings(accountOf(principal), actorOf(principal), body) };
+        return { status: 200, body: await deps.accounts.changeSettings(accountOf(principal), callerOf(principal, req), body) };
       },
     }),
     defineRoute({
@@ -76,13 +76,13 @@ export function createSettingsRoutes(deps: {
       auth: { kind: 'jwt' },
       body: smsSchema.strict(),
       responses: { 200: { description: 'The SMS settings', schema: smsSchema } },
-      async handler({ principal, body }) {
+      async handler({ principal, body, req }) {
         const sms = {
           ...body,
           originationNumber: body.originationNumber ? e164(body.originationNumber, 'originationNumber') : null,
           sandboxDestinations: [...new Set(body.sandboxDestinations.map((n) => e164(n, 'sandboxDestinations')))],
         };
-        return { status: 200, body: await deps.accounts.changeSmsSettings(accountOf(principal), actorOf(principal), sms) };
+        return { status: 200, body: await deps.accounts.changeSmsSettings(accountOf(principal), callerOf(principal, req), sms) };
       },
     }),
   ];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SuppressionCommands } from '../../commands/suppressions.js';
 import { defineRoute } from '../route.js';
-import { accountOf, actorOf } from './principal-helpers.js';
+import { accountOf, callerOf } from './principal-helpers.js';
 
 const listQuery = z.object({
   search: z.string().max(320).optional(),
@@ -34,7 +34,7 @@ export function createSuppressionRoutes(deps: { suppressions: SuppressionCommand
       summary: 'Suppress an address or phone number by hand (fires contact.suppressed, source manual)',
       body: addBody,
       responses: { 201: { description: 'Suppressed: the entry as the list shows it' }, 200: { description: 'Was already suppressed: the existing entry' } },
-      async handler({ principal, body }) {
+      async handler({ principal, body, req }) {
         const result = await deps.suppressions.suppress({
           accountId: accountOf(principal),
           email: body.email,
@@ -42,7 +42,7 @@ export function createSuppressionRoutes(deps: { suppressions: SuppressionCommand
           reason: 'manual',
           source: 'manual',
           detail: body.reason ?? null,
-          actor: actorOf(principal),
+          ...callerOf(principal, req),
         });
         // An existing suppression is kept as it is (its reason and source stay): 200 with that entry.
         const entry = await deps.suppressions.get(accountOf(principal), result.value);
@@ -56,8 +56,8 @@ export function createSuppressionRoutes(deps: { suppressions: SuppressionCommand
       summary: 'Lift a suppression (the address may receive again)',
       params: z.object({ value: z.string().min(1).max(320) }),
       responses: { 200: { description: 'Lifted' }, 404: { description: 'Not suppressed' } },
-      async handler({ principal, params }) {
-        return { status: 200, body: await deps.suppressions.lift(accountOf(principal), actorOf(principal), params.value) };
+      async handler({ principal, params, req }) {
+        return { status: 200, body: await deps.suppressions.lift(accountOf(principal), callerOf(principal, req), params.value) };
       },
     }),
   ];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TemplateCommands } from '../../commands/templates.js';
 import { defineRoute } from '../route.js';
-import { accountOf, actorOf } from './principal-helpers.js';
+import { accountOf, callerOf } from './principal-helpers.js';
 
 const MAX_BODY = 1_000_000;
 const fields = z.object({
@@ -23,8 +23,8 @@ export function createTemplateRoutes(deps: { templates: TemplateCommands }) {
       summary: 'Create an email template (Mustache placeholders)',
       body: fields.strict(),
       responses: { 201: { description: 'The template', schema: templateSchema } },
-      async handler({ principal, body }) {
-        return { status: 201, body: await deps.templates.create(accountOf(principal), actorOf(principal), body) };
+      async handler({ principal, body, req }) {
+        return { status: 201, body: await deps.templates.create(accountOf(principal), callerOf(principal, req), body) };
       },
     }),
     defineRoute({
@@ -56,8 +56,8 @@ export function createTemplateRoutes(deps: { templates: TemplateCommands }) {
       params: idParams,
       body: fields.partial().strict(),
       responses: { 200: { description: 'The template', schema: templateSchema }, 404: { description: 'Not in this account' } },
-      async handler({ principal, params, body }) {
-        return { status: 200, body: await deps.templates.update(accountOf(principal), actorOf(principal), params.id, body) };
+      async handler({ principal, params, body, req }) {
+        return { status: 200, body: await deps.templates.update(accountOf(principal), callerOf(principal, req), params.id, body) };
       },
     }),
     defineRoute({
@@ -67,8 +67,8 @@ export function createTemplateRoutes(deps: { templates: TemplateCommands }) {
       summary: 'Delete a template',
       params: idParams,
       responses: { 200: { description: '{id, deleted}' }, 404: { description: 'Not in this account' } },
-      async handler({ principal, params }) {
-        return { status: 200, body: await deps.templates.remove(accountOf(principal), actorOf(principal), params.id) };
+      async handler({ principal, params, req }) {
+        return { status: 200, body: await deps.templates.remove(accountOf(principal), callerOf(principal, req), params.id) };
       },
     }),
   ];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { WebhookDeliveryCommands } from '../../commands/webhook-deliveries.js';
 import { defineRoute } from '../route.js';
-import { accountOf, actorOf } from './principal-helpers.js';
+import { accountOf, callerOf } from './principal-helpers.js';
 
 const idParams = z.object({ id: z.string().min(1).max(100) });
 
@@ -14,8 +14,8 @@ export function createWebhookDeliveryRoutes(deps: { deliveries: WebhookDeliveryC
       path: '/api/webhooks/:id/test',
       summary: 'Send one signed `webhook.test` event now and return the result (recorded in the deliveries log; a failed test is not retried by itself)',
       responses: { 200: { description: '{delivered, responseStatus, error?}' }, 404: { description: 'Not in this account' } },
-      async handler({ principal, params }) {
-        return { status: 200, body: await deps.deliveries.test(accountOf(principal), actorOf(principal), params.id) };
+      async handler({ principal, params, req }) {
+        return { status: 200, body: await deps.deliveries.test(accountOf(principal), callerOf(principal, req), params.id) };
       },
     }),
     defineRoute({
@@ -34,8 +34,8 @@ export function createWebhookDeliveryRoutes(deps: { deliveries: WebhookDeliveryC
       path: '/api/webhook-deliveries/:id/retry',
       summary: 'Re-queue a failed delivery (a new series of attempts)',
       responses: { 200: { description: 'The delivery' }, 400: { description: 'Not failed' }, 404: { description: 'Not in this account' } },
-      async handler({ principal, params }) {
-        return { status: 200, body: await deps.deliveries.retry(accountOf(principal), actorOf(principal), params.id) };
+      async handler({ principal, params, req }) {
+        return { status: 200, body: await deps.deliveries.retry(accountOf(principal), callerOf(principal, req), params.id) };
       },
     }),
   ];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { WebhookCommands } from '../../commands/webhooks.js';
 import { WEBHOOK_EVENTS } from '../../domain/webhooks/subscription.js';
 import { defineRoute } from '../route.js';
-import { accountOf, actorOf } from './principal-helpers.js';
+import { accountOf, callerOf } from './principal-helpers.js';
 
 const url = z.url({ protocol: /^https?$/ }).max(2000);
 // duplicates are dropped, so a list may name each event more than once; an empty one would subscribe to nothing
@@ -20,8 +20,8 @@ export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
       summary: 'Subscribe an endpoint to contact events (all four by default)',
       body: z.object({ url, events: events.optional() }).strict(),
       responses: { 201: { description: 'The subscription with its signing secret', schema: view }, 400: { description: 'Invalid or private URL' } },
-      async handler({ principal, body }) {
-        return { status: 201, body: await deps.webhooks.create(accountOf(principal), actorOf(principal), body) };
+      async handler({ principal, body, req }) {
+        return { status: 201, body: await deps.webhooks.create(accountOf(principal), callerOf(principal, req), body) };
       },
     }),
     defineRoute({
@@ -42,8 +42,8 @@ export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
       params: idParams,
       body: z.object({ url: url.optional(), events: events.optional() }).strict(),
       responses: { 200: { description: 'The subscription', schema: view }, 404: { description: 'Not in this account' } },
-      async handler({ principal, params, body }) {
-        return { status: 200, body: await deps.webhooks.change(accountOf(principal), actorOf(principal), params.id, body) };
+      async handler({ principal, params, body, req }) {
+        return { status: 200, body: await deps.webhooks.change(accountOf(principal), callerOf(principal, req), params.id, body) };
       },
     }),
     defineRoute({
@@ -53,8 +53,8 @@ export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
       summary: 'Remove a subscription',
       params: idParams,
       responses: { 200: { description: '{id, deleted}' }, 404: { description: 'Not in this account' } },
-      async handler({ principal, params }) {
-        return { status: 200, body: await deps.webhooks.remove(accountOf(principal), actorOf(principal), params.id) };
+      async handler({ principal, params, req }) {
+        return { status: 200, body: await deps.webhooks.remove(accountOf(principal), callerOf(principal, req), params.id) };
       },
     }),
   ];

@@ -74,6 +74,23 @@ export function jobQueueContract(name: string, factory: () => Promise<QueueSubje
       expect(seen[0]!.id).to.be.a('string').and.not.equal('');
     });
 
+    it('reports the jobs waiting in a queue, due and delayed, and none once they have run', async () => {
+      const producer = client();
+      const name = queueName();
+      expect(await producer.depth!(name)).to.equal(0);
+      await producer.enqueue(name, { n: 1 });
+      await producer.enqueue(name, { n: 2 }, { delayMs: 60_000 });
+      const depthBecomes = async (n: number) => {
+        for (const deadline = Date.now() + 10_000; (await producer.depth!(name)) !== n; await sleep(50)) {
+          if (Date.now() > deadline) throw new Error(`depth never became ${n}: ${await producer.depth!(name)}`);
+        }
+      };
+      await depthBecomes(2);
+      const consumer = client();
+      await consumer.work(name, async () => {});
+      await depthBecomes(1);
+    });
+
     it('runs a delayed job no earlier than asked, and does run it', async () => {
       const producer = client();
       const consumer = client();

@@ -42,4 +42,13 @@ describe('user decisions', () => {
     ];
     expect(() => given(userDecider, history).when({ ...registered, userId: 'u2' })).to.throw(AppError, /already exists/);
   });
+
+  it('given a registered user, when they sign in, then UserSignedIn naming them and their account', () => {
+    const events = given(userDecider, [{ type: 'UserRegistered', data: registered }]).when({ kind: 'signIn', now: '2026-03-01T00:00:00.000Z' });
+    expect(events).to.deep.equal([{ type: 'UserSignedIn', data: { userId: 'u1', accountId: 'a1', signedInAt: '2026-03-01T00:00:00.000Z' } }]);
+  });
+
+  it('a sign-in to an email nobody registered is refused', () => {
+    expect(() => given(userDecider).when({ kind: 'signIn', now: '2026-03-01T00:00:00.000Z' })).to.throw(AppError);
+  });
 });

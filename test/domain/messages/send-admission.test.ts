@@ -124,6 +124,37 @@ describe('send admission (the send rules, in the order the API promises)', () =>
     });
   });
 
+  describe('the rule a refusal names (counted by reason in the metrics)', () => {
+    const reason = (decision: SendAdmission) => (decision.kind === 'refused' ? decision.reason : null);
+    const email: EmailSendFacts = { to: 'a@example.org', fromEmail: 'b@example.com', accountFound: true, suppressed: false, verifiedSender: true };
+    const sms: SmsSendFacts = {
+      to: '+14155550100',
+      accountFound: true,
+      smsEnabled: true,
+      originationNumber: '+14155550199',
+      sandbox: false,
+      sandboxDestination: false,
+      suppressionReason: null,
+    };
+
+    it('given each email rule failing alone, then its own reason', () => {
+      expect(reason(admitEmailSend({ ...email, accountFound: false }))).to.equal('account_not_found');
+      expect(reason(admitEmailSend({ ...email, suppressed: true }))).to.equal('suppressed');
+      expect(reason(admitEmailSend({ ...email, verifiedSender: false }))).to.equal('unverified_sender');
+      expect(reason(admitEmailSend({ ...email, cap: 'key' }))).to.equal('key_daily_limit');
+      expect(reason(admitEmailSend({ ...email, cap: 'account' }))).to.equal('account_daily_limit');
+      expect(reason(admitEmailSend({ ...email, cap: 'ok' }))).to.equal(null);
+    });
+
+    it('given each SMS rule failing alone, then its own reason', () => {
+      expect(reason(admitSmsSend({ ...sms, smsEnabled: false }))).to.equal('sms_disabled');
+      expect(reason(admitSmsSend({ ...sms, originationNumber: null }))).to.equal('no_origination_number');
+      expect(reason(admitSmsSend({ ...sms, sandbox: true }))).to.equal('not_sandbox_destination');
+      expect(reason(admitSmsSend({ ...sms, suppressionReason: 'sms_optout' }))).to.equal('opted_out');
+      expect(reason(admitSmsSend({ ...sms, suppressionReason: 'bounced' }))).to.equal('suppressed');
+    });
+  });
+
   describe("an SMS's input", () => {
     it('given an E.164 number or a 10-digit US number and a short body, then its destination in E.164, segments and encoding', () => {
       expect(checkSmsInput({ to: '+14155550100', body: 'hello' })).to.deep.equal({ ok: true, to: '+14155550100', segments: 1, encoding: 'gsm7' });
@@ -133,7 +164,7 @@ describe('send admission (the send rules, in the order the API promises)', () =>
     it('given an invalid phone number, then 400 naming it, before the body is measured', () => {
       const check = checkSmsInput({ to: '12', body: 'x'.repeat(5_000) });
       expect(check.ok).to.equal(false);
-      expect(!check.ok && answer({ kind: 'refused', error: check.error })).to.deep.equal({
+      expect(!check.ok && { status: check.error.status, message: check.error.message }).to.deep.equal({
         status: 400,
         message: '12 is not a valid phone number (E.164, or a 10-digit US number)',
       });

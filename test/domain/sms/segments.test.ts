@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { SegmentedMessage } from 'sms-segments-calculator';
 import { countSmsSegments, segmentSms } from '../../../src/domain/sms/segments.js';
+import { seededRandom } from '../../support/seeded-random.js';
 
 const GSM_BASIC =
   '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
@@ -33,18 +34,6 @@ const DISAGREEMENTS: Array<{ name: string; body: string; ours: number; pkg: numb
   { name: 'flag (two regional indicators) across the boundary', body: 'a'.repeat(65) + '🇺🇸' + 'b'.repeat(65), ours: 2, pkg: 3 },
   { name: 'empty body', body: '', ours: 0, pkg: 1 },
 ];
-
-/** mulberry32: a small seeded PRNG so a failure reproduces. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ACCENTS_NON_GSM = ['ç', 'á', 'í', 'ó', 'ú', 'â', 'ê', 'õ', 'ÿ', 'Ł', 'ő', 'ş', 'ğ', 'Č'];
 const ACCENTS_GSM = ['é', 'è', 'ù', 'ì', 'ò', 'Ç', 'Ä', 'ö', 'ñ', 'Ü', 'à', 'Å', 'ß'];
@@ -154,7 +143,7 @@ describe('SMS segments (GSM 03.38 / UCS-2, as SNS counts them)', () => {
 
     it('agrees on 3,000 generated strings (seed 20240609) wherever the two rules agree', function () {
       this.timeout(60_000);
-      const next = rng(20240609);
+      const next = seededRandom(20240609);
       const kinds: Kind[] = ['gsm', 'extension', 'accents', 'emoji', 'zwj', 'mixed'];
       const seen = { compared: 0, straddling: 0, gsm7: 0, ucs2: 0 };
       for (let i = 0; i < 3000; i++) {

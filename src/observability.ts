@@ -1,0 +1,90 @@
+import type { Db } from './adapters/db/knex.js';
+import { createPrometheusMetrics } from './adapters/metrics/prometheus.js';
+import type { EventStore } from './ports/event-store.js';
+import type { JobQueue } from './ports/job-queue.js';
+import { createLagReader, type LogFollower } from './projections/lag.js';
+
+/** A follower this many events behind (or more) is not current enough to serve: readiness fails. */
+export const READY_MAX_LAG_EVENTS = 5_000;
+// A store that accepts connections but never answers must not hold a probe open.
+const CHECK_TIMEOUT_MS = 3_000;
+
+/** `check`, or a rejection once it has taken `ms`. */
+export function within<T>(check: Promise<T>, ms = CHECK_TIMEOUT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([check, timeout]).finally(() => clearTimeout(timer));
+}
+
+const why = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0] || 'unreachable';
+
+export type Readiness = {
+  ready: boolean;
+  checks: Record<string, { ok: boolean; detail?: string }>;
+};
+
+/**
+ * One process's metrics and readiness. The roles it runs say what it follows (`follow`): the read
+ * models and process managers whose lag it reports and needs current, the queues whose depth it reports
+ * and needs reachable.
+ */
+export function createObservability(deps: { db: Db; eventStore: EventStore; queue: JobQueue; logInDatabase: boolean }) {
+  const prometheus = createPrometheusMetrics();
+  const lag = createLagReader(deps);
+  const followers = new Map<string, LogFollower>();
+  const queues = new Set<string>();
+
+  prometheus.addScrapedGauge({
+    name: 'courier_log_follower_lag_events',
+    help: 'Events in the log a read model (projection) or process manager has still to handle, counted over the newest 10,000',
+    labelNames: ['kind', 'name'],
+    async collect(set) {
+      for (const { follower, events } of await lag.lag([...followers.values()])) set({ kind: follower.kind, name: follower.name }, events);
+    },
+  });
+  prometheus.addScrapedGauge({
+    name: 'courier_queue_depth',
+    help: 'Jobs waiting in a queue (due or delayed), not running',
+    labelNames: ['queue'],
+    async collect(set) {
+      if (!deps.queue.depth) return;
+      for (const name of queues) set({ queue: name }, await deps.queue.depth(name));
+    },
+  });
+
+  return {
+    prometheus,
+    metrics: prometheus.metrics,
+    follow(more: { followers?: LogFollower[]; queues?: string[] }) {
+      for (const f of more.followers ?? []) followers.set(`${f.kind}:${f.name}`, f);
+      for (const q of more.queues ?? []) queues.add(q);
+    },
+    /** Whether this process can do its roles' work now, and what stops it when it cannot. */
+    async readiness(): Promise<Readiness> {
+      const checks: Readiness['checks'] = {};
+      const check = async (name: string, run: () => Promise<string | null>) => {
+        try {
+          const problem = await within(run());
+          checks[name] = problem ? { ok: false, detail: problem } : { ok: true };
+        } catch (err) {
+          checks[name] = { ok: false, detail: why(err) };
+        }
+      };
+      await Promise.all([
+        check('database', async () => (await deps.db.raw('SELECT 1'), null)),
+        check('eventStore', async () => (await deps.eventStore.readStream('$healthcheck'), null)),
+        ...(deps.queue.depth && queues.size ? [check('queue', async () => (await deps.queue.depth!([...queues][0]), null))] : []),
+      ]);
+      if (checks.database.ok && checks.eventStore.ok && followers.size) {
+        await check('readModels', async () => {
+          const behind = (await lag.lag([...followers.values()])).filter((l) => l.events >= READY_MAX_LAG_EVENTS);
+          return behind.length ? `behind the log by ${READY_MAX_LAG_EVENTS} events or more: ${behind.map((l) => l.follower.name).join(', ')}` : null;
+        });
+      }
+      return { ready: Object.values(checks).every((c) => c.ok), checks };
+    },
+  };
+}
+export type Observability = ReturnType<typeof createObservability>;

@@ -1,0 +1,142 @@
+import { expect } from 'chai';
+import { AUDITED_EVENT_TYPES, auditActor, auditEvent, auditStateKey, type AuditableEvent, type AuditTargetState } from '../../../src/domain/audit/audit-entry.js';
+
+const at = new Date('2026-03-01T09:30:00.000Z');
+const byUser = { actor: 'user:u1', clientIp: '203.0.113.7' };
+const event = (type: string, data: unknown, metadata: AuditableEvent['metadata'] = byUser): AuditableEvent => ({ type, data, metadata, recordedAt: at });
+
+/** given the events before (folded as the projection folds them), when this one → its entry */
+function given(...before: AuditableEvent[]) {
+  const states = new Map<string, AuditTargetState | null>();
+  for (const e of before) {
+    const key = auditStateKey(e);
+    const seen = auditEvent(e, key ? (states.get(key) ?? null) : null);
+    if (key && seen?.state !== undefined) states.set(key, seen.state);
+  }
+  return {
+    when(e: AuditableEvent) {
+      const key = auditStateKey(e);
+      return auditEvent(e, key ? (states.get(key) ?? null) : null)?.entry;
+    },
+  };
+}
+
+const created = event(
+  'AccountCreated',
+  {
+    accountId: 'a1',
+    name: 'Acme',
+    createdAt: at.toISOString(),
+    settings: { dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service' },
+    sms: { enabled: false, originationNumber: null, sandbox: true, sandboxDestinations: [] },
+  },
+  { actor: 'system' },
+);
+
+describe('audit trail: which events are admin actions, and what each entry says', () => {
+  it('given an account, when its settings change, then settings.changed by the user from their address, with only the changed fields before and after', () => {
+    const entry = given(created).when(
+      event('SettingsChanged', { accountId: 'a1', settings: { dailySendCap: 5000, emailProvider: 'sandbox', tracking: 'none' }, changedAt: at.toISOString() }),
+    );
+    expect(entry).to.deep.equal({
+      accountId: 'a1',
+      at: '2026-03-01T09:30:00.000Z',
+      actor: { type: 'user', id: 'u1' },
+      ip: '203.0.113.7',
+      action: 'settings.changed',
+      target: { type: 'account', id: 'a1' },
+      changes: { dailySendCap: { from: 1000, to: 5000 }, tracking: { from: 'service', to: 'none' } },
+    });
+  });
+
+  it('given changed settings, when they change again, then "from" is the previous change\'s value', () => {
+    const first = event('SettingsChanged', { accountId: 'a1', settings: { dailySendCap: 5000, emailProvider: 'sandbox', tracking: 'service' } });
+    const second = event('SettingsChanged', { accountId: 'a1', settings: { dailySendCap: 7000, emailProvider: 'sandbox', tracking: 'service' } });
+    expect(given(created, first).when(second)?.changes).to.deep.equal({ dailySendCap: { from: 5000, to: 7000 } });
+  });
+
+  it('when the SMS settings change, then each changed SMS field under sms.', () => {
+    const entry = given(created).when(
+      event('SmsSettingsChanged', { accountId: 'a1', sms: { enabled: true, originationNumber: '+14155550100', sandbox: true, sandboxDestinations: [] } }),
+    );
+    expect(entry?.action).to.equal('sms_settings.changed');
+    expect(entry?.changes).to.deep.equal({ 'sms.enabled': { from: false, to: true }, 'sms.originationNumber': { from: null, to: '+14155550100' } });
+  });
+
+  it('given an API key created, when it is revoked: the account comes from the creation, the revocation shows revokedAt', () => {
+    const keyCreated = event('ApiKeyCreated', {
+      id: 'k1',
+      accountId: 'a1',
+      name: 'ci',
+      keyHash: 'f'.repeat(64),
+      prefix: 'cl_abcdef',
+      scopes: ['send'],
+      expiresAt: null,
+      ipAllowlist: [],
+      dailyLimit: null,
+      createdAt: at.toISOString(),
+      createdBy: 'user:u1',
+    });
+    const entry = given().when(keyCreated);
+    expect(entry).to.include({ action: 'api_key.created', accountId: 'a1' });
+    expect(entry?.target).to.deep.equal({ type: 'api_key', id: 'k1' });
+    expect(entry?.changes).to.include.keys('name', 'scopes', 'prefix');
+    expect(JSON.stringify(entry)).not.to.include('f'.repeat(64));
+    const revoked = given(keyCreated).when(event('ApiKeyRevoked', { id: 'k1', revokedAt: at.toISOString(), revokedBy: 'user:u1' }));
+    expect(revoked).to.include({ action: 'api_key.revoked', accountId: 'a1' });
+    expect(revoked?.changes).to.deep.equal({ revokedAt: { from: null, to: at.toISOString() } });
+  });
+
+  it('given a webhook, when its url changes and it is deleted, then the url before and after, never the secret', () => {
+    const subscribed = event('WebhookSubscribed', { id: 'w1', accountId: 'a1', url: 'https://a.example/h', events: ['contact.bounced'], secret: 'whsec_s3cret', createdAt: at.toISOString() });
+    expect(JSON.stringify(given().when(subscribed))).not.to.include('whsec_s3cret');
+    const changed = event('WebhookChanged', { id: 'w1', accountId: 'a1', url: 'https://b.example/h', changedAt: at.toISOString() });
+    expect(given(subscribed).when(changed)?.changes).to.deep.equal({ url: { from: 'https://a.example/h', to: 'https://b.example/h' } });
+    const removed = given(subscribed, changed).when(event('WebhookRemoved', { id: 'w1', accountId: 'a1', removedAt: at.toISOString() }));
+    expect(removed?.action).to.equal('webhook.deleted');
+    expect(removed?.changes).to.deep.equal({ url: { from: 'https://b.example/h', to: null }, events: { from: ['contact.bounced'], to: null } });
+  });
+
+  it('given a domain added, when it is checked, then domain.checked with the checks that changed and verified', () => {
+    const checks = { dkim: 'pending', spf: 'pending', mailFrom: 'pending', dnsRecords: [] };
+    const added = event('IdentityAdded', { id: 'i1', accountId: 'a1', kind: 'domain', value: 'mail.example.com', createdAt: at.toISOString(), ...checks });
+    expect(given().when(added)).to.deep.include({ action: 'domain.added', target: { type: 'domain', id: 'i1' } });
+    const verified = { dkim: 'verified', spf: 'verified', mailFrom: 'verified', dnsRecords: [] };
+    const entry = given(added).when(event('IdentityChecked', { id: 'i1', accountId: 'a1', checkedAt: at.toISOString(), ...verified }));
+    expect(entry?.action).to.equal('domain.checked');
+    expect(entry?.changes).to.deep.equal({
+      dkim: { from: 'pending', to: 'verified' },
+      spf: { from: 'pending', to: 'verified' },
+      mailFrom: { from: 'pending', to: 'verified' },
+      verified: { from: false, to: true },
+    });
+    const sender = event('IdentityAdded', { id: 'i2', accountId: 'a1', kind: 'email', value: 'me@example.com', createdAt: at.toISOString(), ...checks });
+    expect(given().when(sender)?.action).to.equal('sender.added');
+  });
+
+  it('a suppression an admin added is listed; one a bounce caused is not', () => {
+    const manual = { accountId: 'a1', value: 'x@example.org', kind: 'email', reason: 'manual', source: 'manual', messageId: null, campaignId: null, detail: 'asked by phone', occurredAt: at.toISOString() };
+    expect(given().when(event('AddressSuppressed', manual))).to.deep.include({ action: 'suppression.added', target: { type: 'suppression', id: 'x@example.org' } });
+    expect(given().when(event('AddressSuppressed', { ...manual, reason: 'bounced', source: 'bounce' }, { actor: 'provider' }))).to.equal(null);
+    expect(given().when(event('SuppressionLifted', { accountId: 'a1', value: 'x@example.org', kind: 'email', liftedAt: at.toISOString(), by: 'user:u1' }))?.action).to.equal(
+      'suppression.removed',
+    );
+  });
+
+  it('a sign-in is user.signed_in on the user, from the address it came from', () => {
+    const entry = given().when(event('UserSignedIn', { userId: 'u1', accountId: 'a1', signedInAt: at.toISOString() }));
+    expect(entry).to.deep.include({ action: 'user.signed_in', actor: { type: 'user', id: 'u1' }, ip: '203.0.113.7', target: { type: 'user', id: 'u1' }, changes: {} });
+  });
+
+  it('an event before client addresses were recorded has ip null; the actor of an API key and of the service', () => {
+    expect(given().when(event('UserSignedIn', { userId: 'u1', accountId: 'a1' }, { actor: 'user:u1' }))?.ip).to.equal(null);
+    expect(auditActor('apikey:k9')).to.deep.equal({ type: 'apiKey', id: 'k9' });
+    expect(auditActor('cli')).to.deep.equal({ type: 'system', id: 'cli' });
+    expect(auditActor(undefined)).to.deep.equal({ type: 'system', id: 'system' });
+  });
+
+  it('message events are no admin actions: the trail does not follow them', () => {
+    expect(AUDITED_EVENT_TYPES).not.to.include('EmailQueued');
+    expect(auditEvent(event('EmailQueued', { accountId: 'a1' }), null)).to.equal(null);
+  });
+});
