@@ -55,7 +55,7 @@ import { createMetricsRoutes } from './http/routes/metrics.js';
 import { createReadinessRoutes } from './http/routes/health.js';
 import { DELIVER_WEBHOOK_JOB, forgetDeliveryBodies } from './process-managers/webhook-fanout.js';
 import { SEND_JOB } from './process-managers/send-messages.js';
-import { forgetSandboxMessages } from './adapters/email/sandbox.js';
+import { forgetPersonMessageCopies } from './adapters/db/message-copies.js';
 
 /** Everything the API role needs, wired from configuration, infrastructure and the services it shares with the workers (src/application.ts). */
 export async function createApiServices(config: Config, infra: Infrastructure, logger: Logger, shared: SharedServices) {
@@ -118,7 +118,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     keys: privacy.store,
     forget: privacy.keys.forget,
     forgetCopies: async (accountId, person) => {
-      await forgetSandboxMessages(db, accountId, person);
+      await forgetPersonMessageCopies(db, accountId, person);
       await forgetDeliveryBodies(db, person);
     },
   });

@@ -22,6 +22,8 @@ describe('DELETE /api/contacts/:email?erase=true: forgetting a person in an appe
   const SUBJECT = 'Subject-Marker-7f3a';
   const BODY = 'Body-Marker-c91e';
   const KEPT = 'kept.person@example.org';
+  const ATTACHED = 'Attached-Marker-5e1f';
+  const attachment = { filename: 'Zenobia-notes.txt', content: Buffer.from(ATTACHED).toString('base64'), contentType: 'text/plain' };
   const messages: string[] = [];
   let receiver: ScriptedReceiver;
 
@@ -39,7 +41,15 @@ describe('DELETE /api/contacts/:email?erase=true: forgetting a person in an appe
     for (const [to, name, marker] of [[ADDRESS, FIRST, ''], [ADDRESS.toLowerCase(), FIRST, ''], [KEPT, 'Keptina', 'Kept-']]) {
       const res = await app.request('POST', '/api/send/transactional', {
         apiKey: sender.key,
-        body: { to, fromEmail: sender.from, subject: `${marker}${SUBJECT} for {{name}}`, html: `<p>${marker}${BODY} {{name}}</p>`, text: `${marker}${BODY} {{name}}`, variables: { name } },
+        body: {
+          to,
+          fromEmail: sender.from,
+          subject: `${marker}${SUBJECT} for {{name}}`,
+          html: `<p>${marker}${BODY} {{name}}</p>`,
+          text: `${marker}${BODY} {{name}}`,
+          variables: { name },
+          ...(to === ADDRESS ? { attachments: [attachment] } : {}),
+        },
       });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       messages.push(res.body.messageLogId);
@@ -63,7 +73,7 @@ describe('DELETE /api/contacts/:email?erase=true: forgetting a person in an appe
   it('nothing in the database names the person before the erasure but the sealed log (the read models do)', async () => {
     const before = await dump(app);
     // the read models and the sandbox's record hold the person: that is what an erasure must reach
-    expect(before).to.include(FIRST).and.to.include(BODY);
+    expect(before).to.include(FIRST).and.to.include(BODY).and.to.include(Buffer.from(ATTACHED).toString('hex'));
     // the log holds none of it in clear: no stream name, no event
     const { rows } = await app.infra.db.raw(`SELECT count(*)::int AS n FROM events WHERE data::text ILIKE ? OR stream_id ILIKE ? OR data::text LIKE ? OR data::text LIKE ?`, [
       `%${ADDRESS}%`,
@@ -112,7 +122,10 @@ describe('DELETE /api/contacts/:email?erase=true: forgetting a person in an appe
     const after = await dump(app);
     // the kept person is still there: the dump is one that would show them
     expect(after).to.include(KEPT).and.to.include('Keptina').and.to.include(`Kept-${BODY}`);
-    for (const secret of [ADDRESS, ADDRESS.toLowerCase(), FIRST, LAST, `>${SUBJECT}`, `"${SUBJECT}`, `>${BODY}`, `"${BODY}`, 'Marker-Agent', '203.0.113.77']) {
+    const secrets = [ADDRESS, ADDRESS.toLowerCase(), FIRST, LAST, `>${SUBJECT}`, `"${SUBJECT}`, `>${BODY}`, `"${BODY}`, 'Marker-Agent', '203.0.113.77'];
+    // the attachment's bytes, as text and as pg_dump writes bytea (hex), and its name
+    secrets.push(ATTACHED, Buffer.from(ATTACHED).toString('hex'), attachment.content, 'Zenobia-notes');
+    for (const secret of secrets) {
       const at = after.indexOf(secret);
       expect(at, `${secret} in: ${after.slice(Math.max(0, at - 300), at + 100)}`).to.equal(-1);
     }

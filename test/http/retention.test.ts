@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createRetention } from '../../src/commands/retention.js';
-import { expireSandboxMessages } from '../../src/adapters/email/sandbox.js';
+import { forgetExpiredMessageCopies } from '../../src/adapters/db/message-copies.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { queueDirect, runScript, untilSent } from '../support/messages-http.js';
 import { eventually } from '../support/email-setup.js';
@@ -33,7 +33,7 @@ describe('retention: PATCH /api/settings {retentionDays} and the daily job', fun
       eventStore: app.infra.eventStore,
       keys: app.infra.privacy.store,
       forgetAll: app.infra.privacy.keys.forgetAll,
-      forgetCopies: (id, before) => expireSandboxMessages(app.infra.db, id, before),
+      forgetCopies: (id, before) => forgetExpiredMessageCopies(app.infra.db, id, before),
     });
 
   it('is unset (keep everything) by default, takes a number of days or null, and refuses anything else', async () => {

@@ -78,19 +78,3 @@ export function createSandboxEmailProvider(deps: { db: Db }): EmailProvider {
   };
 }
 
-/**
- * Forgets what the sandbox providers recorded for a person's messages (an erasure): the recorded copy
- * is the one place their content sits outside the sealed log. Attachments go with their email.
- */
-export async function forgetSandboxMessages(db: Db, accountId: string, person: string): Promise<void> {
-  const ids = () => db('messages').where({ account_id: accountId, person }).select('id');
-  await db('sandbox_emails').whereIn('message_id', ids()).delete();
-  await db('sandbox_sms').whereIn('message_id', ids()).delete();
-}
-
-/** Forgets what the sandbox providers recorded of an account's messages queued before the UTC day `before` (retention). */
-export async function expireSandboxMessages(db: Db, accountId: string, before: string): Promise<void> {
-  const ids = () => db('messages').where({ account_id: accountId }).andWhere('created_at', '<', before).select('id');
-  await db('sandbox_emails').whereIn('message_id', ids()).delete();
-  await db('sandbox_sms').whereIn('message_id', ids()).delete();
-}
