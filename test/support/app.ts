@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '../../src/config/env.js';
@@ -7,6 +6,7 @@ import type { Infrastructure } from '../../src/infrastructure.js';
 import { listen } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestDatabase } from './db.js';
+import { TEST_ENCRYPTION_KEY } from './spawn-server.js';
 
 export const ADMIN_EMAIL = 'admin@localhost';
 export const ADMIN_PASSWORD = 'correct-horse-battery';
@@ -39,8 +39,9 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     // Tests create further accounts and send SMS without AWS; an empty value in `env` restores a default.
     ALLOW_SIGNUP: 'true',
     SMS_PROVIDER: 'sandbox',
-    // its own key, as a deployment sets one (unset, the key would be kept in the working directory's DATA_DIR)
-    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // as a deployment sets one (unset, the key would be kept in the working directory's DATA_DIR);
+    // the processes spawned beside the app on its database use the same
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...env,
   });
   const application = await createApplication('all', { config, logger: createLogger(config.LOG_LEVEL) });
