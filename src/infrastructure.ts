@@ -12,12 +12,17 @@ import { createJobQueue } from './adapters/queue/index.js';
 import { createEventStore } from './adapters/eventstore/index.js';
 import { createRateLimiters } from './adapters/rate-limit/index.js';
 import type { RateLimiters } from './ports/rate-limiter.js';
+import { openPrivacy, type Privacy } from './adapters/crypto/privacy.js';
+import { createPgKeyStore } from './adapters/crypto/pg-key-store.js';
 
 export interface Infrastructure {
   /** connection string of the read-model database (also the default event store and job queue) */
   databaseUrl: string;
   db: Db;
+  /** personal data sealed under per-person keys (docs/privacy.md) */
   eventStore: EventStore;
+  /** the data keys and the keyed hash of addresses */
+  privacy: Privacy;
   /** pg-boss on the same PostgreSQL, or BullMQ with REDIS_URL */
   queue: JobQueue;
   /** the daily send caps (their own connections: see createSendCounters) */
@@ -93,16 +98,22 @@ export async function openInfrastructure(
     stopEmbedded = server.stop;
   }
   const db = createDb(databaseUrl);
-  if (options.migrate !== false) {
-    try {
-      await migrate(db);
-    } catch (err) {
-      await db.destroy().catch(() => {});
-      await stopEmbedded?.().catch(() => {});
-      throw err;
-    }
+  let privacy: Privacy;
+  let keyWriter: Db | undefined;
+  try {
+    if (options.migrate !== false) await migrate(db);
+    // Keys are committed without waiting for the WAL flush only when the events sealed under them
+    // are appended to this same PostgreSQL (their commit flushes it): not beside EventStoreDB.
+    keyWriter = config.EVENTSTORE_URL ? undefined : createDb(databaseUrl, { pool: 4, settings: { synchronous_commit: 'off' } });
+    privacy = await openPrivacy({ encryptionKey: config.ENCRYPTION_KEY, dataDir: config.DATA_DIR, store: createPgKeyStore(db, keyWriter) });
+  } catch (err) {
+    await keyWriter?.destroy().catch(() => {});
+    await db.destroy().catch(() => {});
+    await stopEmbedded?.().catch(() => {});
+    throw err;
   }
-  const eventStore = createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL });
+  const bareStore = createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL });
+  const eventStore = config.SEAL_PERSONAL_DATA ? privacy.seal(bareStore) : bareStore;
   const queue = createJobQueue({ databaseUrl, redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX });
   const counters = createSendCounters(databaseUrl);
   const limiters = createRateLimiters({ db, redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX });
@@ -110,6 +121,7 @@ export async function openInfrastructure(
     databaseUrl,
     db,
     eventStore,
+    privacy,
     queue,
     counters,
     limiters,
@@ -120,6 +132,7 @@ export async function openInfrastructure(
       await counters.close();
       await limiters.close();
       await eventStore.close();
+      await keyWriter?.destroy();
       await db.destroy();
       await stopEmbedded?.();
     },

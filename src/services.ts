@@ -59,12 +59,14 @@ import { createAuditQueries } from './commands/audit.js';
 import { createAuditRoutes } from './http/routes/audit.js';
 import { createMetricsRoutes } from './http/routes/metrics.js';
 import { createReadinessRoutes } from './http/routes/health.js';
-import { DELIVER_WEBHOOK_JOB } from './process-managers/webhook-fanout.js';
+import { DELIVER_WEBHOOK_JOB, forgetDeliveryBodies } from './process-managers/webhook-fanout.js';
 import { SEND_JOB } from './process-managers/send-messages.js';
+import { forgetPersonMessageCopies } from './adapters/db/message-copies.js';
 
 /** Everything the API role needs, wired from configuration, infrastructure and the services it shares with the workers (src/application.ts). */
 export async function createApiServices(config: Config, infra: Infrastructure, logger: Logger, shared: SharedServices) {
-  const { db, eventStore, counters } = infra;
+  const { db, eventStore, counters, privacy } = infra;
+  const { personOf } = privacy;
   const { waitFor, suppressions, ingest, optOuts } = shared;
   const { emailProviderFor } = shared.providers;
   // An API process may be the first on a new database: without this, every request reading a read
@@ -111,9 +113,21 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     linkSecret,
     baseUrl: () => config.BASE_URL,
     metrics: observability.metrics,
+    personOf,
   });
-  const sendSms = createSendSms({ eventStore, counters, provider: config.SMS_PROVIDER, metrics: observability.metrics });
-  const contacts = createContactCommands({ eventStore, db, waitFor });
+  const sendSms = createSendSms({ eventStore, counters, provider: config.SMS_PROVIDER, personOf, metrics: observability.metrics });
+  const contacts = createContactCommands({
+    eventStore,
+    db,
+    waitFor,
+    personOf,
+    keys: privacy.store,
+    forget: privacy.keys.forget,
+    forgetCopies: async (accountId, person) => {
+      await forgetPersonMessageCopies(db, accountId, person);
+      await forgetDeliveryBodies(db, person);
+    },
+  });
   const engagement = createEngagementCommands({ eventStore, suppressions });
   const deliveries = createWebhookDeliveryCommands({ eventStore, db, queue: infra.queue, sender: shared.webhookSender, waitFor });
   const messages = createMessageQueries({ db, eventStore });

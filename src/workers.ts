@@ -21,6 +21,8 @@ import { webhookRetriesManager } from './process-managers/webhook-retries.js';
 import { createProjectionRunner } from './projections/runner.js';
 import { projections } from './projections/registry.js';
 import { logFollower } from './projections/lag.js';
+import { createRetention } from './commands/retention.js';
+import { forgetExpiredMessageCopies } from './adapters/db/message-copies.js';
 
 /** Runs `task` every `ms`, one run at a time, logging failures. Stopping waits for a run in progress. */
 function every(ms: number, task: () => Promise<unknown>, logger: Logger, name: string) {
@@ -71,7 +73,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
   await queue.work(CAMPAIGN_SEND_JOB, sendMessage as never, { concurrency: 16 });
 
   // The fan-out queues a campaign's messages as a send by the campaign's creator would.
-  const campaignSends = createSendEmail({ eventStore, db, counters: infra.counters, attachmentStore: infra.attachmentStore, linkSecret: await getOrCreateSecret(db, 'links'), baseUrl: () => config.BASE_URL });
+  const campaignSends = createSendEmail({ eventStore, db, counters: infra.counters, attachmentStore: infra.attachmentStore, personOf: infra.privacy.personOf, linkSecret: await getOrCreateSecret(db, 'links'), baseUrl: () => config.BASE_URL });
   const fanout = createCampaignFanout({ db, eventStore, sendEmail: campaignSends, clock: shared.clock, stepSize: config.CAMPAIGN_STEP_SIZE });
   await queue.work(CAMPAIGN_FANOUT_JOB, createCampaignFanoutHandler({ db, queue, fanout, logger }) as never, { concurrency: 4 });
   const campaignTimers = createCampaignTimers({ db, eventStore, clock: shared.clock });
@@ -94,11 +96,20 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
   managers.start();
   const sweeper = startSideEffectSweeper({ db, queue, onError: (err) => logger.warn({ err }, 'side-effect sweep failed') });
 
+  const retention = createRetention({
+    db,
+    eventStore,
+    keys: infra.privacy.store,
+    forgetAll: infra.privacy.keys.forgetAll,
+    forgetCopies: (accountId, before) => forgetExpiredMessageCopies(db, accountId, before),
+  });
   const stops = [
     every(5_000, () => ingest.retryUnmatched(), logger, 'unmatched provider events'),
     every(config.SMS_OPTOUT_SYNC_INTERVAL_MS, () => optOuts.sync(), logger, 'sms opt-out sync'),
     every(3_600_000, () => purgeFailedDeliveries(db), logger, 'purge failed webhook deliveries'),
     every(config.CAMPAIGN_TIMER_INTERVAL_MS, campaignTimers, logger, 'campaign schedules and cap pauses'),
+    // hourly, so a new day's cutoff applies within the hour after 00:00 UTC whenever the worker started
+    every(3_600_000, () => retention.apply(), logger, 'message content retention'),
   ];
   if (!config.EVENTSTORE_URL) stops.push(every(LONG_TRANSACTION_CHECK_MS, () => warnOfLongTransaction(db, logger), logger, 'long transaction check'));
 

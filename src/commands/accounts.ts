@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createId } from '../cuid.js';
 import type { Db } from '../adapters/db/knex.js';
-import { accountDecider, accountStream, type AccountSettings, type SmsSettings } from '../domain/accounts/account.js';
+import { accountDecider, accountStream, type AccountCommand, type AccountSettings, type SmsSettings } from '../domain/accounts/account.js';
+
+/** The settings as the API shows them: `retentionDays` only when one is set (unset: everything is kept). */
+export type SettingsView = AccountSettings;
+export type SettingsPatch = Extract<AccountCommand, { kind: 'changeSettings' }>['patch'];
 import { hashPassword, verifyPassword } from '../domain/accounts/password.js';
 import { userDecider, userStream } from '../domain/accounts/user.js';
 import { fold } from '../domain/decider.js';
@@ -16,8 +20,14 @@ import type { WaitForProjection } from './read-your-writes.js';
 
 export const DEFAULT_ACCOUNT_ID = 'default';
 
-export function settingsView(row: Record<string, any>): AccountSettings {
-  return { dailySendCap: row.daily_send_cap, emailProvider: row.email_provider, tracking: row.tracking, providerRatePerSecond: row.provider_rate_per_second ?? null };
+export function settingsView(row: Record<string, any>): SettingsView {
+  return {
+    dailySendCap: row.daily_send_cap,
+    emailProvider: row.email_provider,
+    tracking: row.tracking,
+    providerRatePerSecond: row.provider_rate_per_second ?? null,
+    ...(row.retention_days !== null && row.retention_days !== undefined ? { retentionDays: row.retention_days } : {}),
+  };
 }
 
 export function createAccountCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection; jwt: JwtIssuer }) {
@@ -131,7 +141,7 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
       return settingsView(await accountRow(deps.db, accountId));
     },
 
-    async changeSettings(accountId: string, caller: Caller, patch: Partial<AccountSettings>) {
+    async changeSettings(accountId: string, caller: Caller, patch: SettingsPatch): Promise<SettingsView> {
       const result = await execute(accountDecider, { kind: 'changeSettings', patch, now: new Date().toISOString() }, {
         eventStore,
         streamId: accountStream(accountId),

@@ -111,7 +111,8 @@ export function createCampaignFanout(deps: CampaignFanoutDeps) {
     const outcomes = await pooled(page, concurrency, async (contact): Promise<{ outcome: Outcome; unfilled: boolean }> => {
       const messageId = campaignMessageId(campaignId, contact.id);
       if (already.has(messageId)) return { outcome: 'queued', unfilled: false };
-      if (contact.status !== 'subscribed') return { outcome: 'skipped', unfilled: false };
+      // an erased contact keeps no address: nobody to send to
+      if (contact.status !== 'subscribed' || !contact.email) return { outcome: 'skipped', unfilled: false };
       const variables = recipientVariables(campaign.variables, { email: contact.email, firstName: contact.first_name, lastName: contact.last_name, company: contact.company });
       const rendered = renderTemplate(template, variables);
       try {

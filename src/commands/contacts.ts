@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../adapters/db/knex.js';
-import { contactDecider, contactStream, type ContactState, type ContactStatus, type UpsertContact } from '../domain/contacts/contact.js';
+import { contactDecider, contactEraser, contactStream, type ContactState, type ContactStatus, type UpsertContact } from '../domain/contacts/contact.js';
 import { checkImportRows, MAX_IMPORT, type ContactInput } from '../domain/contacts/contact-input.js';
 import { normaliseEmail } from '../domain/email/address.js';
 import { deterministicEventId } from '../domain/event-id.js';
@@ -8,6 +8,7 @@ import { badRequest, notFound } from '../domain/errors.js';
 import { comparePositions, WrongExpectedRevisionError, type EventStore, type Position, type StreamAppend } from '../ports/event-store.js';
 import { execute } from './execute.js';
 import type { WaitForProjection } from './read-your-writes.js';
+import type { KeyStore, PersonOf } from '../ports/key-store.js';
 
 export { contactInput, MAX_IMPORT, type ContactInput } from '../domain/contacts/contact-input.js';
 
@@ -53,7 +54,20 @@ function stateFromRow(row: Record<string, any> | undefined): { state: ContactSta
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-export function createContactCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection }) {
+export interface ContactDeps {
+  eventStore: EventStore;
+  db: Db;
+  waitFor: WaitForProjection;
+  personOf: PersonOf;
+  /** where erasing destroys a person's data keys */
+  keys: Pick<KeyStore, 'erase'>;
+  /** drops this process's cached keys of the person at once (others drop theirs when they read the erasure) */
+  forget(accountId: string, person: string): void;
+  /** forgets copies of the person's data kept outside the log (the sandbox providers' records, webhook bodies waiting to be sent), once the read models have the erasure */
+  forgetCopies?(accountId: string, person: string): Promise<void>;
+}
+
+export function createContactCommands(deps: ContactDeps) {
   const command = (accountId: string, email: string, input: ContactInput, addListIds: string[]): UpsertContact => {
     const { email: _raw, ...fields } = input;
     // A UUID, not a cuid: the API fixes no format for contact ids, and cuid2 hashes each id (about
@@ -66,7 +80,7 @@ export function createContactCommands(deps: { eventStore: EventStore; db: Db; wa
   async function upsertOne(accountId: string, actor: string, email: string, input: ContactInput, addListIds: string[]) {
     const result = await execute(contactDecider, command(accountId, email, input, addListIds), {
       eventStore: deps.eventStore,
-      streamId: contactStream(accountId, email),
+      streamId: contactStream(accountId, deps.personOf(email)),
       metadata: { actor },
     });
     return { outcome: outcomeOf(result.events), position: result.position };
@@ -96,7 +110,7 @@ export function createContactCommands(deps: { eventStore: EventStore; db: Db; wa
         settle.push(item);
         continue;
       }
-      const streamId = contactStream(accountId, item.email);
+      const streamId = contactStream(accountId, deps.personOf(item.email));
       const commandId = randomUUID();
       appends.push({
         streamId,
@@ -164,6 +178,27 @@ export function createContactCommands(deps: { eventStore: EventStore; db: Db; wa
       await Promise.all(Array.from({ length: Math.min(CONCURRENCY, rest.length) }, worker));
       await deps.waitFor('contacts', last);
       return { total: rows.length, ...counts, ...(errors.length ? { errors } : {}) };
+    },
+
+    /**
+     * Forgets a person (docs/privacy.md): records the erasure on their contact stream (read models
+     * drop or null what they show of them), then destroys their data keys, so nothing sealed under
+     * them opens again: not in the log, a rebuild, a replay or a dump. Idempotent; a suppression of the
+     * address stays (it is held by keyed hash). The keys go after the event: a stop in between leaves
+     * them to the next call, never an erasure the read models do not know.
+     */
+    async erase(accountId: string, actor: string, email: string) {
+      const person = deps.personOf(email);
+      const result = await execute(contactEraser, { accountId, person, now: new Date().toISOString() }, {
+        eventStore: deps.eventStore,
+        streamId: contactStream(accountId, person),
+        metadata: { actor },
+      });
+      await deps.keys.erase(accountId, person);
+      deps.forget(accountId, person);
+      await Promise.all([deps.waitFor('contacts', result.position), deps.waitFor('messages', result.position), deps.waitFor('suppressions', result.position)]);
+      await deps.forgetCopies?.(accountId, person);
+      return { erased: true as const };
     },
 
     async list(accountId: string, q: { page: number; limit: number; search?: string; status?: string; tag?: string; listId?: string }) {

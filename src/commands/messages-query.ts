@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../adapters/db/knex.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { normaliseEmail } from '../domain/email/address.js';
 import type { MessageStatus } from '../domain/messages/message.js';
 import type { Principal } from '../http/principal.js';
 import type { EventStore } from '../ports/event-store.js';
@@ -98,7 +97,7 @@ function filtered(db: Db, principal: Principal, f: MessageFilters): Knex.QueryBu
   // Containment, so the GIN indexes on tags and metadata answer it.
   if (f.tags?.length) q.andWhereRaw('tags @> ?::text[]', [f.tags]);
   if (f.metadata && Object.keys(f.metadata).length) q.andWhereRaw('metadata @> ?::jsonb', [JSON.stringify(f.metadata)]);
-  if (f.search) q.andWhereRaw(`(to_address || ' ' || from_address || ' ' || coalesce(subject, '')) ILIKE ?`, [`%${escapeLike(f.search)}%`]);
+  if (f.search) q.andWhereRaw(`(coalesce(to_address, '') || ' ' || from_address || ' ' || coalesce(subject, '')) ILIKE ?`, [`%${escapeLike(f.search)}%`]);
   return q;
 }
 
@@ -131,7 +130,7 @@ export function createMessageQueries(deps: { db: Db; eventStore: EventStore }) {
           };
           // The joined rows are for the dashboard only: a key never sees names it did not send itself.
           if (principal.kind === 'apiKey') return view;
-          const contact = row.channel === 'email' ? await trx('contacts').where({ account_id: principal.accountId, email: normaliseEmail(row.to_address) }).first() : undefined;
+          const contact = row.channel === 'email' && row.person ? await trx('contacts').where({ account_id: principal.accountId, person: row.person }).first() : undefined;
           const campaign = row.campaign_id ? await trx('campaigns').where({ id: row.campaign_id, account_id: principal.accountId }).first('id', 'name') : undefined;
           return { ...view, contact: contact ? contactView(contact) : null, campaign: campaign ? { id: campaign.id, name: campaign.name } : null };
         },

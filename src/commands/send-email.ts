@@ -15,6 +15,7 @@ import { keyColumnsSql, keyRefusalSql, type CheckedKeyRow, type PresentedKey } f
 import type { Principal } from '../http/principal.js';
 import type { AttachmentStore } from '../ports/attachment-store.js';
 import type { EventStore } from '../ports/event-store.js';
+import type { PersonOf } from '../ports/key-store.js';
 import { admitSend } from './admit-send.js';
 import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { execute } from './execute.js';
@@ -50,7 +51,8 @@ export interface SendEmailInput {
 interface FactsRequest {
   key: PresentedKey | null;
   principal: Principal | null;
-  to: string;
+  /** the recipient's keyed hash (suppressions are looked up by it) */
+  person: string;
   domain: string;
   sender: string;
 }
@@ -76,10 +78,10 @@ interface SendFactsRow extends CheckedKeyRow {
 const SEND_FACTS = `
   WITH r AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[])
-      WITH ORDINALITY AS r (key_hash, ip, scope, at, account_id, key_id, key_cap, to_address, domain, sender, i)
+      WITH ORDINALITY AS r (key_hash, ip, scope, at, account_id, key_id, key_cap, person, domain, sender, i)
   ),
   who AS (
-    SELECT r.i, r.to_address, r.domain, r.sender, ${keyColumnsSql('k')},
+    SELECT r.i, r.person, r.domain, r.sender, ${keyColumnsSql('k')},
       CASE WHEN r.key_hash IS NOT NULL THEN ${keyRefusalSql('k', 'r.ip', 'r.scope', 'r.at')} END AS refusal,
       CASE WHEN r.key_hash IS NULL THEN r.account_id ELSE k.account_id END AS sender_account,
       CASE WHEN r.key_hash IS NULL THEN r.key_id ELSE k.id END AS sender_key,
@@ -88,7 +90,7 @@ const SEND_FACTS = `
   )
   SELECT w.id, w.account_id, w.scopes, w.daily_limit, w.refusal, w.sender_account, w.sender_key, w.key_cap,
     a.id IS NOT NULL AS account_found, a.daily_send_cap, a.email_provider, a.tracking,
-    EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = a.id AND s.value = w.to_address) AS suppressed,
+    EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = a.id AND s.person = w.person) AS suppressed,
     EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id AND i.verified
               AND ((i.kind = 'domain' AND i.value = w.domain) OR (i.kind = 'email' AND i.value = w.sender))) AS verified_sender
   FROM who w LEFT JOIN accounts a ON a.id = w.sender_account
@@ -111,6 +113,7 @@ export interface SendEmailDeps {
   attachmentStore: AttachmentStore;
   baseUrl: () => string;
   linkSecret: string;
+  personOf: PersonOf;
   /** sends accepted, and refused by the rule that refused them */
   metrics?: Metrics;
 }
@@ -137,7 +140,7 @@ export function createSendEmail(deps: SendEmailDeps) {
       principals.map((p) => p?.accountId ?? null),
       principals.map((p) => (p?.kind === 'apiKey' ? p.apiKeyId : null)),
       principals.map((p) => (p?.kind === 'apiKey' ? p.dailyLimit : null)),
-      items.map((a) => a.to),
+      items.map((a) => a.person),
       items.map((a) => a.domain),
       items.map((a) => a.sender),
     ], 'send_facts');
@@ -181,7 +184,7 @@ export function createSendEmail(deps: SendEmailDeps) {
 
     const from = normaliseEmail(input.fromEmail);
     const day = utcDay(options.at ?? key?.at ?? new Date()); // the day the slots are taken, and given back on
-    const row = await facts.add({ key, principal: known, to: normaliseEmail(input.to), domain: emailDomain(from), sender: from });
+    const row = await facts.add({ key, principal: known, person: deps.personOf(input.to), domain: emailDomain(from), sender: from });
     const principal = key ? deps.keys!.accept(row, key) : known!;
     const given: EmailSendFacts = {
       to: input.to,

@@ -6,6 +6,7 @@ import { messageDecider } from '../domain/messages/message.js';
 import { admitSmsSend, checkSmsInput, MAX_SMS_SEGMENTS, type SmsSendFacts } from '../domain/messages/send-admission.js';
 import type { Principal } from '../http/principal.js';
 import type { EventStore } from '../ports/event-store.js';
+import type { PersonOf } from '../ports/key-store.js';
 import { admitSend } from './admit-send.js';
 import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { execute } from './execute.js';
@@ -36,8 +37,8 @@ const SMS_FACTS = `
     a.sms->>'originationNumber' AS origination_number,
     coalesce((a.sms->>'sandbox')::boolean, false) AS sandbox,
     coalesce(a.sms->'sandboxDestinations' ? r.to_value, false) AS sandbox_destination,
-    (SELECT s.reason FROM suppressions s WHERE s.account_id = a.id AND s.value = r.to_value) AS suppression_reason
-  FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r (account_id, to_value, i)
+    (SELECT s.reason FROM suppressions s WHERE s.account_id = a.id AND s.person = r.person) AS suppression_reason
+  FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS r (account_id, to_value, person, i)
   LEFT JOIN accounts a ON a.id = r.account_id
   ORDER BY r.i`;
 
@@ -45,12 +46,12 @@ const SMS_FACTS = `
  * SendSms: every 400 of docs/api.md's SMS list with a message saying which rule failed, then the caps, then
  * `SmsQueued` on a new message stream (same stream, history and status model as email).
  */
-export function createSendSms(deps: { eventStore: EventStore; counters: SendCounters; provider: 'sns' | 'sandbox'; metrics?: Metrics }) {
+export function createSendSms(deps: { eventStore: EventStore; counters: SendCounters; provider: 'sns' | 'sandbox'; personOf: PersonOf; metrics?: Metrics }) {
   const metrics = deps.metrics ?? NO_METRICS;
   const refused = (reason: string) => metrics.messageRefused('sms', reason);
   // A send never joins a statement already running, so an opt-out recorded before it was asked is seen.
   const facts = deps.counters.factBatches<SmsFactsRequest, SmsFactsRow>((db, items) =>
-    query<SmsFactsRow>(db, SMS_FACTS, [items.map((a) => a.principal.accountId), items.map((a) => a.to)], 'sms_facts'),
+    query<SmsFactsRow>(db, SMS_FACTS, [items.map((a) => a.principal.accountId), items.map((a) => a.to), items.map((a) => deps.personOf(a.to))], 'sms_facts'),
   );
 
   return async function sendSms(principal: Principal, input: { to: string; body: string }, options: { messageId?: string } = {}) {

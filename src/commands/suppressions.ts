@@ -13,6 +13,7 @@ import {
   type SuppressionState,
 } from '../domain/suppression/suppression.js';
 import type { EventStore, Position } from '../ports/event-store.js';
+import type { PersonOf } from '../ports/key-store.js';
 import type { Step } from './execute-together.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
@@ -58,6 +59,8 @@ function decodeCursor(cursor: string): [string, string] {
 export function suppressionView(row: Record<string, any>) {
   return {
     [row.kind === 'phone' ? 'phone' : 'email']: row.value,
+    // an erased person's suppression still holds; it names them by keyed hash only
+    ...(row.value === null ? { person: row.person } : {}),
     reason: row.reason,
     source: row.source,
     messageId: row.message_id,
@@ -71,7 +74,7 @@ export function suppressionView(row: Record<string, any>) {
  * Suppress and lift. Both wait for the suppression list to show the change before returning, so the
  * next send to that address is refused (docs/architecture.md, "Read-your-writes").
  */
-export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection }) {
+export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection; personOf: PersonOf }) {
   /** The suppression as one stream's part of a command that writes other streams with it (executeTogether). */
   function step(
     input: Omit<SuppressInput, 'actor' | 'clientIp' | 'requestId' | 'commandId'>,
@@ -88,7 +91,7 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
       detail: input.detail ?? null,
       occurredAt: input.occurredAt ?? new Date().toISOString(),
     };
-    return { decider: suppressionDecider, command: { kind: 'suppress', data }, streamId: suppressionStream(input.accountId, value) };
+    return { decider: suppressionDecider, command: { kind: 'suppress', data }, streamId: suppressionStream(input.accountId, deps.personOf(value)) };
   }
 
   /** Appends the suppression without waiting for the list to show it; the stream's state is the guard. */
@@ -121,7 +124,7 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
       const result = await execute(
         suppressionDecider,
         { kind: 'lift', accountId, value, addressKind: kind, now: new Date().toISOString(), by: caller.actor },
-        { eventStore: deps.eventStore, streamId: suppressionStream(accountId, value), metadata: callerMetadata(caller) },
+        { eventStore: deps.eventStore, streamId: suppressionStream(accountId, deps.personOf(value)), metadata: callerMetadata(caller) },
       );
       await deps.waitFor('suppressions', result.position);
       return { [kind]: value, lifted: true };
@@ -129,7 +132,7 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
 
     /** One entry as the list shows it, or null when the value is not suppressed. */
     async get(accountId: string, value: string) {
-      const row = await deps.db('suppressions').where({ account_id: accountId, value }).first();
+      const row = await deps.db('suppressions').where({ account_id: accountId, person: deps.personOf(value) }).first();
       return row ? suppressionView(row) : null;
     },
 

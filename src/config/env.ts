@@ -1,5 +1,6 @@
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
+import { parseMasterKey } from '../adapters/crypto/master-key.js';
 
 const boolean = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -59,6 +60,10 @@ const schema = z.object({
   ADMIN_EMAIL: z.string().regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address').default('admin@localhost'),
   ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  // The key-encryption key of the per-person data keys (docs/privacy.md); unset: kept in DATA_DIR.
+  ENCRYPTION_KEY: z.string().refine((v) => parseMasterKey(v) !== null, 'must be 32 bytes, base64-encoded (44 characters) or as 64 hex digits').optional(),
+  // false writes personal data in clear, which no erasure can then reach: for measuring what sealing costs (docs/benchmarks.md), never for a deployment
+  SEAL_PERSONAL_DATA: boolean.default(true),
   ALLOW_SIGNUP: boolean.default(false),
   AWS_REGION: z.string().min(1).default('us-east-1'),
   AWS_ENDPOINT_URL_SESV2: url(['http:', 'https:']).optional(),

@@ -123,6 +123,10 @@ export function createDeliverWebhookHandler(deps: {
     if (!subscription) {
       outcome = 'failed';
       error = 'the subscription was removed';
+    } else if (state.scheduled.body == null) {
+      // sealed under a person's key that was destroyed since: there is nothing left to send
+      outcome = 'failed';
+      error = 'the person it is about was erased';
     } else {
       const request = signedRequest(subscription.secret, state.scheduled.event, state.scheduled.body, attempt, now);
       const result = await deps.sender.post({ url: subscription.url, ...request });

@@ -72,9 +72,11 @@ export function createWebhookFanoutManager(deps: {
   async function contactAt(event: RecordedEvent): Promise<ContactAtEvent | undefined> {
     const d = event.data as AddressSuppressed['data'];
     if (d.kind === 'phone') return undefined;
-    const history = await deps.eventStore.readStream(contactStream(d.accountId, d.value));
+    // the keyed hash the sealing store adds (a store without it names streams by address)
+    const person = (event.metadata.person as string | undefined) ?? d.value;
+    const history = await deps.eventStore.readStream(contactStream(d.accountId, person));
     const state = fold(contactDecider, history.filter((e) => comparePositions(e.position, event.position) < 0));
-    return state.contactId ? { id: state.contactId, first_name: state.fields!.firstName, last_name: state.fields!.lastName } : undefined;
+    return state.contactId && state.fields ? { id: state.contactId, first_name: state.fields!.firstName, last_name: state.fields!.lastName } : undefined;
   }
 
   return {
@@ -101,6 +103,8 @@ export function createWebhookFanoutManager(deps: {
       const subscribed = suppressions.flatMap((event) => {
         const d = event.data as AddressSuppressed['data'];
         const name = webhookEventFor(d.reason);
+        // per endpoint and person, by keyed hash: an ordering key is kept in clear (side_effects)
+        const person = (event.metadata.person as string | undefined) ?? d.value;
         const subscriptionIds = endpoints.filter((w) => w.account_id === d.accountId && w.events.includes(name)).map((w) => w.id);
         return subscriptionIds.length ? [{ event, subscriptionIds }] : [];
       });
@@ -115,6 +119,8 @@ export function createWebhookFanoutManager(deps: {
         if (!decided) continue;
         const d = event.data as AddressSuppressed['data'];
         const name = webhookEventFor(d.reason);
+        // per endpoint and person, by keyed hash: an ordering key is kept in clear (side_effects)
+        const person = (event.metadata.person as string | undefined) ?? d.value;
         for (const subscriptionId of decided.subscriptionIds) {
           const deliveryId = deterministicEventId('delivery', event.id, subscriptionId);
           effects.push({
@@ -129,16 +135,41 @@ export function createWebhookFanoutManager(deps: {
                 subscriptionId,
                 event: name,
                 body: decided.body,
-                orderingKey: `${subscriptionId}:${d.value}`,
+                orderingKey: `${subscriptionId}:${person}`,
                 scheduledAt: new Date().toISOString(),
               },
             },
             runAfter: new Date(),
-            orderingKey: `${subscriptionId}:${d.value}`,
+            orderingKey: `${subscriptionId}:${person}`,
           });
         }
       }
       return effects;
     },
   };
+}
+
+/**
+ * Drops the bodies of a person's webhook deliveries from the side effects and the PostgreSQL queue's
+ * jobs (and their archive) that carry them, an erasure's part outside the log: the log's copy is
+ * sealed, these are not. Their ordering key names the person by hash. (BullMQ keeps its finished jobs
+ * in Redis for a bounded count: see docs/privacy.md.)
+ */
+export async function forgetDeliveryBodies(db: Knex, person: string, queueSchema = 'pgboss'): Promise<void> {
+  const key = `%:${person.replace(/[\\%_]/g, (c) => `\\${c}`)}`;
+  const nulled = `jsonb_set(payload, '{schedule,body}', 'null'::jsonb)`;
+  await db('side_effects')
+    .where('kind', DELIVER_WEBHOOK_JOB)
+    .andWhere('ordering_key', 'like', key)
+    .andWhereRaw("jsonb_exists(payload->'schedule', 'body')")
+    .update({ payload: db.raw(nulled) });
+  for (const table of ['job', 'archive']) {
+    const name = `${queueSchema}.${table}`;
+    if (!(await db.raw('SELECT to_regclass(?) AS t', [name])).rows[0].t) continue;
+    await db.raw(
+      `UPDATE ${name} SET data = jsonb_set(data, '{schedule,body}', 'null'::jsonb)
+       WHERE name = ? AND data->'schedule'->>'orderingKey' LIKE ? AND jsonb_exists(data->'schedule', 'body')`,
+      [DELIVER_WEBHOOK_JOB, key],
+    );
+  }
 }

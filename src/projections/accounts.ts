@@ -9,8 +9,8 @@ import type { Projection } from './projection.js';
  */
 export const accountsProjection: Projection = {
   name: 'accounts',
-  // 2: provider_rate_per_second
-  version: 2,
+  // 2: provider_rate_per_second; 3: retention_days
+  version: 3,
   tables: ['accounts', 'users', 'api_keys', 'identities'],
   streamPrefixes: ['account-', 'user-', 'apikey-', 'identity-'],
 
@@ -22,6 +22,7 @@ export const accountsProjection: Projection = {
       tb.text('email_provider').notNullable();
       tb.text('tracking').notNullable();
       tb.double('provider_rate_per_second');
+      tb.integer('retention_days');
       tb.jsonb('sms').notNullable();
       tb.timestamp('created_at', { useTz: true }).notNullable();
     });
@@ -87,6 +88,7 @@ export const accountsProjection: Projection = {
             email_provider: d.settings.emailProvider,
             tracking: d.settings.tracking,
             provider_rate_per_second: d.settings.providerRatePerSecond ?? null,
+            retention_days: d.settings.retentionDays ?? null,
           });
           break;
         case 'SmsSettingsChanged':

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { AUDITED_EVENT_TYPES, auditEvent, auditStateKey, type AuditTargetState } from '../domain/audit/audit-entry.js';
 import type { RecordedEvent } from '../ports/event-store.js';
 import type { Projection } from './projection.js';
+import { CONTACT_ERASED } from '../domain/contacts/contact.js';
 
 /**
  * The audit trail (GET /api/audit): one row per admin action, newest first by `seq` (the log's order),
@@ -9,7 +10,8 @@ import type { Projection } from './projection.js';
  */
 export const auditProjection: Projection = {
   name: 'audit',
-  version: 1,
+  // 2: suppressions named by keyed hash; erasures audited, and null the detail their person's suppressions showed
+  version: 2,
   tables: ['audit_entries', 'audit_targets'],
   eventTypes: AUDITED_EVENT_TYPES,
 
@@ -63,6 +65,13 @@ export const auditProjection: Projection = {
       });
     }
     if (entries.length) await trx(t('audit_entries')).insert(entries).onConflict('event_id').ignore();
+    // as a rebuild reads those suppressions once the person's key is gone (docs/privacy.md)
+    for (const e of events.filter((x) => x.type === CONTACT_ERASED)) {
+      await trx(t('audit_entries'))
+        .where({ account_id: e.data.accountId, target_type: 'suppression', target_id: e.data.person })
+        .whereRaw(`jsonb_exists(changes, 'detail')`)
+        .update({ changes: trx.raw(`jsonb_set(changes, '{detail,to}', 'null'::jsonb)`) });
+    }
     const forgotten = keys.filter((k) => states.get(k) === null);
     if (forgotten.length) await trx(t('audit_targets')).whereIn('key', forgotten).delete();
     const kept = keys.flatMap((key) => {

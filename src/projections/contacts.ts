@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
-import { CONTACT_STREAM_PREFIX, type ContactUpserted } from '../domain/contacts/contact.js';
+import { CONTACT_ERASED, CONTACT_STREAM_PREFIX, type ContactUpserted } from '../domain/contacts/contact.js';
+import { personOfEvent } from './suppressions.js';
 import { SUPPRESSION_STREAM_PREFIX, type SuppressionReason } from '../domain/suppression/suppression.js';
 import { insertRows } from './bulk-writes.js';
 import type { Projection } from './projection.js';
@@ -29,17 +30,20 @@ async function writeUpserts(run: Upsert[], trx: Knex.Transaction, t: (base: stri
   const items = [...latest.values()];
   const suppressions = await trx(t('contact_suppressions'))
     .whereIn(
-      ['account_id', 'email'],
-      items.map(({ event }) => [event.data.accountId, event.data.email]),
+      ['account_id', 'person'],
+      items.map(({ event }) => [event.data.accountId, personOfEvent(event, event.data.email)]),
     )
-    .select('account_id', 'email', 'reason');
-  const reasonOf = new Map(suppressions.map((s) => [`${s.account_id}\n${s.email}`, s.reason as SuppressionReason]));
-  const rows = items.map(({ event: { data: d, revision }, firstAt }) => {
-    const reason = reasonOf.get(`${d.accountId}\n${d.email}`);
+    .select('account_id', 'person', 'reason');
+  const reasonOf = new Map(suppressions.map((s) => [`${s.account_id}\n${s.person}`, s.reason as SuppressionReason]));
+  const rows = items.map(({ event, firstAt }) => {
+    const { data: d, revision } = event;
+    const person = personOfEvent(event, d.email);
+    const reason = reasonOf.get(`${d.accountId}\n${person}`);
     return {
       id: d.contactId,
       account_id: d.accountId,
       email: d.email,
+      person,
       first_name: d.fields.firstName,
       last_name: d.fields.lastName,
       company: d.fields.company,
@@ -52,7 +56,7 @@ async function writeUpserts(run: Upsert[], trx: Knex.Transaction, t: (base: stri
       updated_at: d.at,
     };
   });
-  await insertRows(trx, t('contacts'), rows, { target: ['id'], update: Object.keys(rows[0]).filter((k) => k !== 'id' && k !== 'created_at') });
+  await insertRows(trx, t('contacts'), rows, { target: ['account_id', 'person'], update: Object.keys(rows[0]).filter((k) => k !== 'created_at') });
 }
 
 /**
@@ -64,7 +68,8 @@ async function writeUpserts(run: Upsert[], trx: Knex.Transaction, t: (base: stri
  */
 export const contactsProjection: Projection = {
   name: 'contacts',
-  version: 2,
+  // 3: keyed by person hash too; an erased person's contact is dropped
+  version: 3,
   tables: ['contacts', 'contact_suppressions'],
   streamPrefixes: [CONTACT_STREAM_PREFIX, SUPPRESSION_STREAM_PREFIX],
 
@@ -74,6 +79,7 @@ export const contactsProjection: Projection = {
       tb.text('id').primary();
       tb.text('account_id').notNullable();
       tb.text('email').notNullable();
+      tb.text('person').notNullable();
       tb.text('first_name');
       tb.text('last_name');
       tb.text('company');
@@ -84,7 +90,10 @@ export const contactsProjection: Projection = {
       tb.integer('revision').notNullable();
       tb.timestamp('created_at', { useTz: true }).notNullable();
       tb.timestamp('updated_at', { useTz: true }).notNullable();
-      tb.unique(['account_id', 'email']);
+      // One row a person: a contact first recorded on a stream named by its address (before streams
+      // were named by keyed hash) continues on the hashed stream, under the id its first upsert there gives.
+      tb.unique(['account_id', 'person']);
+      tb.index(['account_id', 'email']);
       tb.index(['account_id', 'created_at']);
     });
     await trx.raw(
@@ -93,9 +102,9 @@ export const contactsProjection: Projection = {
     await trx.raw(`CREATE INDEX ${t('contacts')}_tags ON ${t('contacts')} USING gin (tags)`);
     await trx.schema.createTable(t('contact_suppressions'), (tb) => {
       tb.text('account_id').notNullable();
-      tb.text('email').notNullable();
+      tb.text('person').notNullable();
       tb.text('reason').notNullable();
-      tb.primary(['account_id', 'email']);
+      tb.primary(['account_id', 'person']);
     });
   },
 
@@ -108,17 +117,21 @@ export const contactsProjection: Projection = {
     for (const e of events) {
       const d = e.data;
       if (e.type === 'ContactUpserted') {
-        run.push(e);
+        // an erased person's upserts read without their fields: the erasure after them drops the row
+        if (d.email !== null && d.fields !== null) run.push(e);
         continue;
       }
       // Suppression events are applied in log order between runs of upserts.
       await flush();
+      const person = personOfEvent(e, d.value);
       if (e.type === 'AddressSuppressed' && d.kind === 'email') {
-        await trx(t('contact_suppressions')).insert({ account_id: d.accountId, email: d.value, reason: d.reason }).onConflict(['account_id', 'email']).merge();
-        await trx(t('contacts')).where({ account_id: d.accountId, email: d.value }).update({ status: STATUS_OF[d.reason as SuppressionReason] });
+        await trx(t('contact_suppressions')).insert({ account_id: d.accountId, person, reason: d.reason }).onConflict(['account_id', 'person']).merge();
+        await trx(t('contacts')).where({ account_id: d.accountId, person }).update({ status: STATUS_OF[d.reason as SuppressionReason] });
       } else if (e.type === 'SuppressionLifted' && d.kind === 'email') {
-        await trx(t('contact_suppressions')).where({ account_id: d.accountId, email: d.value }).delete();
-        await trx(t('contacts')).where({ account_id: d.accountId, email: d.value }).update({ status: trx.ref('upserted_status') });
+        await trx(t('contact_suppressions')).where({ account_id: d.accountId, person }).delete();
+        await trx(t('contacts')).where({ account_id: d.accountId, person }).update({ status: trx.ref('upserted_status') });
+      } else if (e.type === CONTACT_ERASED) {
+        await trx(t('contacts')).where({ account_id: d.accountId, person: d.person }).delete();
       }
     }
     await flush();

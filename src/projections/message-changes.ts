@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { MESSAGE_STREAM_PREFIX } from '../domain/messages/events.js';
+import { CONTACT_ERASED, CONTACT_STREAM_PREFIX } from '../domain/contacts/contact.js';
+import { PERSONAL_DATA } from '../domain/privacy/personal-data.js';
+import { ACCOUNT_STREAM_PREFIX, CONTENT_EXPIRED } from '../domain/accounts/account.js';
 import { insertRows } from './bulk-writes.js';
 import type { Projection } from './projection.js';
 import { TIMELINE_KIND } from './messages.js';
@@ -50,11 +53,32 @@ const occurredAt = (e: RecordedEvent) =>
  * Only queue events name the account and key; `message_change_owners` remembers them for the
  * message's later events.
  */
+/** Provider outcome kinds, whose data names the recipient: redacted as a rebuild reads them once the key is gone. */
+const OUTCOME_KINDS = ['delivered', 'bounced', 'complained', 'opened', 'clicked'];
+
+/**
+ * An erasure (or retention's cutoff) nulls what the feed showed of the person (the address and subject of `queued`, the
+ * recipient, IP, user agent and URL of outcomes), exactly as the redacted events would write it.
+ */
+async function redact(trx: Knex.Transaction, t: (base: string) => string, accountId: string, whose: { person: string } | { before: string }) {
+  const ids = () => {
+    const q = trx(t('message_change_owners')).where({ account_id: accountId }).select('message_id');
+    return 'person' in whose ? q.andWhere({ person: whose.person }) : q.andWhere('queued_at', '<', `${whose.before}T00:00:00.000Z`);
+  };
+  const c = t('message_changes');
+  const where = () => trx(c).whereIn('message_id', ids());
+  await where().where({ type: 'queued' }).whereRaw(`jsonb_exists(data, 'subject')`).update({ data: trx.raw(`data || '{"to":null,"subject":null}'::jsonb`) });
+  await where().where({ type: 'queued' }).whereRaw(`NOT jsonb_exists(data, 'subject')`).update({ data: trx.raw(`data || '{"to":null}'::jsonb`) });
+  await where().whereIn('type', OUTCOME_KINDS).update({ data: trx.raw('data || ?::jsonb', [JSON.stringify(PERSONAL_DATA.Delivered.redacted)]) });
+}
+
 export const messageChangesProjection: Projection = {
   name: 'message_changes',
-  version: 1,
+  // 2: the recipient's keyed hash on owners, erasures redact
+  version: 2,
   tables: ['message_changes', 'message_change_owners'],
-  streamPrefixes: [MESSAGE_STREAM_PREFIX],
+  // contact streams for their erasures, account streams for retention's cutoffs
+  streamPrefixes: [MESSAGE_STREAM_PREFIX, CONTACT_STREAM_PREFIX, ACCOUNT_STREAM_PREFIX],
 
   async setup(trx: Knex.Transaction, t: (base: string) => string) {
     await trx.schema.createTable(t('message_changes'), (tb) => {
@@ -77,6 +101,9 @@ export const messageChangesProjection: Projection = {
       tb.text('message_id').primary();
       tb.text('account_id').notNullable();
       tb.text('api_key_id');
+      tb.text('person');
+      tb.timestamp('queued_at', { useTz: true });
+      tb.index(['account_id', 'person']);
     });
   },
 
@@ -84,10 +111,10 @@ export const messageChangesProjection: Projection = {
     const owners = new Map<string, { account_id: string; api_key_id: string | null }>();
     const created: Record<string, unknown>[] = [];
     for (const e of events) {
-      if (typeof e.data?.accountId === 'string' && !owners.has(e.streamId)) {
+      if (typeof e.data?.accountId === 'string' && e.streamId.startsWith(MESSAGE_STREAM_PREFIX) && !owners.has(e.streamId)) {
         const owner = { account_id: e.data.accountId, api_key_id: e.data.apiKeyId ?? null };
         owners.set(e.streamId, owner);
-        created.push({ message_id: e.streamId.slice(MESSAGE_STREAM_PREFIX.length), ...owner });
+        created.push({ message_id: e.streamId.slice(MESSAGE_STREAM_PREFIX.length), ...owner, person: e.metadata.person ?? null, queued_at: e.data.queuedAt ?? null });
       }
     }
     const unknown = [...new Set(events.filter((e) => !owners.has(e.streamId) && changeKind(e.type)).map((e) => e.streamId.slice(MESSAGE_STREAM_PREFIX.length)))];
@@ -96,8 +123,24 @@ export const messageChangesProjection: Projection = {
       for (const r of rows) owners.set(MESSAGE_STREAM_PREFIX + r.message_id, { account_id: r.account_id, api_key_id: r.api_key_id });
     }
 
-    const changes: Record<string, unknown>[] = [];
+    let changes: Record<string, unknown>[] = [];
+    const write = async () => {
+      await insertRows(trx, t('message_change_owners'), created.splice(0), { target: ['message_id'] });
+      await insertRows(trx, t('message_changes'), changes, { target: ['commit_pos', 'prepare_pos'] });
+      changes = [];
+    };
     for (const e of events) {
+      if (e.type === CONTACT_ERASED) {
+        // what came before the erasure is written first, so the erasure reaches it
+        await write();
+        await redact(trx, t, e.data.accountId, { person: e.data.person });
+        continue;
+      }
+      if (e.type === CONTENT_EXPIRED) {
+        await write();
+        await redact(trx, t, e.data.accountId, { before: e.data.before });
+        continue;
+      }
       const type = changeKind(e.type);
       const owner = owners.get(e.streamId);
       if (!type || !owner) continue; // not a feed kind, or a message this read model never saw queued
@@ -112,7 +155,6 @@ export const messageChangesProjection: Projection = {
         data: type === 'queued' ? queuedData(e) : e.data,
       });
     }
-    await insertRows(trx, t('message_change_owners'), created, { target: ['message_id'] });
-    await insertRows(trx, t('message_changes'), changes, { target: ['commit_pos', 'prepare_pos'] });
+    await write();
   },
 };

@@ -1,9 +1,12 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { MESSAGE_STREAM_PREFIX } from '../domain/messages/events.js';
+import { CONTACT_ERASED, CONTACT_STREAM_PREFIX } from '../domain/contacts/contact.js';
+import { ACCOUNT_STREAM_PREFIX, CONTENT_EXPIRED } from '../domain/accounts/account.js';
 import { statusAfter, type MessageStatus } from '../domain/messages/message.js';
 import { attachmentSummary, type QueuedAttachment } from '../domain/email/attachments.js';
 import { insertRows, rowsById, updateRows } from './bulk-writes.js';
+import { PERSONAL_DATA } from '../domain/privacy/personal-data.js';
 import type { Projection } from './projection.js';
 
 /** The message timeline's kinds (sent, delivered, bounced, complained, opened, clicked), by event type. */
@@ -40,6 +43,7 @@ function queuedRow(id: string, e: RecordedEvent): NewRow {
     status: statusAfter(null, e)!,
     from_address: email ? d.fromEmail : d.originationNumber,
     to_address: d.to,
+    person: e.metadata.person ?? null,
     subject: email ? d.subject : null,
     provider: d.provider,
     provider_message_id: null,
@@ -58,6 +62,18 @@ function queuedRow(id: string, e: RecordedEvent): NewRow {
     created_at: new Date(d.queuedAt),
     updated_at: new Date(d.queuedAt),
   };
+}
+
+/** What a message row shows of an erased person: their address, the subject and the attachments' names go. */
+const REDACTED_ROW = { to_address: null, subject: null, attachments: null };
+// Timeline entries of provider outcomes (every kind but `sent`) read as a rebuild reads them once the key is gone.
+const REDACTED_OUTCOME = PERSONAL_DATA.Delivered.redacted;
+
+function redactRow(row: NewRow, timeline: Record<string, unknown>[]) {
+  Object.assign(row, REDACTED_ROW);
+  for (const entry of timeline) {
+    if (entry.message_id === row.id && entry.type !== 'sent') entry.data = { ...(entry.data as object), ...REDACTED_OUTCOME };
+  }
 }
 
 /** Folds one non-queue event into a row: the domain's own status rule, counts without suspected bots. */
@@ -82,10 +98,12 @@ function evolve(row: MessageState, e: RecordedEvent): void {
  */
 export const messagesProjection: Projection = {
   name: 'messages',
-  // 2: batched handler, status and campaign covering indexes; 3: tags and metadata (GIN-indexed), send_at (scheduled sends), attachment summaries
-  version: 3,
+  // 2: batched handler, status and campaign covering indexes; 3: tags and metadata (GIN-indexed), send_at (scheduled sends), attachment summaries;
+  // 4: the recipient's keyed hash, erasures and retention redact
+  version: 4,
   tables: ['messages', 'message_events'],
-  streamPrefixes: [MESSAGE_STREAM_PREFIX],
+  // contact streams for their erasures, account streams for retention's cutoffs
+  streamPrefixes: [MESSAGE_STREAM_PREFIX, CONTACT_STREAM_PREFIX, ACCOUNT_STREAM_PREFIX],
 
   async setup(trx: Knex.Transaction, t: (base: string) => string) {
     await trx.raw('CREATE EXTENSION IF NOT EXISTS pg_trgm');
@@ -96,7 +114,9 @@ export const messagesProjection: Projection = {
       tb.text('channel').notNullable();
       tb.text('status').notNullable();
       tb.text('from_address').notNullable();
-      tb.text('to_address').notNullable();
+      // null once the recipient is erased, or their message content expired
+      tb.text('to_address');
+      tb.text('person');
       tb.text('subject');
       tb.text('provider').notNullable();
       tb.text('provider_message_id');
@@ -123,8 +143,9 @@ export const messagesProjection: Projection = {
     await trx.raw(
       `CREATE INDEX ${m}_campaign ON ${m} (account_id, campaign_id) INCLUDE (status, opens, clicks, api_key_id, created_at) WHERE campaign_id IS NOT NULL`,
     );
+    await trx.raw(`CREATE INDEX ${m}_person ON ${m} (account_id, person) WHERE person IS NOT NULL`);
     await trx.raw(
-      `CREATE INDEX ${m}_search ON ${m} USING gin ((to_address || ' ' || from_address || ' ' || coalesce(subject, '')) gin_trgm_ops)`,
+      `CREATE INDEX ${m}_search ON ${m} USING gin ((coalesce(to_address, '') || ' ' || from_address || ' ' || coalesce(subject, '')) gin_trgm_ops)`,
     );
     // `tag=` and `metadata[key]=value` filters are containment (@>), which these answer.
     await trx.raw(`CREATE INDEX ${m}_tags ON ${m} USING gin (tags)`);
@@ -144,17 +165,32 @@ export const messagesProjection: Projection = {
     const created = new Map<string, NewRow>();
     const touched = new Map<string, MessageState>();
     const timeline: Record<string, unknown>[] = [];
+    const erasures: { accountId: string; person?: string; before?: string }[] = [];
 
     // Rows this batch changes but did not create: one read for all of them.
     const queuedHere = new Set(events.filter((e) => e.type === 'EmailQueued' || e.type === 'SmsQueued').map((e) => e.streamId));
     const existing = await rowsById<MessageState>(
       trx,
       t('messages'),
-      events.filter((e) => !queuedHere.has(e.streamId)).map((e) => e.streamId.slice(MESSAGE_STREAM_PREFIX.length)),
+      events.filter((e) => !queuedHere.has(e.streamId) && e.streamId.startsWith(MESSAGE_STREAM_PREFIX)).map((e) => e.streamId.slice(MESSAGE_STREAM_PREFIX.length)),
       ['id', 'status', 'provider_message_id', 'error', 'opens', 'clicks', 'updated_at'],
     );
 
     for (const e of events) {
+      if (e.type === CONTACT_ERASED) {
+        // Rows made earlier in this batch are redacted here, the stored ones below: a message queued
+        // after the erasure (in this batch) is a new one, under a new key, and stays readable.
+        for (const row of created.values()) if (row.account_id === e.data.accountId && row.person === e.data.person) redactRow(row, timeline);
+        erasures.push({ accountId: e.data.accountId, person: e.data.person });
+        continue;
+      }
+      if (e.type === CONTENT_EXPIRED) {
+        const before = new Date(`${e.data.before}T00:00:00.000Z`);
+        for (const row of created.values()) if (row.account_id === e.data.accountId && (row.created_at as Date) < before) redactRow(row, timeline);
+        erasures.push({ accountId: e.data.accountId, before: e.data.before });
+        continue;
+      }
+      if (!e.streamId.startsWith(MESSAGE_STREAM_PREFIX)) continue;
       const id = e.streamId.slice(MESSAGE_STREAM_PREFIX.length);
       if (e.type === 'EmailQueued' || e.type === 'SmsQueued') {
         // A second queue event for one message cannot happen (the decider refuses it); keep the first.
@@ -181,5 +217,13 @@ export const messagesProjection: Projection = {
     await insertRows(trx, t('messages'), [...created.values()], { target: ['id'] });
     await updateRows(trx, t('messages'), [...touched.values()]);
     await insertRows(trx, t('message_events'), timeline, { target: ['message_id', 'revision'] });
+    for (const { accountId, person, before } of erasures) {
+      const ids = () => {
+        const q = trx(t('messages')).where({ account_id: accountId }).whereNotIn('id', [...created.keys()]).select('id');
+        return person ? q.andWhere({ person }) : q.andWhere('created_at', '<', `${before}T00:00:00.000Z`);
+      };
+      await trx.raw(`UPDATE ?? SET data = data || ?::jsonb WHERE type <> 'sent' AND message_id IN (${ids().toQuery()})`, [t('message_events'), JSON.stringify(REDACTED_OUTCOME)]);
+      await trx(t('messages')).whereIn('id', ids()).update(REDACTED_ROW);
+    }
   },
 };

@@ -1,20 +1,31 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { SUPPRESSION_STREAM_PREFIX } from '../domain/suppression/suppression.js';
+import { CONTACT_ERASED, CONTACT_STREAM_PREFIX } from '../domain/contacts/contact.js';
 import type { Projection } from './projection.js';
 import { analyzeAfterGrowth } from './statistics.js';
 
-/** The account-wide suppression list the send path checks. */
+/** The person an event names: the keyed hash the store adds (an event read without it: the address itself). */
+export const personOfEvent = (e: RecordedEvent, address: string | null): string => (e.metadata.person as string | undefined) ?? address ?? '';
+
+/**
+ * The account-wide suppression list the send path checks, keyed by the address's keyed hash: an
+ * erased person's entry loses its address (and detail) but keeps holding the hash, so a later send to
+ * the address is still refused.
+ */
 export const suppressionsProjection: Projection = {
   name: 'suppressions',
-  version: 1,
+  // 2: keyed by person hash, erasures redact
+  version: 2,
   tables: ['suppressions'],
-  streamPrefixes: [SUPPRESSION_STREAM_PREFIX],
+  // contact streams for their erasures only
+  streamPrefixes: [SUPPRESSION_STREAM_PREFIX, CONTACT_STREAM_PREFIX],
 
   async setup(trx: Knex.Transaction, t: (base: string) => string) {
     await trx.schema.createTable(t('suppressions'), (tb) => {
       tb.text('account_id').notNullable();
-      tb.text('value').notNullable();
+      tb.text('person').notNullable();
+      tb.text('value');
       tb.text('kind').notNullable();
       tb.text('reason').notNullable();
       tb.text('source').notNullable();
@@ -22,7 +33,7 @@ export const suppressionsProjection: Projection = {
       tb.text('campaign_id');
       tb.text('detail');
       tb.timestamp('created_at', { useTz: true }).notNullable();
-      tb.primary(['account_id', 'value']);
+      tb.primary(['account_id', 'person']);
       tb.index(['account_id', 'created_at']);
     });
   },
@@ -34,6 +45,7 @@ export const suppressionsProjection: Projection = {
         await trx(t('suppressions'))
           .insert({
             account_id: d.accountId,
+            person: personOfEvent(e, d.value),
             value: d.value,
             kind: d.kind,
             reason: d.reason,
@@ -43,10 +55,12 @@ export const suppressionsProjection: Projection = {
             detail: d.detail,
             created_at: d.occurredAt,
           })
-          .onConflict(['account_id', 'value'])
+          .onConflict(['account_id', 'person'])
           .merge();
       } else if (e.type === 'SuppressionLifted') {
-        await trx(t('suppressions')).where({ account_id: d.accountId, value: d.value }).delete();
+        await trx(t('suppressions')).where({ account_id: d.accountId, person: personOfEvent(e, d.value) }).delete();
+      } else if (e.type === CONTACT_ERASED) {
+        await trx(t('suppressions')).where({ account_id: d.accountId, person: d.person }).update({ value: null, detail: null });
       }
     }
     await analyzeAfterGrowth(trx, t('suppressions'), events.filter((e) => e.type === 'AddressSuppressed').length);

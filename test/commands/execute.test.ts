@@ -39,7 +39,7 @@ describe('execute (load, decide, append)', () => {
 
   it('a repeated suppression waits for the same position as the first (a second bounce cannot answer before the list shows it)', async () => {
     const waitFor = sinon.stub().resolves();
-    const suppressions = createSuppressionCommands({ eventStore: store, db: t.db, waitFor });
+    const suppressions = createSuppressionCommands({ eventStore: store, db: t.db, waitFor, personOf: (address) => address });
     const input = { accountId: 'acc1', email: 'twice@example.org', reason: 'bounced' as const, source: 'bounce' as const, actor: 'test' };
     expect((await suppressions.suppress(input)).suppressed).to.equal(true);
     expect((await suppressions.suppress(input)).suppressed).to.equal(false);

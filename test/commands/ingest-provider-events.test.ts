@@ -40,7 +40,7 @@ describe('provider event ingest: the outcome and the suppression it calls for ar
   const ingestWith = (eventStore: EventStore) => {
     const waiter = createProjectionWaiter({ db: app.infra.db });
     const waitFor = (name: string, position: Parameters<typeof waiter.waitFor>[1] | undefined) => (position ? waiter.waitFor(name, position, 10_000) : Promise.resolve());
-    const suppressions = createSuppressionCommands({ eventStore, db: app.infra.db, waitFor });
+    const suppressions = createSuppressionCommands({ eventStore, db: app.infra.db, waitFor, personOf: app.infra.privacy.personOf });
     return createProviderEventIngest({ eventStore, db: app.infra.db, suppressions, actor: 'provider' });
   };
   /** a queued message to `to` and the hard bounce of it */
@@ -91,11 +91,11 @@ describe('provider event ingest: the outcome and the suppression it calls for ar
         await app.infra.db.raw('DROP TRIGGER test_refuse_event ON events; DROP FUNCTION test_refuse_event()');
       }
       expect(await types(`message-${messageId}`)).to.deep.equal(['EmailQueued']);
-      expect(await types(`suppression-default-${to}`)).to.deep.equal([]);
+      expect(await types(`suppression-default-${app.infra.privacy.personOf(to)}`)).to.deep.equal([]);
 
       expect(await ingestWith(app.infra.eventStore).ingest([bounce])).to.deep.equal({ recorded: 1, pending: 0 });
       expect(await types(`message-${messageId}`)).to.deep.equal(['EmailQueued', 'Bounced']);
-      expect(await types(`suppression-default-${to}`)).to.deep.equal(['AddressSuppressed']);
+      expect(await types(`suppression-default-${app.infra.privacy.personOf(to)}`)).to.deep.equal(['AddressSuppressed']);
       expect(await app.infra.db('suppressions').where({ account_id: 'default', value: to }).first('reason')).to.deep.equal({ reason: 'bounced' });
     });
   }
@@ -105,15 +105,15 @@ describe('provider event ingest: the outcome and the suppression it calls for ar
     const { messageId, bounce } = await bouncedMessage(to);
     const failing = streamByStream(app.infra.eventStore, 2);
     expect(await ingestWith(failing).ingest([bounce]).catch((e) => e)).to.have.property('message', 'store stopped between two appends');
-    expect(failing.appends).to.deep.equal([`suppression-default-${to}`, `message-${messageId}`]);
+    expect(failing.appends).to.deep.equal([`suppression-default-${app.infra.privacy.personOf(to)}`, `message-${messageId}`]);
     expect(await types(`message-${messageId}`)).to.deep.equal(['EmailQueued']);
-    expect(await types(`suppression-default-${to}`)).to.deep.equal(['AddressSuppressed']);
+    expect(await types(`suppression-default-${app.infra.privacy.personOf(to)}`)).to.deep.equal(['AddressSuppressed']);
 
     const again = streamByStream(app.infra.eventStore);
     expect(await ingestWith(again).ingest([bounce])).to.deep.equal({ recorded: 1, pending: 0 });
     expect(again.appends).to.deep.equal([`message-${messageId}`]);
     expect(await types(`message-${messageId}`)).to.deep.equal(['EmailQueued', 'Bounced']);
-    expect(await types(`suppression-default-${to}`)).to.deep.equal(['AddressSuppressed']);
+    expect(await types(`suppression-default-${app.infra.privacy.personOf(to)}`)).to.deep.equal(['AddressSuppressed']);
     // a third delivery changes nothing
     expect(await ingestWith(again).ingest([bounce])).to.deep.equal({ recorded: 1, pending: 0 });
     expect(again.appends).to.have.length(1);

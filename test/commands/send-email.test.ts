@@ -30,7 +30,7 @@ describe('SendEmail: the daily cap slot of a send that is not recorded', functio
       if (buildFailures-- > 0) throw new Error('cannot build the message');
       return app.baseUrl;
     };
-    const sendEmail = createSendEmail({ eventStore: flaky, db: app.infra.db, keys: undefined as never, counters: app.infra.counters, attachmentStore: app.infra.attachmentStore, linkSecret: 'secret', baseUrl });
+    const sendEmail = createSendEmail({ eventStore: flaky, db: app.infra.db, keys: undefined as never, counters: app.infra.counters, attachmentStore: app.infra.attachmentStore, linkSecret: 'secret', baseUrl, personOf: app.infra.privacy.personOf });
     const principal = { kind: 'user' as const, accountId: account.account_id, userId: account.id };
     const send = (to: string) =>
       sendEmail(principal, { to, fromEmail: from, subject: 's', html: '<p>h <a href="https://example.org/x">x</a></p>', text: 't' }).then(

@@ -31,7 +31,7 @@ describe('SMS opt-out sync across processes', function () {
   const waitingForLock = async () =>
     Number((await app.infra.db.raw("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0].n);
   const suppressedCounts = async (phones: string[]) =>
-    Promise.all(phones.map(async (p) => (await app.infra.eventStore.readStream(`suppression-${accountId}-${p}`)).filter((e) => e.type === 'AddressSuppressed').length));
+    Promise.all(phones.map(async (p) => (await app.infra.eventStore.readStream(`suppression-${accountId}-${app.infra.privacy.personOf(p)}`)).filter((e) => e.type === 'AddressSuppressed').length));
 
   before(async () => {
     restoreEnv = useFakeAwsCredentials();
@@ -48,6 +48,7 @@ describe('SMS opt-out sync across processes', function () {
         eventStore: app.infra.eventStore,
         db: otherDb,
         waitFor: (name, position) => (position ? waiter.waitFor(name, position, 30_000) : Promise.resolve()),
+        personOf: app.infra.privacy.personOf,
       }),
     };
     other = createSmsOptOutSync(deps);

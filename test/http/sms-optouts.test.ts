@@ -11,7 +11,7 @@ const numbers = (from: number, n: number) => Array.from({ length: n }, (_, i) =>
 async function suppressionEvents(app: TestApp, accountId: string, phones: string[]) {
   const counts: Record<string, number> = {};
   for (const p of phones) {
-    const events = await app.infra.eventStore.readStream(`suppression-${accountId}-${p}`);
+    const events = await app.infra.eventStore.readStream(`suppression-${accountId}-${app.infra.privacy.personOf(p)}`);
     counts[p] = events.filter((e) => e.type === 'AddressSuppressed').length;
   }
   return counts;

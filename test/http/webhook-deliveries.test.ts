@@ -294,7 +294,7 @@ describe('webhook deliveries', function () {
     );
     const seen = hookRequests(hook).map((r) => ({ id: JSON.parse(r.body).id, attempt: r.headers['x-service-attempt'] }));
     expect(seen).to.have.length(4);
-    const events = (await app.infra.eventStore.readStream(`suppression-${account.accountId}-order@example.org`)).filter((e) => e.type === 'AddressSuppressed');
+    const events = (await app.infra.eventStore.readStream(`suppression-${account.accountId}-${app.infra.privacy.personOf('order@example.org')}`)).filter((e) => e.type === 'AddressSuppressed');
     expect(seen).to.deep.equal([
       { id: events[0].id, attempt: '1' },
       { id: events[0].id, attempt: '2' },

@@ -98,6 +98,8 @@ describe('npm start with no DATABASE_URL (embedded PostgreSQL)', function () {
       PORT: String(await freePort()),
       ADMIN_PASSWORD: PASSWORD,
       LOG_LEVEL: 'silent',
+      // unset (empty): the embedded start keeps a generated key in DATA_DIR, and a restart uses it
+      ENCRYPTION_KEY: '',
     };
   });
 

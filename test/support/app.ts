@@ -6,6 +6,7 @@ import type { Infrastructure } from '../../src/infrastructure.js';
 import { listen } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestDatabase } from './db.js';
+import { TEST_ENCRYPTION_KEY } from './spawn-server.js';
 
 export const ADMIN_EMAIL = 'admin@localhost';
 export const ADMIN_PASSWORD = 'correct-horse-battery';
@@ -38,6 +39,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     // Tests create further accounts and send SMS without AWS; an empty value in `env` restores a default.
     ALLOW_SIGNUP: 'true',
     SMS_PROVIDER: 'sandbox',
+    // as a deployment sets one (unset, the key would be kept in the working directory's DATA_DIR);
+    // the processes spawned beside the app on its database use the same
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...env,
   });
   const application = await createApplication('all', { config, logger: createLogger(config.LOG_LEVEL), clock: options.clock });

@@ -67,7 +67,7 @@ export async function runScript(app: TestApp, script: string, args: string[]): P
   const file = fileURLToPath(new URL(`../../scripts/${script}.ts`, import.meta.url));
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', file, ...args], {
-      env: { ...process.env, DATABASE_URL: app.config.DATABASE_URL!, LOG_LEVEL: 'silent' },
+      env: { ...process.env, DATABASE_URL: app.config.DATABASE_URL!, ENCRYPTION_KEY: app.config.ENCRYPTION_KEY, LOG_LEVEL: 'silent' },
       timeout: 60_000,
     });
     return { stdout, stderr, code: 0 };

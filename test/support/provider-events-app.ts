@@ -50,7 +50,7 @@ export function providerEventsClient(app: TestApp, sender: { key: string; from: 
     /** the suppression stream of one address, straight from the event store */
     async suppressionEvents(value: string) {
       const accountId = (await app.infra.db('accounts').where({ name: 'default' }).first('id'))?.id;
-      return app.infra.eventStore.readStream(`suppression-${accountId}-${value}`);
+      return app.infra.eventStore.readStream(`suppression-${accountId}-${app.infra.privacy.personOf(value)}`);
     },
 
     async suppressionRow(value: string) {

@@ -44,11 +44,17 @@ export interface SpawnedServer {
 const startScript: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).scripts.start;
 const SERVICE_NODE_FLAGS = startScript.split(' ').filter((arg) => arg.startsWith('--'));
 
+/**
+ * The encryption key of test deployments (test apps and the processes spawned beside them on their
+ * databases): one deployment, one key. Not a secret: test data only.
+ */
+export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+
 /** Another server process (`src/main.ts <role>`) on the same database, for cross-process tests. */
 export async function spawnServer(role: 'api' | 'worker' | 'all', env: Record<string, string>, options: SpawnOptions = {}): Promise<SpawnedServer> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const main = options.root ? join(options.root, 'src', 'main.ts') : fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', PORT: String(port), ...env };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', PORT: String(port), ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, ...env };
   for (const name of options.unset ?? []) delete childEnv[name];
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(process.env.SPAWN_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(options.nodeArgs ?? []), '--import', 'tsx', main, role], {
     env: childEnv,

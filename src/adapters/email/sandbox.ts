@@ -77,3 +77,4 @@ export function createSandboxEmailProvider(deps: { db: Db }): EmailProvider {
     },
   };
 }
+

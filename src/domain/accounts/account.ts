@@ -13,7 +13,12 @@ export interface AccountSettings {
    * settings recorded before it existed, which is the same).
    */
   providerRatePerSecond?: number | null;
+  /** message bodies and recipient addresses older than this many days become unreadable (docs/privacy.md); absent: kept */
+  retentionDays?: number;
 }
+
+/** A century: retention is about forgetting, and a larger number is a typo. */
+export const MAX_RETENTION_DAYS = 36_500;
 export interface SmsSettings {
   enabled: boolean;
   originationNumber: string | null;
@@ -38,11 +43,14 @@ export const DEFAULT_SMS_SETTINGS: SmsSettings = {
 export type AccountEvent =
   | { type: 'AccountCreated'; data: { accountId: string; name: string; createdAt: string; settings: AccountSettings; sms: SmsSettings } }
   | { type: 'SettingsChanged'; data: { accountId: string; settings: AccountSettings; changedAt: string } }
-  | { type: 'SmsSettingsChanged'; data: { accountId: string; sms: SmsSettings; changedAt: string } };
+  | { type: 'SmsSettingsChanged'; data: { accountId: string; sms: SmsSettings; changedAt: string } }
+  /** The retention job destroyed the keys of message content of the UTC days before `before` (`YYYY-MM-DD`). */
+  | { type: 'MessageContentExpired'; data: { accountId: string; before: string; expiredAt: string } };
 
 export type AccountCommand =
   | { kind: 'create'; accountId: string; name: string; now: string }
-  | { kind: 'changeSettings'; patch: Partial<AccountSettings>; now: string }
+  | { kind: 'changeSettings'; patch: Partial<Omit<AccountSettings, 'retentionDays'>> & { retentionDays?: number | null }; now: string }
+  | { kind: 'expireContent'; before: string; now: string }
   | { kind: 'changeSms'; sms: SmsSettings; now: string };
 
 export interface AccountState {
@@ -50,9 +58,13 @@ export interface AccountState {
   name: string;
   settings: AccountSettings;
   sms: SmsSettings;
+  /** the retention job's last cutoff */
+  contentExpiredBefore?: string;
 }
 
 export const accountStream = (accountId: string) => `account-${accountId}`;
+export const ACCOUNT_STREAM_PREFIX = 'account-';
+export const CONTENT_EXPIRED = 'MessageContentExpired';
 
 export const MAX_ACCOUNT_NAME = 200;
 
@@ -78,6 +90,8 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
         return { ...state, settings: event.data.settings };
       case 'SmsSettingsChanged':
         return { ...state, sms: event.data.sms };
+      case 'MessageContentExpired':
+        return { ...state, contentExpiredBefore: event.data.before };
       default:
         return state;
     }
@@ -95,8 +109,21 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
       ];
     }
     if (!state.accountId) throw notFound('account not found');
+    if (command.kind === 'expireContent') {
+      // A cutoff already applied (or an earlier one, after retentionDays grew) changes nothing.
+      if (state.contentExpiredBefore && state.contentExpiredBefore >= command.before) return [];
+      return [{ type: 'MessageContentExpired', data: { accountId: state.accountId, before: command.before, expiredAt: command.now } }];
+    }
     if (command.kind === 'changeSettings') {
-      const settings = { ...state.settings, ...command.patch };
+      const { retentionDays, ...patch } = command.patch;
+      const settings: AccountSettings = { ...state.settings, ...patch };
+      if (retentionDays === null) delete settings.retentionDays;
+      else if (retentionDays !== undefined) {
+        if (!Number.isInteger(retentionDays) || retentionDays < 1 || retentionDays > MAX_RETENTION_DAYS) {
+          throw badRequest(`retentionDays must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or null to keep everything`);
+        }
+        settings.retentionDays = retentionDays;
+      }
       if (!Number.isInteger(settings.dailySendCap) || settings.dailySendCap < 1) {
         throw badRequest('dailySendCap must be a positive integer');
       }

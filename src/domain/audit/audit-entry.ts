@@ -38,14 +38,14 @@ export interface AuditEntry {
 export interface AuditableEvent {
   type: string;
   data: any;
-  metadata: { actor?: unknown; clientIp?: unknown };
+  metadata: { actor?: unknown; clientIp?: unknown; person?: unknown };
   recordedAt: Date;
 }
 
 interface AuditRule {
   /** the action, or null when this event is no admin action (a suppression a bounce caused) */
   action(data: any, previous: AuditTargetState | null): string | null;
-  target(data: any, previous: AuditTargetState | null): AuditTarget;
+  target(data: any, previous: AuditTargetState | null, metadata: AuditableEvent['metadata']): AuditTarget;
   /** key of the remembered state of the target this event changes (globally unique); absent: nothing remembered */
   stateKey?(data: any): string;
   /** the target's fields after the event (null: gone); the entry's changes are their difference from before */
@@ -158,14 +158,21 @@ const RULES: Record<string, AuditRule> = {
     fields: () => null,
   },
   // Only an admin's own suppressions: bounces, complaints and unsubscribes are the recipients' doing.
+  // A suppression and an erasure name the person by keyed hash only (the address is personal data:
+  // docs/privacy.md); a store that adds no hash leaves the address.
   AddressSuppressed: {
     action: (d) => (d.source === 'manual' ? 'suppression.added' : null),
-    target: (d) => ({ type: 'suppression', id: d.value }),
+    target: (d, _before, m) => ({ type: 'suppression', id: (m.person as string | undefined) ?? d.value }),
     changes: (d) => ({ reason: { from: null, to: d.reason }, detail: { from: null, to: d.detail } }),
   },
   SuppressionLifted: {
     action: () => 'suppression.removed',
-    target: (d) => ({ type: 'suppression', id: d.value }),
+    target: (d, _before, m) => ({ type: 'suppression', id: (m.person as string | undefined) ?? d.value }),
+    changes: () => ({}),
+  },
+  ContactErased: {
+    action: () => 'contact.erased',
+    target: (d) => ({ type: 'contact', id: d.person }),
     changes: () => ({}),
   },
 };
@@ -223,7 +230,7 @@ export function auditEvent(
       actor: auditActor(event.metadata.actor),
       ip: typeof ip === 'string' ? ip : null,
       action,
-      target: rule.target(d, previous),
+      target: rule.target(d, previous, event.metadata),
       changes: fields === undefined ? (rule.changes?.(d) ?? {}) : diffFields(previous?.fields ?? null, fields),
     },
     state,

@@ -16,7 +16,17 @@ export interface ContactUpserted {
   type: 'ContactUpserted';
   data: { contactId: string; accountId: string; email: string; created: boolean; fields: ContactFields; at: string };
 }
-export type ContactEvent = ContactUpserted;
+/**
+ * The person is forgotten: their keys are destroyed, so their contact fields and messages read as
+ * redacted everywhere, and read models drop or null what they showed of them. Names the person by
+ * keyed hash only. Recorded even for someone who never was a contact (only a recipient).
+ */
+export interface ContactErased {
+  type: 'ContactErased';
+  data: { accountId: string; person: string; contactId: string | null; erasedAt: string };
+}
+export const CONTACT_ERASED = 'ContactErased';
+export type ContactEvent = ContactUpserted | ContactErased;
 
 /** Fields the caller sent; absent fields keep their stored value. `addListIds` are added, not replaced. */
 export interface UpsertContact {
@@ -28,20 +38,29 @@ export interface UpsertContact {
   now: string;
 }
 
+export interface EraseContact {
+  accountId: string;
+  person: string;
+  now: string;
+}
+
 export interface ContactState {
   contactId: string | null;
   fields: ContactFields | null;
+  /** erased and not upserted since: erasing again records nothing */
+  erased?: boolean;
 }
 
 /**
- * Streams keyed by account and normalised email (normaliseEmail: trimmed, lower-cased as a whole —
- * local part included, the same key suppressions use), so the upsert key is the stream.
+ * Streams keyed by account and the person's keyed hash (of the normalised email: trimmed, lower-cased
+ * as a whole — local part included, the same key suppressions use), so the upsert key is the stream
+ * and no stream name holds an address.
  *
  * A contact's `status` here is what the caller last upserted. Suppressions live in their own
  * streams and this decider has no event that touches them: an upsert never lifts a suppression, and
  * the contacts read model shows an active suppression over the upserted status.
  */
-export const contactStream = (accountId: string, email: string) => `contact-${accountId}-${email}`;
+export const contactStream = (accountId: string, person: string) => `contact-${accountId}-${person}`;
 export const CONTACT_STREAM_PREFIX = 'contact-';
 
 const EMPTY: ContactFields = { firstName: null, lastName: null, company: null, tags: [], status: 'subscribed', listIds: [] };
@@ -64,12 +83,26 @@ function sameFields(a: ContactFields, b: ContactFields): boolean {
   );
 }
 
-export const contactDecider: Decider<ContactState, UpsertContact, ContactEvent> = {
+const evolveContact: Decider<ContactState, unknown>['evolve'] = (state, event) => {
+  if (event.type === 'ContactErased') return { contactId: null, fields: null, erased: true };
+  if (event.type !== 'ContactUpserted') return state;
+  // An upsert whose fields can no longer be read (its person erased since): nothing to build on.
+  return { contactId: event.data.contactId, fields: event.data.fields ?? null };
+};
+
+/** Forgetting a person: once, until they are upserted again. */
+export const contactEraser: Decider<ContactState, EraseContact, ContactErased> = {
   initialState: { contactId: null, fields: null },
-  evolve(state, event) {
-    if (event.type !== 'ContactUpserted') return state;
-    return { contactId: event.data.contactId, fields: event.data.fields };
+  evolve: evolveContact,
+  decide(command, state) {
+    if (state.erased) return [];
+    return [{ type: 'ContactErased', data: { accountId: command.accountId, person: command.person, contactId: state.contactId, erasedAt: command.now } }];
   },
+};
+
+export const contactDecider: Decider<ContactState, UpsertContact, ContactUpserted> = {
+  initialState: { contactId: null, fields: null },
+  evolve: evolveContact,
   decide(command, state) {
     const current = state.fields ?? EMPTY;
     const next: ContactFields = {

@@ -3,7 +3,7 @@ import { notFound } from '../errors.js';
 
 /**
  * Account-wide suppression of one address (email or E.164 phone), in its own stream
- * `suppression-<accountId>-<value>`: the stream's expected revision makes concurrent ingests of the same
+ * `suppression-<accountId>-<person>` (the address's keyed hash, never the address): the stream's expected revision makes concurrent ingests of the same
  * bounce decide once. Contacts show it as their status; the webhook process manager fans it out.
  */
 export type SuppressionReason = 'bounced' | 'complained' | 'unsubscribed' | 'manual' | 'sms_optout';
@@ -37,7 +37,7 @@ export interface SuppressionState {
   active: AddressSuppressed['data'] | null;
 }
 
-export const suppressionStream = (accountId: string, value: string) => `suppression-${accountId}-${value}`;
+export const suppressionStream = (accountId: string, person: string) => `suppression-${accountId}-${person}`;
 export const SUPPRESSION_STREAM_PREFIX = 'suppression-';
 
 /** Outbound webhook event for a suppression (the four contact.* events of docs/webhooks.md). */

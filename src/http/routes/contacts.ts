@@ -69,5 +69,21 @@ export function createContactRoutes(deps: { contacts: ContactCommands }) {
         return { status: 200, body: await deps.contacts.import(accountOf(principal), actorOf(principal), body.contacts, body.listId) };
       },
     }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/contacts/:email',
+      summary: 'Erase a person (erase=true): their address, names and message bodies can no longer be read anywhere; counts and statuses stay, a suppression stays',
+      tag: 'contacts',
+      auth: write,
+      params: z.object({ email: z.string().min(3).max(320).regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address') }),
+      query: z.object({ erase: z.literal('true', { message: 'erase=true is required: deleting a contact forgets the person' }) }),
+      responses: {
+        200: { description: 'Erased', schema: z.object({ erased: z.literal(true) }).meta({ example: { erased: true } }) },
+        400: { description: 'Without erase=true, or not an email address' },
+      },
+      async handler({ principal, params }) {
+        return { status: 200, body: await deps.contacts.erase(accountOf(principal), actorOf(principal), params.email) };
+      },
+    }),
   ];
 }

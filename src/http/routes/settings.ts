@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AccountCommands } from '../../commands/accounts.js';
 import { parsePhoneNumber } from '../../domain/sms/phone.js';
 import { badRequest } from '../../domain/errors.js';
-import { MAX_DAILY_SEND_CAP, type EmailProviderKind } from '../../domain/accounts/account.js';
+import { MAX_DAILY_SEND_CAP, MAX_RETENTION_DAYS, type EmailProviderKind } from '../../domain/accounts/account.js';
 import { defineRoute } from '../route.js';
 import { accountOf, callerOf } from './principal-helpers.js';
 
@@ -16,6 +16,8 @@ const settingsSchema = z.object({
     .max(1_000_000)
     .nullable()
     .meta({ description: 'The most provider calls a second for the account, across every worker; transactional sends are served first. null: no limit', examples: [14] }),
+  // shown only when set; PATCH null unsets it (keep everything, the default)
+  retentionDays: z.number().int().positive().max(MAX_RETENTION_DAYS).nullable().optional(),
 });
 const smsSchema = z.object({
   enabled: z.boolean(),
@@ -39,7 +41,7 @@ export function createSettingsRoutes(deps: {
     defineRoute({
       method: 'get',
       path: '/api/settings',
-      summary: 'Account settings: daily send cap, email provider, tracking mode',
+      summary: 'Account settings: daily send cap, email provider, tracking mode, retention of message content in days (null: kept)',
       tag: 'settings',
       auth: { kind: 'jwt' },
       responses: { 200: { description: 'The settings', schema: settingsSchema } },

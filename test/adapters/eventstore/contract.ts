@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
+import { sealedStoreContract } from './sealed-contract.js';
 import { WrongExpectedRevisionError, type EventStore, type NewEvent, type RecordedEvent } from '../../../src/ports/event-store.js';
 
 const ev = (type = 'Tested', data: unknown = { n: 1 }): NewEvent => ({ id: randomUUID(), type, data });
@@ -294,5 +295,6 @@ export function eventStoreContract(name: string, factory: () => Promise<{ store:
       await sub.close();
       expect(seen).to.deep.equal(['X2', 'X3']);
     });
+    sealedStoreContract(() => store);
   });
 }

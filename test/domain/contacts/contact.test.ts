@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CONTACT_STATUSES, contactDecider, contactStream, type ContactUpserted, type UpsertContact } from '../../../src/domain/contacts/contact.js';
+import { CONTACT_STATUSES, contactDecider, contactEraser, contactStream, type ContactUpserted, type UpsertContact } from '../../../src/domain/contacts/contact.js';
 import { given } from '../../support/given.js';
 
 const upsert = (fields: UpsertContact['fields'] = {}, extra: Partial<UpsertContact> = {}): UpsertContact => ({
@@ -24,8 +24,8 @@ const created: ContactUpserted = {
 };
 
 describe('contact decisions', () => {
-  it('streams are keyed by account and normalised email', () => {
-    expect(contactStream('a1', 'ada@example.org')).to.equal('contact-a1-ada@example.org');
+  it('streams are keyed by account and the person\u2019s keyed hash, never the address', () => {
+    expect(contactStream('a1', 'hash-of-ada')).to.equal('contact-a1-hash-of-ada');
   });
 
   it('creates a contact with defaults for the fields not sent (status subscribed, empty lists)', () => {
@@ -92,5 +92,36 @@ describe('contact decisions', () => {
     const events = given(contactDecider, [created, unsubscribed]).when(upsert({ status: 'subscribed' }));
     expect(events.map((e) => e.type)).to.deep.equal(['ContactUpserted']);
     expect(events[0].data.fields.status).to.equal('subscribed');
+  });
+});
+
+describe('erasing a contact', () => {
+  const erase = { accountId: 'a1', person: 'hash-1', now: '2030-01-01T00:00:00.000Z' };
+  const upserted = {
+    type: 'ContactUpserted',
+    data: { contactId: 'c1', accountId: 'a1', email: 'ada@example.org', created: true, fields: { firstName: 'Ada', lastName: null, company: null, tags: [], status: 'subscribed', listIds: [] }, at: '' },
+  };
+
+  it('records the erasure with the contact id, naming the person by hash only; again, nothing', () => {
+    const [erased] = given(contactEraser, [upserted]).when(erase);
+    expect(erased).to.deep.equal({ type: 'ContactErased', data: { accountId: 'a1', person: 'hash-1', contactId: 'c1', erasedAt: erase.now } });
+    expect(given(contactEraser, [upserted, erased]).when(erase)).to.deep.equal([]);
+  });
+
+  it('a person who never was a contact (only a recipient) is erased too, without a contact id', () => {
+    expect(given(contactEraser).when(erase)[0].data.contactId).to.equal(null);
+  });
+
+  it('after an erasure an upsert creates the contact anew, and a later erasure is recorded again', () => {
+    const [erased] = given(contactEraser, [upserted]).when(erase);
+    const [again] = given(contactDecider, [upserted, erased]).when({ contactId: 'c2', accountId: 'a1', email: 'ada@example.org', fields: { firstName: 'Ada' }, now: '' });
+    expect(again.data).to.include({ created: true, contactId: 'c2' });
+    expect(given(contactEraser, [upserted, erased, again]).when(erase)).to.have.length(1);
+  });
+
+  it('an upsert whose fields can no longer be read (sealed under a destroyed key) leaves nothing to build on', () => {
+    const unreadable = { ...upserted, data: { ...upserted.data, email: null, fields: null } };
+    const [next] = given(contactDecider, [unreadable]).when({ contactId: 'c9', accountId: 'a1', email: 'ada@example.org', fields: {}, now: '' });
+    expect(next.data.fields).to.include({ firstName: null, status: 'subscribed' });
   });
 });

@@ -1,0 +1,60 @@
+import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { normaliseAddress } from '../../domain/privacy/personal-data.js';
+import { open, seal } from './aes-gcm.js';
+
+/**
+ * The key-encryption key (ENCRYPTION_KEY: 32 bytes, base64 or hex) and the keys derived from it: one
+ * wraps the data keys, one hashes addresses. Deriving both from one secret keeps a single thing for the
+ * operator to hold; HKDF keeps them independent.
+ */
+export interface MasterKey {
+  wrap(id: string, dataKey: Buffer): Buffer;
+  /** the data key, or null when `wrapped` was not wrapped under this key for `id` */
+  unwrap(id: string, wrapped: Buffer): Buffer | null;
+  /**
+   * The keyed hash naming a person: HMAC-SHA-256 of the normalised address. The same in every account
+   * (keys, suppressions and erasures are still per account), so a send can look a suppression up
+   * before its statement has resolved which account the API key belongs to.
+   */
+  person(address: string): string;
+  /** A value only this key produces and checks (see KeyStore.verifier). */
+  verifier(): string;
+  verifies(value: string): boolean;
+}
+
+export function parseMasterKey(text: string): Buffer | null {
+  const t = text.trim();
+  if (/^[0-9a-f]{64}$/i.test(t)) return Buffer.from(t, 'hex');
+  const b = Buffer.from(t, 'base64');
+  return b.length === 32 && /^[A-Za-z0-9+/_-]+=*$/.test(t) ? b : null;
+}
+
+export function generateMasterKeyText(): string {
+  return randomBytes(32).toString('base64');
+}
+
+const derive = (master: Buffer, info: string) => Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), info, 32));
+const VERIFIER_AAD = 'courier-ledger key verifier';
+
+export function createMasterKey(master: Buffer): MasterKey {
+  const wrapping = derive(master, 'courier-ledger data-key wrapping');
+  const hashing = derive(master, 'courier-ledger person hash');
+  // the same recipients come back (a customer's receipts, a campaign's list): one HMAC each while cached
+  const people = new LRUCache<string, string>({ max: 100_000 });
+  return {
+    wrap: (id, dataKey) => seal(wrapping, dataKey, id),
+    unwrap: (id, wrapped) => open(wrapping, wrapped, id),
+    person(address) {
+      const normal = normaliseAddress(address);
+      let hash = people.get(normal);
+      if (hash === undefined) {
+        hash = createHmac('sha256', hashing).update(normal).digest('base64url');
+        people.set(normal, hash);
+      }
+      return hash;
+    },
+    verifier: () => seal(wrapping, Buffer.from(VERIFIER_AAD), VERIFIER_AAD).toString('base64'),
+    verifies: (value) => open(wrapping, Buffer.from(value, 'base64'), VERIFIER_AAD) !== null,
+  };
+}

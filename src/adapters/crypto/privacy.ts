@@ -1,0 +1,59 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { StartupError } from '../../startup-error.js';
+import type { EventStore } from '../../ports/event-store.js';
+import type { KeyStore, PersonOf } from '../../ports/key-store.js';
+import { createDataKeys, type DataKeys } from './data-keys.js';
+import { createMasterKey, generateMasterKeyText, parseMasterKey, type MasterKey } from './master-key.js';
+import { createSealingEventStore } from './sealing-event-store.js';
+
+export interface Privacy {
+  master: MasterKey;
+  store: KeyStore;
+  keys: DataKeys;
+  personOf: PersonOf;
+  /** `inner` with personal data sealed under the data keys */
+  seal(inner: EventStore): EventStore;
+}
+
+export const KEY_FILE = 'encryption.key';
+
+/**
+ * The key-encryption key: ENCRYPTION_KEY, else the one kept in DATA_DIR (generated there on first
+ * start). A database that already holds data keys is never given a newly generated key: that start
+ * stops with one line, as does a key that does not open the stored keys.
+ */
+async function loadMasterKey(options: { encryptionKey?: string; dataDir: string; store: KeyStore }): Promise<Buffer> {
+  if (options.encryptionKey) return parseMasterKey(options.encryptionKey)!;
+  const file = join(resolve(options.dataDir), KEY_FILE);
+  if (existsSync(file)) {
+    const key = parseMasterKey(readFileSync(file, 'utf8'));
+    if (!key) throw new StartupError(`${file} does not hold an encryption key (32 bytes, base64): restore it, or set ENCRYPTION_KEY.`);
+    return key;
+  }
+  if (await options.store.holdsKeys()) {
+    throw new StartupError(
+      'ENCRYPTION_KEY is not set and DATA_DIR has no encryption.key, but the database holds encrypted personal data: set ENCRYPTION_KEY to the key it was written with.',
+    );
+  }
+  const text = generateMasterKeyText();
+  mkdirSync(resolve(options.dataDir), { recursive: true });
+  writeFileSync(file, `${text}\n`, { mode: 0o600, flag: 'wx' });
+  return parseMasterKey(text)!;
+}
+
+export async function openPrivacy(options: { encryptionKey?: string; dataDir: string; store: KeyStore }): Promise<Privacy> {
+  const master = createMasterKey(await loadMasterKey(options));
+  const stored = await options.store.verifier(master.verifier());
+  if (!master.verifies(stored)) {
+    throw new StartupError('ENCRYPTION_KEY is not the key the stored personal data was encrypted with: set the key it was written with.');
+  }
+  const keys = createDataKeys({ store: options.store, master });
+  return {
+    master,
+    store: options.store,
+    keys,
+    personOf: (address) => master.person(address),
+    seal: (inner) => createSealingEventStore(inner, { keys, master, store: options.store }),
+  };
+}

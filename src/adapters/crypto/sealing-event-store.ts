@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { CONTACT_ERASED } from '../../domain/contacts/contact.js';
+import { keyScopeName, PERSONAL_DATA, personalPart, redact, type PersonalDataRule } from '../../domain/privacy/personal-data.js';
+import type { EventStore, NewEvent, RecordedEvent } from '../../ports/event-store.js';
+import type { KeySlot, KeyStore } from '../../ports/key-store.js';
+import { open, seal } from './aes-gcm.js';
+import type { DataKey, DataKeys } from './data-keys.js';
+import type { MasterKey } from './master-key.js';
+
+/** Where sealed fields go in an event's data: `<key id>.<base64 box>`. */
+export const SEALED = '$sealed';
+
+/** Whose a stream's personal data is: the key its first personal event was sealed under, or (a stream begun in clear) the slot to seal new events under. */
+type StreamOwner = { accountId?: string; person: string; keyId: string } | { accountId: string; person: string; slot: KeySlot };
+
+const aad = (type: string, keyId: string) => `${type}\n${keyId}`;
+
+/**
+ * The event store with personal data sealed: on the way in, the fields PERSONAL_DATA lists are
+ * encrypted (AES-256-GCM) under their person's data key and `metadata.person` names the person by
+ * keyed hash; on the way out they are opened again, or read as redacted when the key is gone. It sits
+ * above the store port, so both stores (PostgreSQL, EventStoreDB) keep the same append-only log and
+ * erasing a person (destroying their keys) works the same on both. Events written in clear before the
+ * log was sealed are read as redacted once their person is erased (docs/privacy.md).
+ */
+export function createSealingEventStore(inner: EventStore, deps: { keys: DataKeys; master: MasterKey; store: KeyStore }): EventStore {
+  const owners = new LRUCache<string, StreamOwner>({ max: 100_000 });
+
+  async function ownerOf(streamId: string): Promise<StreamOwner | undefined> {
+    if (!owners.has(streamId)) await store.readStream(streamId); // reading learns it
+    return owners.get(streamId);
+  }
+
+  /** The event sealed, and the write of the key it was sealed under (settled at once for a key already stored). */
+  async function sealOne(streamId: string, e: NewEvent, writes: Promise<void>[]): Promise<NewEvent> {
+    const rule = PERSONAL_DATA[e.type];
+    if (!rule) return e;
+    const data = e.data as Record<string, any>;
+    const owner = rule.owner(data);
+    let person: string;
+    let key: DataKey;
+    if (owner === 'stream') {
+      const known = await ownerOf(streamId);
+      if (!known) return e; // nothing personal precedes it (a decider never allows this)
+      person = known.person;
+      if ('keyId' in known) {
+        // The message's own key; once destroyed, a random one nobody keeps: what arrives about an
+        // erased person's message is unreadable from the start.
+        const stored = (await deps.keys.byIds([{ id: known.keyId, accountId: known.accountId, person }])).get(known.keyId);
+        key = { id: known.keyId, key: stored ?? randomBytes(32), stored: Promise.resolve() };
+      } else key = deps.keys.keyFor(known.slot);
+    } else {
+      if (typeof owner.address !== 'string') return e; // names nobody: nothing to seal
+      person = deps.master.person(owner.address);
+      key = deps.keys.keyFor({ accountId: owner.accountId, person, scope: keyScopeName(rule, new Date(), data) });
+      if (!owners.has(streamId)) owners.set(streamId, { accountId: owner.accountId, person, keyId: key.id });
+    }
+    writes.push(key.stored);
+    const { personal, rest } = personalPart(rule, data);
+    const box = seal(key.key, Buffer.from(JSON.stringify(personal), 'utf8'), aad(e.type, key.id));
+    return { ...e, data: { ...rest, [SEALED]: `${key.id}.${box.toString('base64')}` }, metadata: { ...e.metadata, person } };
+  }
+
+  async function sealAll(streamId: string, events: NewEvent[], writes: Promise<void>[]): Promise<NewEvent[]> {
+    const out: NewEvent[] = [];
+    for (const e of events) out.push(await sealOne(streamId, e, writes));
+    return out;
+  }
+
+  /**
+   * Appends once the events are sealed and the new keys they were sealed under are stored: never an
+   * event whose key a crash could lose (see createPgKeyStore for why waiting costs little).
+   */
+  async function appendSealed<R>(seal: (writes: Promise<void>[]) => Promise<() => Promise<R>>): Promise<R> {
+    const writes: Promise<void>[] = [];
+    const append = await seal(writes);
+    await Promise.all(writes);
+    return append();
+  }
+
+  /** The person of an event written in clear, learning streams' owners in log order. */
+  function clearPerson(e: RecordedEvent, rule: PersonalDataRule): { accountId: string; person: string } | undefined {
+    const owner = rule.owner(e.data ?? {});
+    if (owner === 'stream') {
+      const known = owners.get(e.streamId);
+      return known?.accountId ? { accountId: known.accountId, person: known.person } : undefined;
+    }
+    if (typeof owner.address !== 'string') return undefined;
+    const person = deps.master.person(owner.address);
+    if (!owners.has(e.streamId)) owners.set(e.streamId, { accountId: owner.accountId, person, slot: { accountId: owner.accountId, person, scope: keyScopeName(rule, e.recordedAt, e.data) } });
+    return { accountId: owner.accountId, person };
+  }
+
+  async function openAll(events: RecordedEvent[]): Promise<RecordedEvent[]> {
+    const refs: { id: string; accountId?: string; person?: string }[] = [];
+    const clear = new Map<RecordedEvent, { accountId: string; person: string }>();
+    for (const e of events) {
+      const rule = PERSONAL_DATA[e.type];
+      if (!rule) continue;
+      const sealed = e.data?.[SEALED];
+      if (typeof sealed === 'string') {
+        const id = sealed.slice(0, sealed.indexOf('.'));
+        const person = e.metadata.person as string | undefined;
+        const accountId = typeof e.data.accountId === 'string' ? e.data.accountId : undefined;
+        refs.push({ id, accountId, person });
+        if (person && !owners.has(e.streamId)) owners.set(e.streamId, { accountId, person, keyId: id });
+      } else {
+        const person = clearPerson(e, rule);
+        if (person) clear.set(e, person);
+      }
+    }
+    const keys = refs.length ? await deps.keys.byIds(refs) : new Map<string, Buffer | null>();
+    const erased = clear.size ? await deps.store.erased([...clear.values()]) : new Set<string>();
+    return events.map((e) => {
+      if (e.type === CONTACT_ERASED) deps.keys.forget(e.data.accountId, e.data.person);
+      const rule = PERSONAL_DATA[e.type];
+      if (!rule) return e;
+      const sealed = e.data?.[SEALED];
+      if (typeof sealed !== 'string') {
+        const who = clear.get(e);
+        if (!who) return e;
+        const gone = erased.has(`${who.accountId}\n${who.person}`);
+        return { ...e, data: gone ? redact(rule, e.data) : e.data, metadata: { ...e.metadata, person: who.person } };
+      }
+      const dot = sealed.indexOf('.');
+      const id = sealed.slice(0, dot);
+      const { [SEALED]: _sealed, ...rest } = e.data;
+      const key = keys.get(id);
+      const plain = key ? open(key, Buffer.from(sealed.slice(dot + 1), 'base64'), aad(e.type, id)) : null;
+      return { ...e, data: plain ? { ...rest, ...JSON.parse(plain.toString('utf8')) } : redact(rule, rest) };
+    });
+  }
+
+  const store: EventStore = {
+    append(streamId, events, options) {
+      return appendSealed(async (writes) => {
+        const sealed = await sealAll(streamId, events, writes);
+        return () => inner.append(streamId, sealed, options);
+      });
+    },
+    async readStream(streamId, options) {
+      return openAll(await inner.readStream(streamId, options));
+    },
+    async readAll(options) {
+      return openAll(await inner.readAll(options));
+    },
+    subscribe(options) {
+      return inner.subscribe({ ...options, onEvents: async (events) => options.onEvents(await openAll(events)) });
+    },
+    close: () => inner.close(),
+  };
+  if (inner.appendMany) {
+    const appendMany = inner.appendMany.bind(inner);
+    store.appendMany = (appends) =>
+      appendSealed(async (writes) => {
+        const sealed = await Promise.all(appends.map(async (a) => ({ ...a, events: await sealAll(a.streamId, a.events, writes) })));
+        return () => appendMany(sealed);
+      });
+  }
+  return store;
+}
