@@ -22,10 +22,10 @@ const EMPTY = { name: '', templateId: '', fromEmail: '', listId: '', tag: '' };
 function StatsText({ stats }: { stats: unknown }) {
   const s = stats as Stats | undefined;
   if (!s?.status) return <>—</>;
+  const statuses = Object.entries(s.status).filter(([, n]) => n > 0);
   return (
     <>
-      {s.total} messages: {s.status.delivered ?? 0} delivered, {s.status.bounced ?? 0} bounced, {s.status.complained ?? 0} complained; {s.opens.unique} opened,{' '}
-      {s.clicks.unique} clicked
+      {s.total} messages: {statuses.map(([status, n]) => `${n} ${status}`).join(', ') || 'none yet'}; {s.opens.unique} opened, {s.clicks.unique} clicked
     </>
   );
 }
