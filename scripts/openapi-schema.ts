@@ -9,6 +9,7 @@ import { buildOpenApi } from '../src/http/openapi.js';
 import type { AnyRoute } from '../src/http/route.js';
 import { createApiKeyRoutes } from '../src/http/routes/api-keys.js';
 import { createAuthRoutes } from '../src/http/routes/auth.js';
+import { createCampaignRoutes } from '../src/http/routes/campaigns.js';
 import { createContactRoutes } from '../src/http/routes/contacts.js';
 import { createIdentityRoutes } from '../src/http/routes/identities.js';
 import { createMessageRoutes } from '../src/http/routes/messages.js';
@@ -28,6 +29,7 @@ const routes: AnyRoute[] = [
   ...createSettingsRoutes({ accounts: unused, emailProviderUnavailable: unused }),
   ...createIdentityRoutes({ identities: unused }),
   ...createTemplateRoutes({ templates: unused }),
+  ...createCampaignRoutes({ campaigns: unused }),
   ...createSuppressionRoutes({ suppressions: unused }),
   ...createWebhookRoutes({ webhooks: unused }),
   ...createContactRoutes({ contacts: unused }),

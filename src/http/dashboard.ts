@@ -23,6 +23,7 @@ const PAGES: RegExp[] = [
   /^\/suppressions$/,
   /^\/contacts$/,
   /^\/templates$/,
+  /^\/campaigns$/,
   /^\/sandbox$/,
 ];
 

@@ -16,16 +16,18 @@ import { ApiKeys } from './pages/api-keys';
 import { Suppressions } from './pages/suppressions';
 import { Contacts } from './pages/contacts';
 import { Templates } from './pages/templates';
+import { Campaigns } from './pages/campaigns';
 import { Sandbox } from './pages/sandbox';
 
 /**
- * Every signed-in page: its path, its place in the navigation, and what renders it. A new page (the
- * campaigns page, say) is one entry here and one path in src/http/dashboard.ts.
+ * Every signed-in page: its path, its place in the navigation, and what renders it. A new page is
+ * one entry here and one path in src/http/dashboard.ts.
  */
 const PAGES: { path: RegExp; nav?: { href: string; label: string }; page: ComponentType<{ params: string[] }> }[] = [
   { path: /^\/messages$/, nav: { href: '/messages', label: 'Messages' }, page: Messages },
   { path: /^\/messages\/([^/]+)$/, page: MessageDetail },
   { path: /^\/templates$/, nav: { href: '/templates', label: 'Templates' }, page: Templates },
+  { path: /^\/campaigns$/, nav: { href: '/campaigns', label: 'Campaigns' }, page: Campaigns },
   { path: /^\/contacts$/, nav: { href: '/contacts', label: 'Contacts' }, page: Contacts },
   { path: /^\/suppressions$/, nav: { href: '/suppressions', label: 'Suppressions' }, page: Suppressions },
   { path: /^\/domains$/, nav: { href: '/domains', label: 'Domains' }, page: Domains },

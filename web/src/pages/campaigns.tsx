@@ -1,0 +1,190 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, call } from '../api';
+import type { paths } from '../schema';
+import type { Template } from '../types';
+import { ActionForm, ErrorText, PageTitle, Status, Table, formatTime, useAction, useLoad } from '../ui';
+
+type Campaign = paths['/api/campaigns']['get']['responses'][200]['content']['application/json']['items'][number];
+/** The campaign's `stats`: the same answer as the messages aggregate for its id. */
+interface Stats {
+  total: number;
+  status: Record<string, number>;
+  opens: { unique: number; total: number };
+  clicks: { unique: number; total: number };
+}
+
+/** How often the list is read again while a campaign is fanning out. */
+const POLL_MS = 2000;
+/** setTimeout's longest delay; a later start is waited for in several steps. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+const EMPTY = { name: '', templateId: '', fromEmail: '', listId: '', tag: '' };
+
+function StatsText({ stats }: { stats: unknown }) {
+  const s = stats as Stats | undefined;
+  if (!s?.status) return <>—</>;
+  const statuses = Object.entries(s.status).filter(([, n]) => n > 0);
+  return (
+    <>
+      {s.total} messages: {statuses.map(([status, n]) => `${n} ${status}`).join(', ') || 'none yet'}; {s.opens.unique} opened, {s.clicks.unique} clicked
+    </>
+  );
+}
+
+/**
+ * A campaign's row. Every action is offered in every status: the service alone decides which change
+ * makes sense, and says why in words when one does not.
+ */
+function CampaignRow({ campaign: c, onChanged }: { campaign: Campaign; onChanged: () => void }) {
+  const [scheduleAt, setScheduleAt] = useState('');
+  const [confirmCancel, setConfirmCancel] = useState(false);
+  const path = { params: { path: { id: c.id } } };
+  const act = useAction(async (kind: 'send' | 'pause' | 'resume' | 'cancel') => {
+    if (kind === 'send') {
+      // a datetime-local value is the browser's local time: the API takes an instant
+      await call(api.POST('/api/campaigns/{id}/send', { ...path, body: scheduleAt ? { scheduledAt: new Date(scheduleAt).toISOString() } : {} }));
+      setScheduleAt('');
+    } else if (kind === 'pause') await call(api.POST('/api/campaigns/{id}/pause', path));
+    else if (kind === 'resume') await call(api.POST('/api/campaigns/{id}/resume', path));
+    else await call(api.POST('/api/campaigns/{id}/cancel', path));
+    setConfirmCancel(false);
+    onChanged();
+  });
+  const { audience, queued, skipped, unfilledPlaceholders } = c.progress;
+  const errorId = `campaign-error-${c.id}`;
+  return (
+    <tr>
+      <td>{c.name}</td>
+      <td>
+        <Status value={c.status} />
+        {c.pausedReason && <> ({c.pausedReason.replaceAll('_', ' ')})</>}
+        {c.status === 'scheduled' && <> for {formatTime(c.scheduledAt)}</>}
+      </td>
+      <td>
+        <progress max={Math.max(audience, 1)} value={audience ? queued + skipped : 0} aria-label={`Progress of ${c.name}`} />
+        <br />
+        {audience} audience, {queued} queued, {skipped} skipped
+        {unfilledPlaceholders > 0 && <>, {unfilledPlaceholders} with empty placeholders</>}
+      </td>
+      <td>
+        <StatsText stats={c.stats} />
+      </td>
+      <td>
+        <ActionForm class="row" onSubmit={() => act.run('send')}>
+          <label>
+            Schedule at<span class="visually-hidden"> {c.name}</span>
+            <input type="datetime-local" step={1} value={scheduleAt} aria-describedby={errorId} onInput={(e) => setScheduleAt(e.currentTarget.value)} />
+          </label>
+          <button type="submit" disabled={act.busy}>
+            Send<span class="visually-hidden"> {c.name}</span>
+          </button>
+        </ActionForm>
+        <div class="row">
+          <button type="button" class="secondary" disabled={act.busy} onClick={() => act.run('pause')}>
+            Pause<span class="visually-hidden"> {c.name}</span>
+          </button>
+          <button type="button" class="secondary" disabled={act.busy} onClick={() => act.run('resume')}>
+            Resume<span class="visually-hidden"> {c.name}</span>
+          </button>
+          {confirmCancel ? (
+            <>
+              <button type="button" class="danger" disabled={act.busy} onClick={() => act.run('cancel')}>
+                Yes, cancel<span class="visually-hidden"> {c.name}</span>
+              </button>
+              <button type="button" class="secondary" onClick={() => setConfirmCancel(false)}>
+                Keep<span class="visually-hidden"> {c.name}</span>
+              </button>
+            </>
+          ) : (
+            <button type="button" class="danger" disabled={act.busy} onClick={() => setConfirmCancel(true)}>
+              Cancel<span class="visually-hidden"> {c.name}</span>
+            </button>
+          )}
+        </div>
+        <ErrorText error={act.error} id={errorId} />
+      </td>
+    </tr>
+  );
+}
+
+export function Campaigns() {
+  const list = useLoad(() => call<{ items: Campaign[] }>(api.GET('/api/campaigns')), []);
+  const templates = useLoad(() => call<{ items: Template[] }>(api.GET('/api/templates')), []);
+  const [form, setForm] = useState(EMPTY);
+  const field = (k: keyof typeof EMPTY) => ({ value: form[k], onInput: (e: { currentTarget: { value: string } }) => setForm({ ...form, [k]: e.currentTarget.value }) });
+
+  const items = list.data?.items ?? [];
+  const sending = items.some((c) => c.status === 'sending');
+  const { reload } = list;
+  useEffect(() => {
+    if (!sending) return;
+    const timer = setInterval(reload, POLL_MS);
+    return () => clearInterval(timer);
+  }, [sending, reload]);
+  // a scheduled campaign is read again once its time has come (and after every read, until it starts)
+  useEffect(() => {
+    const starts = items.filter((c) => c.status === 'scheduled' && c.scheduledAt).map((c) => Date.parse(c.scheduledAt!));
+    if (starts.length === 0) return;
+    const timer = setTimeout(reload, Math.min(Math.max(Math.min(...starts) - Date.now(), 0) + POLL_MS, MAX_TIMEOUT_MS));
+    return () => clearTimeout(timer);
+  }, [list.data, reload]);
+
+  const create = useAction(async () => {
+    const audience = { ...(form.listId && { listId: form.listId }), ...(form.tag && { tag: form.tag }) };
+    await call(api.POST('/api/campaigns', { body: { name: form.name, templateId: form.templateId, fromEmail: form.fromEmail, audience } }));
+    setForm(EMPTY);
+    list.reload();
+  });
+
+  return (
+    <>
+      <PageTitle>Campaigns</PageTitle>
+      <ActionForm class="inline" onSubmit={() => create.run()}>
+        <label>
+          Name
+          <input required {...field('name')} aria-describedby="campaign-create-error" />
+        </label>
+        <label>
+          Template
+          <select required {...field('templateId')} aria-describedby="campaign-create-error">
+            <option value="">Choose a template</option>
+            {templates.data?.items.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          From email
+          <input type="email" required {...field('fromEmail')} aria-describedby="campaign-create-error" />
+        </label>
+        <label>
+          List id
+          <input {...field('listId')} aria-describedby="campaign-create-error" />
+        </label>
+        <label>
+          Tag
+          <input {...field('tag')} aria-describedby="campaign-create-error" />
+        </label>
+        <button type="submit" disabled={create.busy}>
+          Create campaign
+        </button>
+        <ErrorText error={create.error ?? templates.error} id="campaign-create-error" />
+      </ActionForm>
+      <ErrorText error={list.error} />
+      {sending && (
+        <p role="status" class="visually-hidden">
+          Progress updates every {POLL_MS / 1000} seconds while a campaign is sending.
+        </p>
+      )}
+      {list.data && list.data.items.length === 0 && <p>No campaigns yet.</p>}
+      {list.data && list.data.items.length > 0 && (
+        <Table columns={['Name', 'Status', 'Progress', 'Stats', '']}>
+          {list.data.items.map((c) => (
+            <CampaignRow key={c.id} campaign={c} onChanged={list.reload} />
+          ))}
+        </Table>
+      )}
+    </>
+  );
+}
