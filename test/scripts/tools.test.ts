@@ -17,7 +17,9 @@ const PASSWORD = 'tools-test-password';
 const EMAIL = 'admin@localhost';
 const PROJECTIONS = projections.map((p) => p.name).join(', ');
 // Whatever CI sets must not point the commands at another store.
-const UNSET = ['DATABASE_URL', 'REDIS_URL', 'EVENTSTORE_URL', 'ADMIN_EMAIL', 'JWT_SECRET'];
+// As `npm start` with nothing set: the embedded start keeps its generated ENCRYPTION_KEY in DATA_DIR,
+// where the tools find it.
+const UNSET = ['DATABASE_URL', 'REDIS_URL', 'EVENTSTORE_URL', 'ADMIN_EMAIL', 'JWT_SECRET', 'ENCRYPTION_KEY'];
 
 async function call(base: string, method: string, path: string, options: { token?: string; key?: string; body?: unknown } = {}) {
   const res = await fetch(base + path, {

@@ -6,11 +6,12 @@ import type { Infrastructure } from '../../src/infrastructure.js';
 import { listen } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestApp } from './app.js';
-import { spawnServer } from './spawn-server.js';
+import { spawnServer, TEST_ENCRYPTION_KEY } from './spawn-server.js';
 
 /** Settings shared by the API and every worker process of one test: short retries, local receivers allowed. */
 export function webhookEnv(databaseUrl: string, env: Record<string, string> = {}): Record<string, string> {
-  return { DATABASE_URL: databaseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'silent', ...env };
+  // one encryption key for every process of the test, as one deployment has
+  return { DATABASE_URL: databaseUrl, ADMIN_EMAIL, ADMIN_PASSWORD, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'silent', ...env };
 }
 
 /** A worker process (`src/main.ts worker`) on the database: projections, process managers, jobs. Kill it at will. */
