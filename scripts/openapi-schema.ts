@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { buildOpenApi } from '../src/http/openapi.js';
 import type { AnyRoute } from '../src/http/route.js';
 import { createApiKeyRoutes } from '../src/http/routes/api-keys.js';
+import { createAuditRoutes } from '../src/http/routes/audit.js';
 import { createAuthRoutes } from '../src/http/routes/auth.js';
 import { createContactRoutes } from '../src/http/routes/contacts.js';
 import { createIdentityRoutes } from '../src/http/routes/identities.js';
@@ -35,6 +36,7 @@ const routes: AnyRoute[] = [
   ...createWebhookDeliveryRoutes({ deliveries: unused }),
   ...createSmsOptOutRoutes({ optOuts: unused }),
   ...createSandboxRoutes({ outbox: unused }),
+  ...createAuditRoutes({ audit: unused }),
 ];
 
 const out = new URL('../web/openapi.json', import.meta.url);

@@ -24,6 +24,7 @@ const PAGES: RegExp[] = [
   /^\/contacts$/,
   /^\/templates$/,
   /^\/sandbox$/,
+  /^\/audit$/,
 ];
 
 /**

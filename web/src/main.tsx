@@ -17,6 +17,7 @@ import { Suppressions } from './pages/suppressions';
 import { Contacts } from './pages/contacts';
 import { Templates } from './pages/templates';
 import { Sandbox } from './pages/sandbox';
+import { Audit } from './pages/audit';
 
 /**
  * Every signed-in page: its path, its place in the navigation, and what renders it. A new page (the
@@ -34,6 +35,7 @@ const PAGES: { path: RegExp; nav?: { href: string; label: string }; page: Compon
   { path: /^\/sandbox$/, nav: { href: '/sandbox', label: 'Sandbox' }, page: Sandbox },
   { path: /^\/settings$/, nav: { href: '/settings', label: 'Settings' }, page: Settings },
   { path: /^\/settings\/sms$/, nav: { href: '/settings/sms', label: 'SMS settings' }, page: SmsSettings },
+  { path: /^\/audit$/, nav: { href: '/audit', label: 'Audit' }, page: Audit },
 ];
 
 async function signOut() {
