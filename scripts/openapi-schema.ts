@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { buildOpenApi } from '../src/http/openapi.js';
 import type { AnyRoute } from '../src/http/route.js';
 import { createApiKeyRoutes } from '../src/http/routes/api-keys.js';
+import { createAuditRoutes } from '../src/http/routes/audit.js';
 import { createAuthRoutes } from '../src/http/routes/auth.js';
 import { createCampaignRoutes } from '../src/http/routes/campaigns.js';
 import { createContactRoutes } from '../src/http/routes/contacts.js';
@@ -37,6 +38,7 @@ const routes: AnyRoute[] = [
   ...createWebhookDeliveryRoutes({ deliveries: unused }),
   ...createSmsOptOutRoutes({ optOuts: unused }),
   ...createSandboxRoutes({ outbox: unused }),
+  ...createAuditRoutes({ audit: unused }),
 ];
 
 const out = new URL('../web/openapi.json', import.meta.url);

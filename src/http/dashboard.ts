@@ -25,6 +25,7 @@ const PAGES: RegExp[] = [
   /^\/templates$/,
   /^\/campaigns$/,
   /^\/sandbox$/,
+  /^\/audit$/,
 ];
 
 /**

@@ -18,6 +18,7 @@ import { Contacts } from './pages/contacts';
 import { Templates } from './pages/templates';
 import { Campaigns } from './pages/campaigns';
 import { Sandbox } from './pages/sandbox';
+import { Audit } from './pages/audit';
 
 /**
  * Every signed-in page: its path, its place in the navigation, and what renders it. A new page is
@@ -36,6 +37,7 @@ const PAGES: { path: RegExp; nav?: { href: string; label: string }; page: Compon
   { path: /^\/sandbox$/, nav: { href: '/sandbox', label: 'Sandbox' }, page: Sandbox },
   { path: /^\/settings$/, nav: { href: '/settings', label: 'Settings' }, page: Settings },
   { path: /^\/settings\/sms$/, nav: { href: '/settings/sms', label: 'SMS settings' }, page: SmsSettings },
+  { path: /^\/audit$/, nav: { href: '/audit', label: 'Audit' }, page: Audit },
 ];
 
 async function signOut() {

@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import { ADMIN_EMAIL } from '../support/app.js';
+import { eventually } from '../support/email-setup.js';
+import { expectAccessible, screenshot, startDashboard, type DashboardHarness } from '../support/browser.js';
+
+describe('dashboard: audit trail', function () {
+  this.timeout(60_000);
+  let h: DashboardHarness;
+  before(async () => {
+    h = await startDashboard();
+  });
+  after(async () => h?.close());
+
+  it("lists the account's admin actions newest first: who, from where, what, and the change from → to", async () => {
+    const { app, page } = h;
+    const from = { 'x-forwarded-for': '203.0.113.9' };
+    const key = await app.request('POST', '/api/api-keys', { token: app.adminToken, headers: from, body: { name: 'ci', scopes: ['send'] } });
+    expect(key.status).to.equal(201);
+    expect((await app.request('PATCH', '/api/settings', { token: app.adminToken, headers: from, body: { dailySendCap: 4000 } })).status).to.equal(200);
+    // the trail is a read model: wait until it has caught up
+    await eventually(
+      () => app.request('GET', '/api/audit', { token: app.adminToken }),
+      (r) => r.body.items?.[0]?.action === 'settings.changed',
+    );
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit' }).click();
+    await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
+    const rows = page.getByRole('row');
+    const settings = rows.filter({ hasText: 'settings.changed' });
+    await settings.waitFor();
+    const cells = await settings.getByRole('cell').allTextContents();
+    expect(cells.slice(1)).to.deep.equal([`${ADMIN_EMAIL} (user)`, '203.0.113.9', 'settings.changed', 'account default', 'dailySendCap: 1000 → 4000']);
+    const created = await rows.filter({ hasText: 'api_key.created' }).getByRole('cell').allTextContents();
+    expect(created.slice(1, 5)).to.deep.equal([`${ADMIN_EMAIL} (user)`, '203.0.113.9', 'api_key.created', `api_key ${key.body.id}`]);
+    // newest first: the header row, then the settings change, then the key
+    expect(await rows.nth(1).textContent()).to.include('settings.changed');
+    expect(await rows.nth(2).textContent()).to.include('api_key.created');
+    expect(await page.getByText(key.body.key).count()).to.equal(0);
+    await expectAccessible(page);
+    await screenshot(page, 'audit');
+  });
+
+  it('pages with Next page, the cursor in the URL, back to the first page', async () => {
+    const { app, page } = h;
+    // 25 entries a page: enough actions that the oldest, the harness's own sign-ins, fall onto a later page
+    for (let i = 0; i < 26; i++) {
+      expect((await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { dailySendCap: 5000 + i } })).status).to.equal(200);
+    }
+    await eventually(
+      () => app.request('GET', '/api/audit', { token: app.adminToken }),
+      (r) => r.body.items?.[0]?.changes?.dailySendCap?.to === 5025,
+    );
+    await page.goto('/audit');
+    await page.getByRole('cell', { name: 'dailySendCap: 5024 → 5025' }).waitFor();
+    expect(await page.getByRole('cell', { name: 'user.signed_in', exact: true }).count()).to.equal(0);
+
+    await page.getByRole('link', { name: 'Next page' }).click();
+    await page.waitForURL((u) => u.pathname === '/audit' && !!u.searchParams.get('cursor'));
+    await page.getByRole('cell', { name: 'user.signed_in', exact: true }).first().waitFor();
+    expect(await page.getByRole('cell', { name: 'dailySendCap: 5024 → 5025' }).count()).to.equal(0);
+    // the URL alone shows the same page
+    await page.reload();
+    await page.getByRole('cell', { name: 'user.signed_in', exact: true }).first().waitFor();
+
+    await page.getByRole('link', { name: 'First page' }).click();
+    await page.getByRole('cell', { name: 'dailySendCap: 5024 → 5025' }).waitFor();
+  });
+
+  it("shows the API's refusal in words", async () => {
+    const { page } = h;
+    await page.goto('/audit?cursor=not-a-cursor');
+    await page.getByRole('alert').filter({ hasText: 'cursor is invalid' }).waitFor();
+  });
+});
