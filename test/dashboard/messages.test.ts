@@ -81,11 +81,12 @@ describe('dashboard: messages, templates and the sandbox', function () {
     const { page } = h;
     const id = ids[ids.length - 1];
     // Whatever the frame tries to load beyond the dashboard's own files: Chromium may report an
-    // attempt, but none may complete (the frame's policy blocks it before any connection).
+    // attempt, but none may complete (the frame's policy blocks it before any connection). Chromium
+    // names that refusal `net::ERR_BLOCKED_BY_CSP` or, at times, just `csp`.
     const remote: string[] = [];
     const isRemote = (url: string) => !url.startsWith(h.app.baseUrl) || url.includes('/o/');
     page.on('requestfinished', (r) => isRemote(r.url()) && remote.push(`loaded ${r.url()}`));
-    page.on('requestfailed', (r) => isRemote(r.url()) && !/BLOCKED_BY_CSP|blocked/i.test(r.failure()?.errorText ?? '') && remote.push(`failed ${r.url()} ${r.failure()?.errorText}`));
+    page.on('requestfailed', (r) => isRemote(r.url()) && !/BLOCKED_BY_CSP|blocked|^csp$/i.test(r.failure()?.errorText ?? '') && remote.push(`failed ${r.url()} ${r.failure()?.errorText}`));
     await page.goto(`/messages/${id}`);
     await page.getByRole('heading', { name: 'Welcome aboard', level: 1 }).waitFor();
     const frame = page.frameLocator('iframe[title="Message body (HTML)"]');
