@@ -1,6 +1,6 @@
 import { createTestDatabase } from '../../test/support/db.js';
 import { spawnServer } from '../../test/support/spawn-server.js';
-import { call, measureClosedLoop, scaled, type BenchModule } from './lib.js';
+import { call, measureClosedLoop, scaled, type BenchModule, prepareSendBench } from './lib.js';
 
 const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
 
@@ -20,12 +20,7 @@ const bench: BenchModule = {
     const server = await spawnServer('all', { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
     try {
       const base = server.baseUrl;
-      const login = await call(base, 'POST', '/api/auth/login', { body: ADMIN });
-      const auth = { authorization: `Bearer ${login.body.token}` };
-      await call(base, 'PATCH', '/api/settings', { headers: auth, body: { dailySendCap: 100_000_000 } });
-      await call(base, 'POST', '/api/domains', { headers: auth, body: { domain: 'bench.example.com' } });
-      const key = await call(base, 'POST', '/api/api-keys', { headers: auth, body: { name: 'bench', scopes: ['send'] } });
-      const headers = { 'x-api-key': key.body.key as string };
+      const { headers } = await prepareSendBench(base, ADMIN);
       const body = (i: number, extra: Record<string, unknown> = {}) => ({
         to: `reader${i}@example.org`, fromEmail: 'app@bench.example.com', subject: `Reminder ${i}`, html: `<p>Reminder ${i}</p>`, text: `Reminder ${i}`, ...extra,
       });

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { createTestDatabase } from '../../test/support/db.js';
 import { spawnServer } from '../../test/support/spawn-server.js';
-import { call, scaled, type BenchModule } from './lib.js';
+import { call, scaled, type BenchModule, prepareSendBench } from './lib.js';
 
 const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
 
@@ -27,13 +27,7 @@ const bench: BenchModule = {
     const server = await spawnServer('all', env);
     try {
       const base = server.baseUrl;
-      const login = await call(base, 'POST', '/api/auth/login', { body: ADMIN });
-      const auth = { authorization: `Bearer ${login.body.token}` };
-      await call(base, 'PATCH', '/api/settings', { headers: auth, body: { dailySendCap: 100_000_000 } });
-      const domain = await call(base, 'POST', '/api/domains', { headers: auth, body: { domain: 'bench.example.com' } });
-      if (domain.status !== 201) throw new Error(`domain: ${domain.status} ${JSON.stringify(domain.body)}`);
-      const key = await call(base, 'POST', '/api/api-keys', { headers: auth, body: { name: 'bench', scopes: ['send'] } });
-      const headers = { 'x-api-key': key.body.key as string };
+      const { headers } = await prepareSendBench(base, ADMIN);
       const body = (i: number) => ({
         to: `reader${i}@example.org`,
         fromEmail: 'app@bench.example.com',

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { createTestDatabase } from '../../test/support/db.js';
 import { spawnServer } from '../../test/support/spawn-server.js';
-import { call, measureClosedLoop, measureLatency, scaled, type BenchModule } from './lib.js';
+import { call, measureClosedLoop, measureLatency, scaled, type BenchModule, prepareSendBench } from './lib.js';
 
 const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
 const IMPORT_BATCH = 5_000;
@@ -19,12 +19,7 @@ const bench: BenchModule = {
     const server = await spawnServer('all', { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
     try {
       const base = server.baseUrl;
-      const login = await call(base, 'POST', '/api/auth/login', { body: ADMIN });
-      const auth = { authorization: `Bearer ${login.body.token}` };
-      await call(base, 'PATCH', '/api/settings', { headers: auth, body: { dailySendCap: 100_000_000 } });
-      await call(base, 'POST', '/api/domains', { headers: auth, body: { domain: 'bench.example.com' } });
-      const key = await call(base, 'POST', '/api/api-keys', { headers: auth, body: { name: 'bench', scopes: ['send'] } });
-      const headers = { 'x-api-key': key.body.key as string };
+      const { headers, auth } = await prepareSendBench(base, ADMIN);
       let n = 0;
       const send = async () => {
         const res = await call(base, 'POST', '/api/send/transactional', {

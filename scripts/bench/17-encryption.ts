@@ -10,7 +10,7 @@ import { createTestDatabase } from '../../test/support/db.js';
 import { emailQueued } from '../../test/support/messages-projection.js';
 import { createDb } from '../../src/adapters/db/knex.js';
 import { spawnServer, type SpawnedServer } from '../../test/support/spawn-server.js';
-import { call, measureRates, scaled, type BenchModule } from './lib.js';
+import { call, measureRates, scaled, type BenchModule, prepareSendBench } from './lib.js';
 
 const queued = (prefix: string, i: number, recipients: number): NewEvent => {
   const { type, data } = emailQueued(`${prefix}${i}`, {
@@ -46,12 +46,7 @@ async function sendingServer(env: Record<string, string>): Promise<{ server: Spa
   const db = await createTestDatabase();
   const server = await spawnServer('all', { DATABASE_URL: db.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ENCRYPTION_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'error', ...env });
   const base = server.baseUrl;
-  const login = await call(base, 'POST', '/api/auth/login', { body: ADMIN });
-  const auth = { authorization: `Bearer ${login.body.token}` };
-  await call(base, 'PATCH', '/api/settings', { headers: auth, body: { dailySendCap: 100_000_000 } });
-  await call(base, 'POST', '/api/domains', { headers: auth, body: { domain: 'bench.example.com' } });
-  const key = await call(base, 'POST', '/api/api-keys', { headers: auth, body: { name: 'bench', scopes: ['send'] } });
-  const headers = { 'x-api-key': key.body.key as string };
+  const { headers } = await prepareSendBench(base, ADMIN);
   return {
     server,
     async send(i) {

@@ -240,16 +240,19 @@ export function scaled(n: number, scale: number, min = 1): number {
 
 /**
  * A spawned service ready for the send benches: signed in as `admin`, the daily cap out of the way,
- * a verified domain `bench.example.com`, and the headers of a key with the `send` scope.
+ * a verified domain `bench.example.com`, the headers of a key with the `send` scope and the admin's.
  */
-export async function prepareSendBench(base: string, admin: { email: string; password: string }): Promise<{ headers: Record<string, string> }> {
+export async function prepareSendBench(
+  base: string,
+  admin: { email: string; password: string },
+): Promise<{ headers: Record<string, string>; auth: Record<string, string> }> {
   const login = await call(base, 'POST', '/api/auth/login', { body: admin });
   const auth = { authorization: `Bearer ${login.body.token}` };
   await call(base, 'PATCH', '/api/settings', { headers: auth, body: { dailySendCap: 100_000_000 } });
   const domain = await call(base, 'POST', '/api/domains', { headers: auth, body: { domain: 'bench.example.com' } });
   if (domain.status !== 201) throw new Error(`domain: ${domain.status} ${JSON.stringify(domain.body)}`);
   const key = await call(base, 'POST', '/api/api-keys', { headers: auth, body: { name: 'bench', scopes: ['send'] } });
-  return { headers: { 'x-api-key': key.body.key as string } };
+  return { headers: { 'x-api-key': key.body.key as string }, auth };
 }
 
 /** The transactional send of the send benches: an order confirmation with one tracked link. */
