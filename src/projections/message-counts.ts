@@ -1,25 +1,62 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { MESSAGE_STREAM_PREFIX } from '../domain/messages/events.js';
-import { insertRows, rowsById } from './bulk-writes.js';
+import { statusAfter, type MessageStatus } from '../domain/messages/message.js';
+import { insertRows, rowsById, updateRows } from './bulk-writes.js';
 import { TIMELINE_KIND } from './messages.js';
 import type { Projection } from './projection.js';
-
 
 const HOUR_MS = 3_600_000;
 
 /**
- * Counts of message events per account, sending key, hour and kind: what the dashboard's chart reads,
- * so drawing a year of a busy account's activity reads a few thousand rows, never its messages.
- * `message_owners` remembers whose each message is, because the outcome events (a delivery, an open)
- * do not repeat the account or the key.
+ * What a count row is about: every message (''), the messages carrying one tag, or the messages
+ * whose metadata has one entry. Metadata keys cannot hold `=`, so the first one ends the key.
+ */
+export const countLabel = {
+  all: '',
+  tag: (tag: string) => `tag:${tag}`,
+  metadata: (key: string, value: string) => `metadata:${key}=${value}`,
+};
+
+/** A message as this read model keeps it: whose it is, its labels, and what it has added to the counts. */
+interface Owner {
+  id: string;
+  account_id: string;
+  api_key_id: string;
+  status: MessageStatus;
+  labels: string[];
+  /** `<hour ISO> <kind>` → how many of its events the counts hold there */
+  counted: Record<string, number>;
+}
+
+function labelsOf(data: Record<string, any>): string[] {
+  const tags: string[] = data.tags ?? [];
+  const metadata: Record<string, string> = data.metadata ?? {};
+  return [...tags.map(countLabel.tag), ...Object.entries(metadata).map(([k, v]) => countLabel.metadata(k, v))];
+}
+
+/**
+ * Counts of message events per account, label, hour, sending key, message status and kind: what the
+ * dashboard's chart reads, so drawing a year of a busy account's activity reads a few thousand rows,
+ * never its messages. Each event is counted once under the label '' (every message) and once under
+ * each of its message's tags and metadata entries, so the chart can follow one such filter.
+ *
+ * `status` is the message's current status, as the list filters on it: when a message's status
+ * changes (sent → delivered → bounced), everything it has counted moves from the old status's rows
+ * to the new one's. `message_owners` remembers, per message, whose it is, its labels, its status and
+ * what it has counted, because the outcome events (a delivery, an open) repeat none of that.
+ *
+ * A batch nets its changes per row in memory before writing, so a message whose whole life falls in
+ * one batch (as in a rebuild) writes only where it ends, never the moves in between.
  */
 export const messageCountsProjection: Projection = {
   name: 'message_counts',
-  version: 1,
+  // 2: per tag and metadata entry (label) and per current status, with counts moved on status changes
+  version: 2,
   tables: ['message_counts', 'message_owners'],
   streamPrefixes: [MESSAGE_STREAM_PREFIX],
-  eventTypes: ['EmailQueued', 'SmsQueued', ...Object.keys(TIMELINE_KIND)],
+  // every event that can change a message's status (statusAfter), and every counted one
+  eventTypes: ['EmailQueued', 'SmsQueued', 'ProviderAttemptFailed', 'ProviderFailed', 'MessageCancelled', ...Object.keys(TIMELINE_KIND)],
 
   async setup(trx: Knex.Transaction, t: (base: string) => string) {
     await trx.schema.createTable(t('message_owners'), (tb) => {
@@ -27,51 +64,92 @@ export const messageCountsProjection: Projection = {
       tb.text('account_id').notNullable();
       // '' for the dashboard's own sends, so it can be part of the counts' key
       tb.text('api_key_id').notNullable();
+      tb.text('status').notNullable();
+      tb.specificType('labels', 'text[]').notNullable();
+      tb.jsonb('counted').notNullable();
     });
     await trx.schema.createTable(t('message_counts'), (tb) => {
       tb.text('account_id').notNullable();
+      tb.text('label').notNullable();
       tb.timestamp('hour', { useTz: true }).notNullable();
       tb.text('api_key_id').notNullable();
+      tb.text('status').notNullable();
       tb.text('kind').notNullable();
       tb.bigInteger('n').notNullable();
-      tb.primary(['account_id', 'hour', 'api_key_id', 'kind']);
+      // a chart reads one account's label over a range of hours: one range of this key
+      tb.primary(['account_id', 'label', 'hour', 'api_key_id', 'status', 'kind']);
     });
   },
 
   async handle(events: RecordedEvent[], trx: Knex.Transaction, t: (base: string) => string) {
     const idOf = (e: RecordedEvent) => e.streamId.slice(MESSAGE_STREAM_PREFIX.length);
-    const owners = new Map<string, { id: string; account_id: string; api_key_id: string }>();
+    const created = new Map<string, Owner>();
     for (const e of events) {
-      if (e.type === 'EmailQueued' || e.type === 'SmsQueued') {
-        owners.set(idOf(e), { id: idOf(e), account_id: e.data.accountId, api_key_id: e.data.apiKeyId ?? '' });
+      if ((e.type === 'EmailQueued' || e.type === 'SmsQueued') && !created.has(idOf(e))) {
+        created.set(idOf(e), {
+          id: idOf(e),
+          account_id: e.data.accountId,
+          api_key_id: e.data.apiKeyId ?? '',
+          status: statusAfter(null, e)!,
+          labels: labelsOf(e.data),
+          counted: {},
+        });
       }
     }
-    const counted = events.filter((e) => TIMELINE_KIND[e.type] && !e.data.suspectedBot);
-    const known = await rowsById<{ id: string; account_id: string; api_key_id: string }>(
+    const existing = await rowsById<Owner>(
       trx,
       t('message_owners'),
-      counted.map(idOf).filter((id) => !owners.has(id)),
-      ['id', 'account_id', 'api_key_id'],
+      events.map(idOf).filter((id) => !created.has(id)),
+      ['id', 'account_id', 'api_key_id', 'status', 'labels', 'counted'],
     );
-    const counts = new Map<string, { account_id: string; hour: Date; api_key_id: string; kind: string; n: number }>();
-    for (const e of counted) {
-      const owner = owners.get(idOf(e)) ?? known.get(idOf(e));
-      if (!owner) continue; // an outcome for a message this read model never saw queued
-      const at = new Date(e.data.occurredAt ?? e.data.acceptedAt ?? e.recordedAt).getTime();
-      const hour = new Date(Math.floor(at / HOUR_MS) * HOUR_MS);
+    // The batch's net change per count row, and the stored owners it changed.
+    const deltas = new Map<string, { account_id: string; label: string; hour: string; api_key_id: string; status: string; kind: string; n: number }>();
+    const add = (o: Owner, status: string, slot: string, n: number) => {
+      const [hour, kind] = slot.split(' ');
+      for (const label of [countLabel.all, ...o.labels]) {
+        const key = `${o.account_id}\u0000${label}\u0000${slot}\u0000${o.api_key_id}\u0000${status}`;
+        const row = deltas.get(key) ?? { account_id: o.account_id, label, hour, api_key_id: o.api_key_id, status, kind, n: 0 };
+        row.n += n;
+        deltas.set(key, row);
+      }
+    };
+    const changed = new Set<Owner>();
+
+    for (const e of events) {
+      if (e.type === 'EmailQueued' || e.type === 'SmsQueued') continue;
+      const owner = created.get(idOf(e)) ?? existing.get(idOf(e));
+      if (!owner) continue; // an event for a message this read model never saw queued
+      const status = statusAfter(owner.status, e) ?? owner.status;
+      if (status !== owner.status) {
+        for (const [slot, n] of Object.entries(owner.counted)) {
+          add(owner, owner.status, slot, -n);
+          add(owner, status, slot, n);
+        }
+        owner.status = status;
+        changed.add(owner);
+      }
       const kind = TIMELINE_KIND[e.type];
-      const key = `${owner.account_id}\u0000${hour.toISOString()}\u0000${owner.api_key_id}\u0000${kind}`;
-      const row = counts.get(key) ?? { account_id: owner.account_id, hour, api_key_id: owner.api_key_id, kind, n: 0 };
-      row.n++;
-      counts.set(key, row);
+      if (!kind || e.data.suspectedBot) continue;
+      const at = new Date(e.data.occurredAt ?? e.data.acceptedAt ?? e.recordedAt).getTime();
+      const slot = `${new Date(Math.floor(at / HOUR_MS) * HOUR_MS).toISOString()} ${kind}`;
+      owner.counted[slot] = (owner.counted[slot] ?? 0) + 1;
+      add(owner, owner.status, slot, 1);
+      changed.add(owner);
     }
-    await insertRows(trx, t('message_owners'), [...owners.values()], { target: ['id'] });
-    if (counts.size === 0) return;
+
+    await insertRows(trx, t('message_owners'), [...created.values()], { target: ['id'] });
+    await updateRows(
+      trx,
+      t('message_owners'),
+      [...changed].filter((o) => !created.has(o.id)).map((o) => ({ id: o.id, status: o.status, counted: o.counted })),
+    );
+    const net = [...deltas.values()].filter((d) => d.n !== 0);
+    if (net.length === 0) return;
     await trx.raw(
-      `INSERT INTO ?? AS c (account_id, hour, api_key_id, kind, n)
-       SELECT account_id, hour, api_key_id, kind, n FROM json_populate_recordset(NULL::??, ?::json)
-       ON CONFLICT (account_id, hour, api_key_id, kind) DO UPDATE SET n = c.n + excluded.n`,
-      [t('message_counts'), t('message_counts'), JSON.stringify([...counts.values()])],
+      `INSERT INTO ?? AS c (account_id, label, hour, api_key_id, status, kind, n)
+       SELECT account_id, label, hour, api_key_id, status, kind, n FROM json_populate_recordset(NULL::??, ?::json)
+       ON CONFLICT (account_id, label, hour, api_key_id, status, kind) DO UPDATE SET n = c.n + excluded.n`,
+      [t('message_counts'), t('message_counts'), JSON.stringify(net)],
     );
   },
 };
