@@ -1,6 +1,8 @@
 import type { Db } from '../adapters/db/knex.js';
 import { badRequest } from '../domain/errors.js';
+import type { MessageStatus } from '../domain/messages/message.js';
 import type { Principal } from '../http/principal.js';
+import { countLabel } from '../projections/message-counts.js';
 
 export type Interval = 'hour' | 'day';
 export const COUNT_KINDS = ['sent', 'delivered', 'bounced', 'complained', 'opened', 'clicked'] as const;
@@ -12,15 +14,43 @@ const MS: Record<Interval, number> = { hour: 3_600_000, day: 86_400_000 };
 const MAX_BUCKETS = 1000;
 const DEFAULT_SPAN: Record<Interval, number> = { hour: 48, day: 30 };
 
+export interface TimeseriesQuery {
+  from?: string;
+  to?: string;
+  interval: Interval;
+  /** messages whose current status is this one */
+  status?: MessageStatus;
+  tags?: string[];
+  metadata?: Record<string, string>;
+  search?: string;
+}
+
 /**
- * Message activity over time from the counts read model (`message_counts`): one row per hour that
- * had activity, summed into the requested buckets and padded with zeros, never a scan of messages.
- * An API key sees only what it sent itself, like the list.
+ * The one count row label a query reads: the counts are kept per tag and per metadata entry, not
+ * per combination of them nor per text, so a filter they cannot answer is refused, never ignored.
+ */
+function labelOf(q: TimeseriesQuery): string {
+  if (q.search) {
+    throw badRequest('search cannot filter the chart: its counts are kept per status, tag and metadata entry, not per text (search narrows the list only)');
+  }
+  const labels = [...(q.tags ?? []).map(countLabel.tag), ...Object.entries(q.metadata ?? {}).map(([k, v]) => countLabel.metadata(k, v))];
+  if (labels.length > 1) {
+    throw badRequest('tag and metadata: the chart filters on one tag or one metadata entry at a time (its counts are kept per tag and per entry, not per combination)');
+  }
+  return labels[0] ?? countLabel.all;
+}
+
+/**
+ * Message activity over time from the counts read model (`message_counts`): the rows of one label
+ * (every message, one tag or one metadata entry) per hour that had activity, summed into the
+ * requested buckets and padded with zeros, never a scan of messages. An API key sees only what it
+ * sent itself, like the list; `status` keeps the activity of the messages now in that status.
  */
 export function createMessageCountQueries(deps: { db: Db; now?: () => Date }) {
   const now = deps.now ?? (() => new Date());
   return {
-    async timeseries(principal: Principal, q: { from?: string; to?: string; interval: Interval }) {
+    async timeseries(principal: Principal, q: TimeseriesQuery) {
+      const label = labelOf(q);
       const step = MS[q.interval];
       const to = q.to ? new Date(q.to) : now();
       const from = q.from ? new Date(q.from) : new Date(to.getTime() - DEFAULT_SPAN[q.interval] * step);
@@ -28,9 +58,10 @@ export function createMessageCountQueries(deps: { db: Db; now?: () => Date }) {
       const first = Math.floor(from.getTime() / step) * step;
       if ((to.getTime() - first) / step > MAX_BUCKETS) throw badRequest(`the range holds more than ${MAX_BUCKETS} ${q.interval}s: choose a wider interval or a shorter range`);
       const rows = await deps.db('message_counts')
-        .where('account_id', principal.accountId)
+        .where({ account_id: principal.accountId, label })
         .modify((b) => {
           if (principal.kind === 'apiKey') b.andWhere('api_key_id', principal.apiKeyId);
+          if (q.status) b.andWhere('status', q.status);
         })
         .andWhere('hour', '>=', new Date(first))
         .andWhere('hour', '<=', to)

@@ -19,8 +19,12 @@ describe('GET /api/messages/timeseries', function () {
     keyA = a.key;
     const b = await readyToSend(app, { domain: 'other.example' });
     keyB = b.key;
-    const sentA = [await sendOne(app, keyA, { to: 'x@example.org', fromEmail: a.from, subject: 's' }), await sendOne(app, keyA, { to: 'y@example.org', fromEmail: a.from, subject: 's' })];
-    const sentB = [await sendOne(app, keyB, { to: 'z@example.org', fromEmail: b.from, subject: 's' })];
+    // a1 ends delivered (and opened), a2 sent, b1 bounced
+    const sentA = [
+      await sendOne(app, keyA, { to: 'x@example.org', fromEmail: a.from, subject: 's', tags: ['welcome', 'eu'], metadata: { plan: 'pro' } }),
+      await sendOne(app, keyA, { to: 'y@example.org', fromEmail: a.from, subject: 's', tags: ['welcome'] }),
+    ];
+    const sentB = [await sendOne(app, keyB, { to: 'z@example.org', fromEmail: b.from, subject: 's', tags: ['welcome'], metadata: { plan: 'pro' } })];
     await untilSent(app, [...sentA, ...sentB]);
     await recordOutcome(app, sentA[0], 'Delivered');
     await recordOutcome(app, sentA[0], 'Opened');
@@ -54,6 +58,54 @@ describe('GET /api/messages/timeseries', function () {
     expect(res.body.interval).to.equal('day');
     expect(res.body.buckets).to.have.length(31);
     expect(totals(res.body.buckets)).to.deep.equal({ sent: 3, delivered: 1, bounced: 1, complained: 0, opened: 1, clicked: 0 });
+  });
+
+  const ZERO = { sent: 0, delivered: 0, bounced: 0, complained: 0, opened: 0, clicked: 0 };
+  const filtered = async (auth: { token?: string; apiKey?: string }, query: string) => {
+    const res = await series(auth, `?interval=hour&${query}`);
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    return totals(res.body.buckets);
+  };
+  const jwt = () => ({ token: app.adminToken });
+
+  it("status: the activity of the messages whose current status it is, all of it under that status", async () => {
+    expect(await filtered(jwt(), 'status=delivered')).to.deep.equal({ ...ZERO, sent: 1, delivered: 1, opened: 1 });
+    expect(await filtered(jwt(), 'status=sent')).to.deep.equal({ ...ZERO, sent: 1 });
+    expect(await filtered(jwt(), 'status=bounced')).to.deep.equal({ ...ZERO, sent: 1, bounced: 1 });
+    expect(await filtered(jwt(), 'status=failed')).to.deep.equal(ZERO);
+  });
+
+  it('tag: the activity of the messages carrying it', async () => {
+    expect(await filtered(jwt(), 'tag=welcome')).to.deep.equal({ ...ZERO, sent: 3, delivered: 1, bounced: 1, opened: 1 });
+    expect(await filtered(jwt(), 'tag=eu')).to.deep.equal({ ...ZERO, sent: 1, delivered: 1, opened: 1 });
+    expect(await filtered(jwt(), 'tag=nobody')).to.deep.equal(ZERO);
+  });
+
+  it('metadata[key]=value: the activity of the messages whose metadata has that entry', async () => {
+    expect(await filtered(jwt(), 'metadata%5Bplan%5D=pro')).to.deep.equal({ ...ZERO, sent: 2, delivered: 1, bounced: 1, opened: 1 });
+    expect(await filtered(jwt(), 'metadata[plan]=free')).to.deep.equal(ZERO);
+  });
+
+  it('status with a tag or a metadata entry; an API key sees only its own messages under every filter', async () => {
+    expect(await filtered(jwt(), 'status=bounced&tag=welcome')).to.deep.equal({ ...ZERO, sent: 1, bounced: 1 });
+    expect(await filtered(jwt(), 'status=sent&metadata[plan]=pro')).to.deep.equal(ZERO);
+    expect(await filtered({ apiKey: keyA }, 'tag=welcome')).to.deep.equal({ ...ZERO, sent: 2, delivered: 1, opened: 1 });
+    expect(await filtered({ apiKey: keyA }, 'metadata[plan]=pro&status=delivered')).to.deep.equal({ ...ZERO, sent: 1, delivered: 1, opened: 1 });
+    expect(await filtered({ apiKey: keyB }, 'metadata[plan]=pro')).to.deep.equal({ ...ZERO, sent: 1, bounced: 1 });
+    expect(await filtered({ apiKey: keyB }, 'status=delivered')).to.deep.equal(ZERO);
+  });
+
+  it('refuses what counts cannot answer, naming it: search, and more than one tag or metadata entry', async () => {
+    const search = await series(jwt(), '?search=x%40example.org');
+    expect(search.status).to.equal(400);
+    expect(search.body.message).to.match(/^search cannot filter the chart/);
+    for (const q of ['tag=welcome&tag=eu', 'tag=welcome&metadata[plan]=pro', 'metadata[plan]=pro&metadata[team]=a']) {
+      const res = await series(jwt(), `?${q}`);
+      expect(res.status, q).to.equal(400);
+      expect(res.body.message, q).to.match(/one tag or one metadata entry at a time/);
+    }
+    expect((await series(jwt(), '?status=opened')).status).to.equal(400);
+    expect((await series(jwt(), '?tag=no%20spaces')).status).to.equal(400);
   });
 
   it('refuses a bad interval, a reversed range and a range of more than 1000 buckets', async () => {

@@ -11,7 +11,11 @@ import { eventually } from './email-setup.js';
 import { emailQueued } from './messages-projection.js';
 
 /** One real send through POST /api/send/transactional; returns the message id. */
-export async function sendOne(app: TestApp, apiKey: string, body: { to: string; fromEmail: string; subject: string }): Promise<string> {
+export async function sendOne(
+  app: TestApp,
+  apiKey: string,
+  body: { to: string; fromEmail: string; subject: string; tags?: string[]; metadata?: Record<string, string> },
+): Promise<string> {
   const res = await app.request('POST', '/api/send/transactional', { apiKey, body: { ...body, html: '<p>Hi</p>', text: 'Hi' } });
   if (res.status !== 201) throw new Error(`send: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.messageLogId;

@@ -26,7 +26,17 @@ const listQuery = z.object({ ...filters, cursor: z.string().max(500).optional(),
 const aggregateQuery = z.object({ ...filters, subject: z.string().max(998).optional(), campaignId: z.string().max(100).optional() });
 const idParams = z.object({ id: z.string().min(1).max(100) });
 
-const timeseriesQuery = z.object({ from: instant.optional(), to: instant.optional(), interval: z.enum(['hour', 'day']).default('day') });
+// The list's filters, as far as counts can answer them (message-counts-query.ts refuses the rest).
+const timeseriesQuery = z.object({
+  ...filters,
+  status: filters.status.describe('messages whose current status is this one: their activity, all of it, under the status they have now'),
+  search: filters.search.describe('refused with 400: counts are not kept per text, so search narrows the list only'),
+  tag: filters.tag.describe('one tag (at most one tag or metadata entry in all)'),
+  'metadata[key]': filters['metadata[key]'].describe('metadata[<key>]=<value>: one metadata entry (at most one tag or metadata entry in all)'),
+  from: instant.optional().describe('start of the time axis: events (not messages created) from this instant, rounded down to the interval'),
+  to: instant.optional().describe('end of the time axis (default now)'),
+  interval: z.enum(['hour', 'day']).default('day'),
+});
 const bucketExample = { at: '2026-01-01T00:00:00.000Z', ...Object.fromEntries(COUNT_KINDS.map((k, i) => [k, 10 - i])) };
 const bucketSchema = z.object({ at: z.string(), ...Object.fromEntries(COUNT_KINDS.map((k) => [k, z.number().int()])) }) as z.ZodObject<
   { at: z.ZodString } & Record<(typeof COUNT_KINDS)[number], z.ZodNumber>
@@ -62,7 +72,8 @@ export function createMessageRoutes(deps: { messages: MessageQueries; cancel: Ca
     defineRoute({
       method: 'get',
       path: '/api/messages/timeseries',
-      summary: 'Sends, deliveries, bounces, complaints, opens and clicks per hour or day (opens and clicks without suspected bots); an API key sees only its own',
+      summary:
+        "Sends, deliveries, bounces, complaints, opens and clicks per hour or day (opens and clicks without suspected bots), from a read model of counts; the list's filters but search, with one tag or metadata entry at most; an API key sees only its own",
       tag: 'messages',
       auth,
       query: timeseriesQuery,
@@ -73,10 +84,10 @@ export function createMessageRoutes(deps: { messages: MessageQueries; cancel: Ca
             .object({ interval: z.enum(['hour', 'day']), from: z.string(), to: z.string(), buckets: z.array(bucketSchema) })
             .meta({ examples: [{ interval: 'day', from: '2026-01-01T00:00:00.000Z', to: '2026-01-01T12:00:00.000Z', buckets: [bucketExample] }] }),
         },
-        400: { description: 'Invalid instant, `from` after `to`, or more than 1000 buckets' },
+        400: { description: 'Invalid filter or instant, `from` after `to`, more than 1000 buckets, `search`, or more than one tag or metadata entry' },
       },
-      async handler({ principal, query }) {
-        return { status: 200, body: await deps.counts.timeseries(principal!, query) };
+      async handler({ principal, query, req }) {
+        return { status: 200, body: await deps.counts.timeseries(principal!, { ...query, ...labelFilters(query, req.query) } as never) };
       },
     }),
     defineRoute({
