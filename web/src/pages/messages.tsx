@@ -1,53 +1,39 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api';
-import { navigate, useLocation, withQuery } from '../router';
+import { navigate, useLocation } from '../router';
 import type { MessageSummary } from '../types';
 import { ActionForm, Table, ErrorText, Link, PageTitle, Status, formatTime, useLoad } from '../ui';
 import { ActivityChart, type Bucket } from './chart';
+import { chartQuery, filtersUrl, listQuery, readFilters } from './message-filters';
 
 const STATUSES = ['scheduled', 'queued', 'sent', 'delivered', 'bounced', 'complained', 'failed', 'cancelled'] as const;
-type MessageStatus = (typeof STATUSES)[number];
-const DAY = 86_400_000;
 
-/** A date input's day as the instant it starts (from) or ends (to), in UTC. */
-const dayStart = (d: string) => (d ? `${d}T00:00:00.000Z` : undefined);
-const dayEnd = (d: string) => (d ? `${d}T23:59:59.999Z` : undefined);
+/** The form's text for the metadata filters: `key=value` entries separated by `;`. */
+const metadataText = (entries: [string, string][]) => entries.map(([k, v]) => `${k}=${v}`).join('; ');
+const parseMetadata = (text: string): [string, string][] =>
+  text
+    .split(';')
+    .map((e) => e.trim())
+    .filter(Boolean)
+    .map((e) => {
+      const i = e.indexOf('=');
+      return i < 0 ? [e, ''] : [e.slice(0, i).trim(), e.slice(i + 1).trim()];
+    });
 
 export function Messages() {
   const { query } = useLocation();
-  const filters = {
-    search: query.get('search') ?? '',
-    status: query.get('status') ?? '',
-    from: query.get('from') ?? '',
-    to: query.get('to') ?? '',
-    cursor: query.get('cursor') ?? '',
-  };
-  const key = JSON.stringify(filters);
+  const filters = readFilters(query);
+  const key = filtersUrl(filters);
   const list = useLoad(
-    () =>
-      call<{ items: MessageSummary[]; nextCursor: string | null }>(
-        api.GET('/api/messages', {
-          params: {
-            query: {
-              search: filters.search || undefined,
-              status: (filters.status || undefined) as MessageStatus | undefined,
-              from: dayStart(filters.from),
-              to: dayEnd(filters.to),
-              cursor: filters.cursor || undefined,
-              limit: 25,
-            },
-          },
-        }),
-      ),
+    // the typed query has one `metadata[key]` parameter; the filters carry each key by its own name
+    () => call<{ items: MessageSummary[]; nextCursor: string | null }>(api.GET('/api/messages', { params: { query: listQuery(filters) as never } })),
     [key],
   );
-  // The chart covers the chosen days (the last 30 without a range), per hour when that is three days or less.
-  const to = filters.to ? new Date(dayEnd(filters.to)!) : new Date();
-  const from = filters.from ? new Date(dayStart(filters.from)!) : new Date(to.getTime() - 30 * DAY);
-  const interval = to.getTime() - from.getTime() <= 3 * DAY ? 'hour' : 'day';
+  const chartFilters = chartQuery(filters);
   const chart = useLoad(
-    () => call<{ buckets: Bucket[] }>(api.GET('/api/messages/timeseries', { params: { query: { from: from.toISOString(), to: to.toISOString(), interval } } })),
-    [filters.from, filters.to],
+    () => call<{ buckets: Bucket[] }>(api.GET('/api/messages/timeseries', { params: { query: chartFilters.query as never } })),
+    // not the query itself: without a `to` it ends now, a new instant on every render
+    [filtersUrl({ ...filters, search: '', cursor: '' })],
   );
 
   useEffect(() => {
@@ -55,9 +41,9 @@ export function Messages() {
     if (list.data) performance.mark('messages:list-shown');
   }, [list.data]);
 
-  const [draft, setDraft] = useState(filters);
+  const [draft, setDraft] = useState({ ...filters, tags: filters.tags.join(' '), metadata: metadataText(filters.metadata) });
   const apply = () => {
-    navigate(withQuery('/messages', { ...draft, cursor: undefined }));
+    navigate(filtersUrl({ ...draft, tags: draft.tags.split(/\s+/).filter(Boolean), metadata: parseMetadata(draft.metadata), cursor: '' }));
   };
   return (
     <>
@@ -86,13 +72,27 @@ export function Messages() {
           To
           <input type="date" value={draft.to} onInput={(e) => setDraft({ ...draft, to: e.currentTarget.value })} />
         </label>
+        <label>
+          Tags
+          <input value={draft.tags} placeholder="welcome receipt" onInput={(e) => setDraft({ ...draft, tags: e.currentTarget.value })} />
+        </label>
+        <label>
+          Metadata
+          <input value={draft.metadata} placeholder="plan=pro; region=eu" onInput={(e) => setDraft({ ...draft, metadata: e.currentTarget.value })} />
+        </label>
         <button type="submit">Apply filters</button>
       </ActionForm>
 
       <section aria-labelledby="activity">
         <h2 id="activity">Activity</h2>
+        {chartFilters.notFollowed.length > 0 && (
+          <p class="note" id="chart-note">
+            The chart is drawn from counts kept per status, tag and metadata entry, so it does not follow {chartFilters.notFollowed.join(' and ')}:{' '}
+            {chartFilters.notFollowed.length === 1 ? 'that filter narrows' : 'those filters narrow'} the list only.
+          </p>
+        )}
         <ErrorText error={chart.error} />
-        {chart.data && <ActivityChart buckets={chart.data.buckets} interval={interval} />}
+        {chart.data && <ActivityChart buckets={chart.data.buckets} interval={chartFilters.interval} />}
       </section>
 
       <section aria-labelledby="list">
@@ -118,8 +118,8 @@ export function Messages() {
             </Table>
             {list.data.items.length === 0 && <p>No messages match.</p>}
             <nav class="pager" aria-label="Pages">
-              {filters.cursor && <Link href={withQuery('/messages', { ...filters, cursor: undefined })}>First page</Link>}
-              {list.data.nextCursor && <Link href={withQuery('/messages', { ...filters, cursor: list.data.nextCursor })}>Next page</Link>}
+              {filters.cursor && <Link href={filtersUrl({ ...filters, cursor: '' })}>First page</Link>}
+              {list.data.nextCursor && <Link href={filtersUrl({ ...filters, cursor: list.data.nextCursor })}>Next page</Link>}
             </nav>
           </>
         )}

@@ -1,0 +1,83 @@
+import { expect } from 'chai';
+import { eventually, readyToSend } from '../support/email-setup.js';
+import { expectAccessible, screenshot, startDashboard, type DashboardHarness } from '../support/browser.js';
+
+describe("dashboard: the messages chart follows the URL's filters", function () {
+  this.timeout(90_000);
+  let h: DashboardHarness;
+  const sum = (buckets: { sent: number }[]) => buckets.reduce((n, b) => n + b.sent, 0);
+  before(async () => {
+    h = await startDashboard();
+    const { key, from } = await readyToSend(h.app);
+    const sends: Record<string, unknown>[] = [
+      { subject: 'VIP 1', tags: ['vip'], metadata: { plan: 'pro' } },
+      { subject: 'VIP 2', tags: ['vip'] },
+      { subject: 'VIP 3', tags: ['vip', 'eu'] },
+      { subject: 'Plain 1' },
+      { subject: 'Plain 2', metadata: { plan: 'free' } },
+    ];
+    for (const [i, body] of sends.entries()) {
+      const res = await h.app.request('POST', '/api/send/transactional', { apiKey: key, body: { to: `user${i}@example.com`, fromEmail: from, html: '<p>hi</p>', text: 'hi', ...body } });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    }
+    // the chart's read model is kept by its own projection, which may trail the list's
+    await eventually(() => h.app.request('GET', '/api/messages/timeseries', { token: h.app.adminToken }), (r) => sum(r.body.buckets) === sends.length, 20_000);
+  });
+  after(async () => h?.close());
+
+  const history = () => h.page.getByRole('region', { name: 'History' }).getByRole('table').getByRole('row');
+  const activity = () => h.page.getByRole('region', { name: 'Activity' });
+
+  it('a tag in the URL filters the chart and the list alike', async () => {
+    const { page } = h;
+    await page.goto('/messages');
+    await activity().getByText('Sends: 5').waitFor();
+    await page.goto('/messages?tag=vip');
+    await activity().getByText('Sends: 3').waitFor();
+    await eventually(() => history().count(), (n) => n === 4);
+    expect(await activity().getByRole('img').getAttribute('aria-label')).to.match(/^Messages per day: Sends 3, /);
+    expect(await page.locator('#chart-note').count()).to.equal(0);
+    expect(await page.getByLabel('Tags').inputValue()).to.equal('vip');
+    await expectAccessible(page);
+    await screenshot(page, 'messages-chart-tag');
+  });
+
+  it('a metadata entry and a status in the URL filter the chart', async () => {
+    const { page } = h;
+    await page.goto('/messages?metadata%5Bplan%5D=pro');
+    await activity().getByText('Sends: 1').waitFor();
+    expect(await page.getByLabel('Metadata').inputValue()).to.equal('plan=pro');
+    await page.goto('/messages?status=failed&tag=vip');
+    await activity().getByText('Sends: 0').waitFor();
+    await page.getByText('No messages match.').waitFor();
+  });
+
+  it('the form writes tags and metadata into the URL, and the chart follows', async () => {
+    const { page } = h;
+    await page.goto('/messages');
+    await activity().getByText('Sends: 5').waitFor();
+    await page.getByLabel('Tags').fill('eu');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/\?tag=eu$/);
+    await activity().getByText('Sends: 1').waitFor();
+    await page.getByLabel('Tags').fill('');
+    await page.getByLabel('Metadata').fill('plan=free');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/metadata%5Bplan%5D=free$/);
+    await activity().getByText('Sends: 1').waitFor();
+    await eventually(() => history().count(), (n) => n === 2);
+  });
+
+  it('says which filters the chart cannot follow (search, a second tag) and draws it for the others', async () => {
+    const { page } = h;
+    await page.goto('/messages?search=VIP%203&tag=vip&tag=eu');
+    await eventually(() => history().count(), (n) => n === 2);
+    // the chart follows the first tag only: all three vip messages
+    await activity().getByText('Sends: 3').waitFor();
+    expect(await page.locator('#chart-note').textContent()).to.equal(
+      'The chart is drawn from counts kept per status, tag and metadata entry, so it does not follow search “VIP 3” and tag eu: those filters narrow the list only.',
+    );
+    await expectAccessible(page);
+    await screenshot(page, 'messages-chart-note');
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * The /messages page's filters as its URL holds them (so a view can be shared), and what the list
+ * and the chart ask the API for. The list takes them all; the chart is drawn from counts kept per
+ * status, tag and metadata entry, so it follows the status, the dates and one tag or metadata entry,
+ * and the page names the filters it does not follow (search, further tags and entries).
+ */
+export interface MessageFilters {
+  search: string;
+  status: string;
+  /** YYYY-MM-DD days, in UTC */
+  from: string;
+  to: string;
+  tags: string[];
+  metadata: [key: string, value: string][];
+  cursor: string;
+}
+
+const METADATA_PARAM = /^metadata\[(.+)\]$/;
+const DAY = 86_400_000;
+
+/** A date input's day as the instant it starts (from) or ends (to), in UTC. */
+const dayStart = (d: string) => (d ? `${d}T00:00:00.000Z` : undefined);
+const dayEnd = (d: string) => (d ? `${d}T23:59:59.999Z` : undefined);
+
+export function readFilters(query: URLSearchParams): MessageFilters {
+  const metadata: [string, string][] = [];
+  for (const [name, value] of query) {
+    const m = METADATA_PARAM.exec(name);
+    if (m) metadata.push([m[1], value]);
+  }
+  return {
+    search: query.get('search') ?? '',
+    status: query.get('status') ?? '',
+    from: query.get('from') ?? '',
+    to: query.get('to') ?? '',
+    tags: query.getAll('tag').filter(Boolean),
+    metadata,
+    cursor: query.get('cursor') ?? '',
+  };
+}
+
+/** The page's URL for these filters, empty ones left out. */
+export function filtersUrl(f: MessageFilters): string {
+  const q = new URLSearchParams();
+  for (const name of ['search', 'status', 'from', 'to'] as const) if (f[name]) q.set(name, f[name]);
+  for (const tag of f.tags) q.append('tag', tag);
+  for (const [key, value] of f.metadata) q.append(`metadata[${key}]`, value);
+  if (f.cursor) q.set('cursor', f.cursor);
+  const s = q.toString();
+  return s ? `/messages?${s}` : '/messages';
+}
+
+const labelParams = (tags: string[], metadata: [string, string][]) => ({
+  ...(tags.length ? { tag: tags } : {}),
+  ...Object.fromEntries(metadata.map(([k, v]) => [`metadata[${k}]`, v])),
+});
+
+/** The query of GET /api/messages: every filter. */
+export function listQuery(f: MessageFilters) {
+  return {
+    search: f.search || undefined,
+    status: f.status || undefined,
+    from: dayStart(f.from),
+    to: dayEnd(f.to),
+    cursor: f.cursor || undefined,
+    limit: 25,
+    ...labelParams(f.tags, f.metadata),
+  };
+}
+
+/**
+ * The query of GET /api/messages/timeseries: the chosen days (the last 30 without a range), per hour
+ * when that is three days or less, the status and the first tag (or else metadata entry); and, in
+ * words, the filters it leaves to the list.
+ */
+export function chartQuery(f: MessageFilters, now = new Date()) {
+  const to = f.to ? new Date(dayEnd(f.to)!) : now;
+  const from = f.from ? new Date(dayStart(f.from)!) : new Date(to.getTime() - 30 * DAY);
+  const interval: 'hour' | 'day' = to.getTime() - from.getTime() <= 3 * DAY ? 'hour' : 'day';
+  const labels = [...f.tags.map((t) => ({ tag: t })), ...f.metadata.map(([k, v]) => ({ metadata: [k, v] as [string, string] }))];
+  const [charted, ...left] = labels;
+  const notFollowed = [
+    ...(f.search ? [`search “${f.search}”`] : []),
+    ...left.map((l) => ('tag' in l ? `tag ${l.tag}` : `metadata ${l.metadata[0]}=${l.metadata[1]}`)),
+  ];
+  return {
+    interval,
+    query: {
+      from: from.toISOString(),
+      to: to.toISOString(),
+      interval,
+      status: f.status || undefined,
+      ...(charted ? ('tag' in charted ? labelParams([charted.tag], []) : labelParams([], [charted.metadata])) : {}),
+    },
+    notFollowed,
+  };
+}
