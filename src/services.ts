@@ -14,51 +14,31 @@ import { createSendSms } from './commands/send-sms.js';
 import { createTemplateCommands } from './commands/templates.js';
 import { createWebhookCommands } from './commands/webhooks.js';
 import { createApp } from './http/app.js';
+import { createApiRoutes } from './http/api-routes.js';
+import { createHealthRoutes, createReadinessRoutes } from './http/routes/health.js';
+import { createMetricsRoutes } from './http/routes/metrics.js';
 import { createDashboard } from './http/dashboard.js';
 import { createSandboxOutbox } from './commands/sandbox-outbox.js';
-import { createSandboxRoutes } from './http/routes/sandbox.js';
 import { createIdempotencyGate } from './http/idempotency.js';
 import { createIdempotentRequests } from './commands/idempotency.js';
 import { createPgIdempotencyStore } from './adapters/db/idempotency-store.js';
 import { createAuthenticator } from './http/auth.js';
 import { createJwtIssuer } from './http/jwt.js';
-import { createApiKeyRoutes } from './http/routes/api-keys.js';
-import { createAuthRoutes } from './http/routes/auth.js';
-import { createHealthRoutes } from './http/routes/health.js';
-import { createIdentityRoutes } from './http/routes/identities.js';
-import { createSendBatchRoutes } from './http/routes/send-batch.js';
-import { createSendEmailRoutes } from './http/routes/send-email.js';
-import { createSendSmsRoutes } from './http/routes/send-sms.js';
-import { createSettingsRoutes } from './http/routes/settings.js';
-import { createSuppressionRoutes } from './http/routes/suppressions.js';
-import { createTemplateRoutes } from './http/routes/templates.js';
-import { createWebhookRoutes } from './http/routes/webhooks.js';
 import { ensureProjection } from './projections/generations.js';
 import { projections } from './projections/registry.js';
 import { logFollower } from './projections/lag.js';
 import { createSnsMessageVerifier } from './adapters/sns-verify/verify-sns-message.js';
 import { createEngagementCommands } from './commands/engagement.js';
 import { createWebhookDeliveryCommands } from './commands/webhook-deliveries.js';
-import { createProviderEventRoutes } from './http/routes/provider-events.js';
-import { createSmsOptOutRoutes } from './http/routes/sms-optouts.js';
-import { createTrackingRoutes } from './http/routes/tracking.js';
-import { createWebhookDeliveryRoutes } from './http/routes/webhook-deliveries.js';
 import { createContactCommands } from './commands/contacts.js';
-import { createContactRoutes } from './http/routes/contacts.js';
 import { createMessageQueries } from './commands/messages-query.js';
 import { createCancelMessage } from './commands/cancel-message.js';
-import { createMessageRoutes } from './http/routes/messages.js';
 import { createMessageCountQueries } from './commands/message-counts-query.js';
 import { createChangeCursors, createMessageChanges } from './commands/message-changes.js';
-import { createMessageChangeRoutes } from './http/routes/message-changes.js';
 import { createChangeNotifier } from './projections/change-notifier.js';
 import { emailProviderUnavailable } from './adapters/email/index.js';
 import { createCampaignCommands } from './commands/campaigns.js';
-import { createCampaignRoutes } from './http/routes/campaigns.js';
 import { createAuditQueries } from './commands/audit.js';
-import { createAuditRoutes } from './http/routes/audit.js';
-import { createMetricsRoutes } from './http/routes/metrics.js';
-import { createReadinessRoutes } from './http/routes/health.js';
 import { DELIVER_WEBHOOK_JOB, forgetDeliveryBodies } from './process-managers/webhook-fanout.js';
 import { SEND_JOB } from './process-managers/send-messages.js';
 import { forgetPersonMessageCopies } from './adapters/db/message-copies.js';
@@ -134,36 +114,38 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
   const sns = createSnsMessageVerifier({ certUrlPattern: config.SNS_CERT_URL_PATTERN });
   if (!config.SNS_TOPIC_ARNS) logger.warn('SNS_TOPIC_ARNS is not set: SNS messages from any topic are accepted, and anyone can publish to a topic of their own');
 
-  const routes = [
-    ...createHealthRoutes({ db, eventStore }),
-    ...createReadinessRoutes({ readiness: observability.readiness }),
-    ...createMetricsRoutes({ exposition: observability.prometheus.exposition, token: config.METRICS_TOKEN }),
-    ...createAuthRoutes({ accounts, signIns, allowSignup: config.ALLOW_SIGNUP,
+  const routes = createApiRoutes({
+    health: { db, eventStore },
+    readiness: { readiness: observability.readiness },
+    metrics: { exposition: observability.prometheus.exposition, token: config.METRICS_TOKEN },
+    auth: {
+      accounts,
+      signIns,
+      allowSignup: config.ALLOW_SIGNUP,
       secureCookies: config.BASE_URL.startsWith('https:'),
       publicOrigin: () => new URL(config.BASE_URL).origin,
-    }),
-    ...createApiKeyRoutes({ apiKeys }),
-    ...createSettingsRoutes({ accounts, emailProviderUnavailable: (kind) => emailProviderUnavailable(kind, config) }),
-    ...createIdentityRoutes({ identities }),
-    ...createTemplateRoutes({ templates }),
-    ...createSuppressionRoutes({ suppressions }),
-    ...createWebhookRoutes({ webhooks }),
-    ...createSendEmailRoutes({ sendEmail }),
-    ...createSendBatchRoutes({ sendEmail }),
-    ...createSendSmsRoutes({ sendSms }),
-    ...createContactRoutes({ contacts }),
-    // before /api/messages/:id, which would take "changes" for an id
-    ...createMessageChangeRoutes({
+    },
+    apiKeys: { apiKeys },
+    settings: { accounts, emailProviderUnavailable: (kind) => emailProviderUnavailable(kind, config) },
+    identities: { identities },
+    templates: { templates },
+    suppressions: { suppressions },
+    webhooks: { webhooks },
+    sendEmail: { sendEmail },
+    sendBatch: { sendEmail },
+    sendSms: { sendSms },
+    contacts: { contacts },
+    messageChanges: {
       changes: createMessageChanges({ db, notifier: createChangeNotifier({ db, logger }), cursors: createChangeCursors(await getOrCreateSecret(db, 'changes-cursor')) }),
-    }),
-    ...createMessageRoutes({ messages, cancel: createCancelMessage({ db, eventStore, waitFor }), counts: createMessageCountQueries({ db }) }),
-    ...createCampaignRoutes({ campaigns: createCampaignCommands({ db, eventStore, waitFor, aggregate: messages.aggregate, clock: shared.clock }) }),
-    ...createWebhookDeliveryRoutes({ deliveries }),
-    ...createAuditRoutes({ audit: createAuditQueries({ db }) }),
-    ...createSmsOptOutRoutes({ optOuts }),
-    ...createSandboxRoutes({ outbox: createSandboxOutbox({ db }) }),
-    ...createTrackingRoutes({ engagement, linkSecret, logger }),
-    ...createProviderEventRoutes({
+    },
+    messages: { messages, cancel: createCancelMessage({ db, eventStore, waitFor }), counts: createMessageCountQueries({ db }) },
+    campaigns: { campaigns: createCampaignCommands({ db, eventStore, waitFor, aggregate: messages.aggregate, clock: shared.clock }) },
+    webhookDeliveries: { deliveries },
+    audit: { audit: createAuditQueries({ db }) },
+    smsOptOuts: { optOuts },
+    sandbox: { outbox: createSandboxOutbox({ db }) },
+    tracking: { engagement, linkSecret, logger },
+    providerEvents: {
       ingest,
       sns,
       snsTopicArns: config.SNS_TOPIC_ARNS,
@@ -171,8 +153,8 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
         config.POSTMARK_WEBHOOK_USER && config.POSTMARK_WEBHOOK_PASSWORD
           ? { user: config.POSTMARK_WEBHOOK_USER, password: config.POSTMARK_WEBHOOK_PASSWORD }
           : undefined,
-    }),
-  ];
+    },
+  });
   const app = createApp({
     routes,
     authenticate: authenticator.authenticate,
