@@ -100,6 +100,8 @@ export const contactsProjection: Projection = {
       `CREATE INDEX ${t('contacts')}_search ON ${t('contacts')} USING gin ((email || ' ' || coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(company, '')) gin_trgm_ops)`,
     );
     await trx.raw(`CREATE INDEX ${t('contacts')}_tags ON ${t('contacts')} USING gin (tags)`);
+    // the list's `listId` filter; live generations made before it got it from migration 030
+    await trx.raw(`CREATE INDEX ${t('contacts')}_lists ON ${t('contacts')} USING gin (list_ids)`);
     await trx.schema.createTable(t('contact_suppressions'), (tb) => {
       tb.text('account_id').notNullable();
       tb.text('person').notNullable();
