@@ -30,6 +30,8 @@ export interface SeedOptions {
   concurrency?: number;
   /** when the newest message was queued; older ones go back one second each */
   newest?: Date;
+  /** gives every message one of four tags and one of three `plan` metadata entries, as a tagged send would */
+  labelled?: boolean;
   onProgress?(messages: number, events: number): void;
 }
 
@@ -73,6 +75,7 @@ function eventsOf(i: number, o: SeedOptions, runTag: string, rnd: () => number):
     text: `Receipt ${i}`,
     headers: [],
     queuedAt: queuedAt.toISOString(),
+    ...(o.labelled ? { tags: [`kind-${i % 4}`], metadata: { plan: ['free', 'pro', 'team'][i % 3] } } : {}),
   };
   const list: { type: string; data: unknown; actor: string }[] = [{ type: 'EmailQueued', data: queued, actor: queued.apiKeyId ? `apikey:${queued.apiKeyId}` : 'system:seed' }];
   const provider = (type: string, ms: number, extra: Record<string, unknown> = {}) =>
