@@ -66,10 +66,10 @@ const bench: BenchModule = {
         [accountId, messages, messages],
       );
       await infra.db.raw(
-        `INSERT INTO message_counts (account_id, hour, api_key_id, kind, n)
-         SELECT account_id, date_trunc('hour', created_at), '', k.kind, count(*) FILTER (WHERE k.kind = 'sent' OR status = k.kind OR (k.kind = 'opened' AND opens > 0) OR (k.kind = 'clicked' AND clicks > 0))
+        `INSERT INTO message_counts (account_id, label, hour, api_key_id, status, kind, n)
+         SELECT account_id, '', date_trunc('hour', created_at), '', status, k.kind, count(*) FILTER (WHERE k.kind = 'sent' OR status = k.kind OR (k.kind = 'opened' AND opens > 0) OR (k.kind = 'clicked' AND clicks > 0))
          FROM messages CROSS JOIN (VALUES ('sent'), ('delivered'), ('bounced'), ('complained'), ('opened'), ('clicked')) AS k (kind)
-         GROUP BY 1, 2, 4`,
+         GROUP BY 1, 3, 5, 6`,
       );
       await infra.db.raw('VACUUM ANALYZE messages_g1, message_counts_g1');
       log(`seeded ${messages} messages and their hourly counts into the read models in ${((performance.now() - t) / 1000).toFixed(1)} s`);
