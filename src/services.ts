@@ -61,7 +61,7 @@ import { createMetricsRoutes } from './http/routes/metrics.js';
 import { createReadinessRoutes } from './http/routes/health.js';
 import { DELIVER_WEBHOOK_JOB, forgetDeliveryBodies } from './process-managers/webhook-fanout.js';
 import { SEND_JOB } from './process-managers/send-messages.js';
-import { forgetPersonMessageCopies } from './adapters/db/message-copies.js';
+import { forgetPersonMessageCopies, forgetPersonParkedProviderEvents } from './adapters/db/message-copies.js';
 
 /** Everything the API role needs, wired from configuration, infrastructure and the services it shares with the workers (src/application.ts). */
 export async function createApiServices(config: Config, infra: Infrastructure, logger: Logger, shared: SharedServices) {
@@ -125,6 +125,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     forget: privacy.keys.forget,
     forgetCopies: async (accountId, person) => {
       await forgetPersonMessageCopies(db, accountId, person);
+      await forgetPersonParkedProviderEvents(db, person);
       await forgetDeliveryBodies(db, person);
     },
   });
