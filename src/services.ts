@@ -126,7 +126,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     forgetCopies: async (accountId, person) => {
       await forgetPersonMessageCopies(db, accountId, person);
       await forgetPersonParkedProviderEvents(db, person);
-      await forgetDeliveryBodies(db, person);
+      await forgetDeliveryBodies(db, person, undefined, infra.queue);
     },
   });
   const engagement = createEngagementCommands({ eventStore, suppressions });

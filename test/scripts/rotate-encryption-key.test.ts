@@ -8,7 +8,7 @@ import { spawnServer, type SpawnedServer } from '../support/spawn-server.js';
 const ADMIN = { email: 'owner@rotate.example', password: 'rotate-test-password' };
 const OLD = randomBytes(32).toString('base64');
 const NEW = randomBytes(32).toString('hex');
-const UNSET = ['REDIS_URL', 'EVENTSTORE_URL', 'ENCRYPTION_KEY_PREVIOUS'];
+const UNSET = ['REDIS_URL', 'EVENTSTORE_URL'];
 
 async function call(base: string, method: string, path: string, options: { token?: string; key?: string; body?: unknown } = {}) {
   const res = await fetch(base + path, {
