@@ -22,7 +22,7 @@ import { createProjectionRunner } from './projections/runner.js';
 import { projections } from './projections/registry.js';
 import { logFollower } from './projections/lag.js';
 import { createRetention } from './commands/retention.js';
-import { forgetExpiredMessageCopies, forgetExpiredParkedProviderEvents } from './adapters/db/message-copies.js';
+import { forgetExpiredCopies } from './adapters/db/message-copies.js';
 
 /** Runs `task` every `ms`, one run at a time, logging failures. Stopping waits for a run in progress. */
 function every(ms: number, task: () => Promise<unknown>, logger: Logger, name: string) {
@@ -101,10 +101,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
     eventStore,
     keys: infra.privacy.store,
     forgetAll: infra.privacy.keys.forgetAll,
-    forgetCopies: async (accountId, before) => {
-      await forgetExpiredMessageCopies(db, accountId, before);
-      await forgetExpiredParkedProviderEvents(db, before);
-    },
+    forgetCopies: (accountId, before) => forgetExpiredCopies(db, accountId, before),
   });
   const stops = [
     every(5_000, () => ingest.retryUnmatched(), logger, 'unmatched provider events'),

@@ -31,9 +31,12 @@ export const forgetExpiredMessageCopies = (db: Db, accountId: string, before: st
 export const forgetPersonParkedProviderEvents = (db: Db, person: string) => db('unmatched_provider_events').where({ person }).delete();
 
 /**
- * Retention's share of them: parked events received before the UTC day `before`. They name no
- * account, so the shortest retention of any account applies to all (a parked event matches its message
- * within seconds, and is dropped unmatched after seven days in any case).
+ * What retention deletes beside the keys for an account and the UTC day `before`: the copies of its
+ * older messages, and the parked provider events received before that day. Those name no account, so
+ * the shortest retention of any account applies to all (a parked event matches its message within
+ * seconds, and is dropped unmatched after seven days in any case).
  */
-export const forgetExpiredParkedProviderEvents = (db: Db, before: string) =>
-  db('unmatched_provider_events').where('received_at', '<', `${before}T00:00:00.000Z`).delete();
+export async function forgetExpiredCopies(db: Db, accountId: string, before: string): Promise<void> {
+  await forgetExpiredMessageCopies(db, accountId, before);
+  await db('unmatched_provider_events').where('received_at', '<', `${before}T00:00:00.000Z`).delete();
+}
