@@ -28,7 +28,7 @@ export function createSharedServices(config: Config, infra: Infrastructure, logg
   const waitFor: WaitForProjection = (name, position) =>
     position ? waiter.waitFor(name, position, READ_YOUR_WRITES_TIMEOUT_MS) : Promise.resolve();
   const suppressions = createSuppressionCommands({ eventStore, db, waitFor, personOf: infra.privacy.personOf });
-  const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider', logger });
+  const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider', logger, personOf: infra.privacy.personOf });
   const optOuts = createSmsOptOutSync({ db, provider: providers.smsProviderFor(config.SMS_PROVIDER), suppressions });
   const webhookSender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
   // one set of metrics per process, whichever roles it runs; each role says what it follows

@@ -105,7 +105,7 @@ export async function openInfrastructure(
     // Keys are committed without waiting for the WAL flush only when the events sealed under them
     // are appended to this same PostgreSQL (their commit flushes it): not beside EventStoreDB.
     keyWriter = config.EVENTSTORE_URL ? undefined : createDb(databaseUrl, { pool: 4, settings: { synchronous_commit: 'off' } });
-    privacy = await openPrivacy({ encryptionKey: config.ENCRYPTION_KEY, dataDir: config.DATA_DIR, store: createPgKeyStore(db, keyWriter) });
+    privacy = await openPrivacy({ encryptionKey: config.ENCRYPTION_KEY, previousKey: config.ENCRYPTION_KEY_PREVIOUS, dataDir: config.DATA_DIR, store: createPgKeyStore(db, keyWriter) });
   } catch (err) {
     await keyWriter?.destroy().catch(() => {});
     await db.destroy().catch(() => {});

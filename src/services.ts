@@ -41,7 +41,7 @@ import { createCampaignCommands } from './commands/campaigns.js';
 import { createAuditQueries } from './commands/audit.js';
 import { DELIVER_WEBHOOK_JOB, forgetDeliveryBodies } from './process-managers/webhook-fanout.js';
 import { SEND_JOB } from './process-managers/send-messages.js';
-import { forgetPersonMessageCopies } from './adapters/db/message-copies.js';
+import { forgetPersonMessageCopies, forgetPersonParkedProviderEvents } from './adapters/db/message-copies.js';
 
 /** Everything the API role needs, wired from configuration, infrastructure and the services it shares with the workers (src/application.ts). */
 export async function createApiServices(config: Config, infra: Infrastructure, logger: Logger, shared: SharedServices) {
@@ -105,7 +105,8 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     forget: privacy.keys.forget,
     forgetCopies: async (accountId, person) => {
       await forgetPersonMessageCopies(db, accountId, person);
-      await forgetDeliveryBodies(db, person);
+      await forgetPersonParkedProviderEvents(db, person);
+      await forgetDeliveryBodies(db, person, undefined, infra.queue);
     },
   });
   const engagement = createEngagementCommands({ eventStore, suppressions });

@@ -22,7 +22,7 @@ import { createProjectionRunner } from './projections/runner.js';
 import { projections } from './projections/registry.js';
 import { logFollower } from './projections/lag.js';
 import { createRetention } from './commands/retention.js';
-import { forgetExpiredMessageCopies } from './adapters/db/message-copies.js';
+import { forgetExpiredCopies } from './adapters/db/message-copies.js';
 
 /** Runs `task` every `ms`, one run at a time, logging failures. Stopping waits for a run in progress. */
 function every(ms: number, task: () => Promise<unknown>, logger: Logger, name: string) {
@@ -101,7 +101,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
     eventStore,
     keys: infra.privacy.store,
     forgetAll: infra.privacy.keys.forgetAll,
-    forgetCopies: (accountId, before) => forgetExpiredMessageCopies(db, accountId, before),
+    forgetCopies: (accountId, before) => forgetExpiredCopies(db, accountId, before),
   });
   const stops = [
     every(5_000, () => ingest.retryUnmatched(), logger, 'unmatched provider events'),

@@ -104,7 +104,8 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
       }
     },
 
-    async signup(input: { accountName: string; email: string; password: string }) {
+    /** `from`: where the request came from, recorded with the account's first events for the audit trail. */
+    async signup(input: { accountName: string; email: string; password: string }, from: Omit<Caller, 'actor'> = { clientIp: null }) {
       const accountId = createId();
       const { user, userId } = await createAccountWithOwner({
         accountId,
@@ -112,6 +113,7 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
         email: input.email,
         password: input.password,
         commandId: `signup-${accountId}`,
+        metadata: callerMetadata({ actor: 'system', ...from }),
       });
       // the owner is written last (or with the account): where it is, the account is too
       await deps.waitFor('accounts', user.position);

@@ -5,6 +5,7 @@ import { emailDomain, normaliseEmail } from '../domain/email/address.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import type { Principal } from '../http/principal.js';
 import type { EventStore } from '../ports/event-store.js';
+import { callerMetadata, type Caller } from './caller.js';
 import { execute } from './execute.js';
 import type { MessageFilters, MessageQueries } from './messages-query.js';
 import type { WaitForProjection } from './read-your-writes.js';
@@ -65,8 +66,8 @@ export function createCampaignCommands(deps: {
     if (!row) throw notFound(`campaign ${id} not found`);
     return view(principal, row);
   }
-  async function run(id: string, actor: string, command: CampaignCommand) {
-    const result = await execute(campaignDecider, command, { eventStore: deps.eventStore, streamId: campaignStream(id), metadata: { actor } });
+  async function run(id: string, caller: Caller, command: CampaignCommand) {
+    const result = await execute(campaignDecider, command, { eventStore: deps.eventStore, streamId: campaignStream(id), metadata: callerMetadata(caller) });
     await deps.waitFor('campaigns', result.position);
     return result;
   }
@@ -90,7 +91,7 @@ export function createCampaignCommands(deps: {
       const rows = await deps.db('campaigns').where({ account_id: principal.accountId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
       return Promise.all(rows.map((row) => view(principal, row)));
     },
-    async create(principal: Principal, actor: string, input: CampaignInput) {
+    async create(principal: Principal, caller: Caller, input: CampaignInput) {
       await checkSendable(principal.accountId, input.templateId, input.fromEmail);
       const id = createId();
       const definition: CampaignDefinition = {
@@ -102,18 +103,18 @@ export function createCampaignCommands(deps: {
         audience: input.audience,
         variables: input.variables ?? {},
       };
-      await run(id, actor, { kind: 'create', campaignId: id, accountId: principal.accountId, createdBy: actor, definition, now: now() });
+      await run(id, caller, { kind: 'create', campaignId: id, accountId: principal.accountId, createdBy: caller.actor, definition, now: now() });
       return get(principal, id);
     },
-    async send(principal: Principal, actor: string, id: string, scheduledAt: string | null) {
+    async send(principal: Principal, caller: Caller, id: string, scheduledAt: string | null) {
       const row = await deps.db('campaigns').where({ id, account_id: principal.accountId }).first('template_id', 'from_email');
       if (!row) throw notFound(`campaign ${id} not found`);
       await checkSendable(principal.accountId, row.template_id, row.from_email);
-      await run(id, actor, { kind: 'send', accountId: principal.accountId, scheduledAt: scheduledAt && new Date(scheduledAt).toISOString(), now: now() });
+      await run(id, caller, { kind: 'send', accountId: principal.accountId, scheduledAt: scheduledAt && new Date(scheduledAt).toISOString(), now: now() });
       return get(principal, id);
     },
-    async change(principal: Principal, actor: string, id: string, kind: 'pause' | 'resume' | 'cancel') {
-      await run(id, actor, { kind, accountId: principal.accountId, now: now() } as CampaignCommand);
+    async change(principal: Principal, caller: Caller, id: string, kind: 'pause' | 'resume' | 'cancel') {
+      await run(id, caller, { kind, accountId: principal.accountId, now: now() } as CampaignCommand);
       return get(principal, id);
     },
   };

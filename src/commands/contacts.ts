@@ -9,6 +9,7 @@ import { comparePositions, WrongExpectedRevisionError, type EventStore, type Pos
 import { execute } from './execute.js';
 import type { WaitForProjection } from './read-your-writes.js';
 import type { KeyStore, PersonOf } from '../ports/key-store.js';
+import { callerMetadata, type Caller } from './caller.js';
 
 export { contactInput, MAX_IMPORT, type ContactInput } from '../domain/contacts/contact-input.js';
 
@@ -77,11 +78,11 @@ export function createContactCommands(deps: ContactDeps) {
   const outcomeOf = (events: { data: { created: boolean } }[]): Outcome => (events.length === 0 ? 'unchanged' : events[0].data.created ? 'created' : 'updated');
 
   /** One contact through its stream: read, decide, append with the expected revision, retry on a race. */
-  async function upsertOne(accountId: string, actor: string, email: string, input: ContactInput, addListIds: string[]) {
+  async function upsertOne(accountId: string, caller: Caller, email: string, input: ContactInput, addListIds: string[]) {
     const result = await execute(contactDecider, command(accountId, email, input, addListIds), {
       eventStore: deps.eventStore,
       streamId: contactStream(accountId, deps.personOf(email)),
-      metadata: { actor },
+      metadata: callerMetadata(caller),
     });
     return { outcome: outcomeOf(result.events), position: result.position };
   }
@@ -93,7 +94,7 @@ export function createContactCommands(deps: ContactDeps) {
    * the read model calls unchanged — "nothing to do" is not something an expected revision can
    * check, so those are confirmed against their streams.
    */
-  async function importChunk(accountId: string, actor: string, items: Row[], addListIds: string[], tally: (o: Outcome, p?: Position) => void): Promise<Row[]> {
+  async function importChunk(accountId: string, caller: Caller, items: Row[], addListIds: string[], tally: (o: Outcome, p?: Position) => void): Promise<Row[]> {
     if (!deps.eventStore.appendMany) return items;
     const rows = await deps
       .db('contacts')
@@ -116,7 +117,7 @@ export function createContactCommands(deps: ContactDeps) {
         streamId,
         expectedRevision: revision,
         outcome: outcomeOf(events),
-        events: events.map((e, i) => ({ id: deterministicEventId(streamId, commandId, String(i)), type: e.type, data: e.data, metadata: { actor, commandId } })),
+        events: events.map((e, i) => ({ id: deterministicEventId(streamId, commandId, String(i)), type: e.type, data: e.data, metadata: { ...callerMetadata(caller), commandId } })),
       });
     }
     if (appends.length === 0) return settle;
@@ -137,9 +138,9 @@ export function createContactCommands(deps: ContactDeps) {
   }
 
   return {
-    async upsert(accountId: string, actor: string, input: ContactInput) {
+    async upsert(accountId: string, caller: Caller, input: ContactInput) {
       const email = normaliseEmail(input.email);
-      const { outcome, position } = await upsertOne(accountId, actor, email, input, []);
+      const { outcome, position } = await upsertOne(accountId, caller, email, input, []);
       await deps.waitFor('contacts', position);
       return { created: outcome === 'created', contact: await read(accountId, email) };
     },
@@ -152,7 +153,7 @@ export function createContactCommands(deps: ContactDeps) {
      * stream; every contact is therefore either fully recorded or not at all, and re-sending the
      * same body completes exactly the missing ones.
      */
-    async import(accountId: string, actor: string, rows: unknown[], listId?: string) {
+    async import(accountId: string, caller: Caller, rows: unknown[], listId?: string) {
       if (rows.length > MAX_IMPORT) throw badRequest(`contacts: at most ${MAX_IMPORT} contacts per request (got ${rows.length})`);
       const { valid, errors } = checkImportRows(rows);
       const addListIds = listId ? [listId] : [];
@@ -165,13 +166,13 @@ export function createContactCommands(deps: ContactDeps) {
 
       const rest: Row[] = [];
       for (let i = 0; i < valid.length; i += CHUNK) {
-        rest.push(...(await importChunk(accountId, actor, valid.slice(i, i + CHUNK), addListIds, tally)));
+        rest.push(...(await importChunk(accountId, caller, valid.slice(i, i + CHUNK), addListIds, tally)));
       }
       let next = 0;
       const worker = async () => {
         while (next < rest.length) {
           const item = rest[next++];
-          const r = await upsertOne(accountId, actor, item.email, item.input, addListIds);
+          const r = await upsertOne(accountId, caller, item.email, item.input, addListIds);
           tally(r.outcome, r.position);
         }
       };
@@ -187,12 +188,12 @@ export function createContactCommands(deps: ContactDeps) {
      * address stays (it is held by keyed hash). The keys go after the event: a stop in between leaves
      * them to the next call, never an erasure the read models do not know.
      */
-    async erase(accountId: string, actor: string, email: string) {
+    async erase(accountId: string, caller: Caller, email: string) {
       const person = deps.personOf(email);
       const result = await execute(contactEraser, { accountId, person, now: new Date().toISOString() }, {
         eventStore: deps.eventStore,
         streamId: contactStream(accountId, person),
-        metadata: { actor },
+        metadata: callerMetadata(caller),
       });
       await deps.keys.erase(accountId, person);
       deps.forget(accountId, person);

@@ -9,6 +9,7 @@ import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
 import { executeTogether, type Step } from './execute-together.js';
 import type { SuppressionCommands } from './suppressions.js';
+import type { PersonOf } from '../ports/key-store.js';
 
 /** How long an event naming an unknown provider message id is kept waiting for that id. */
 const PARKED_FOR_MS = 7 * 24 * 3_600_000;
@@ -18,7 +19,15 @@ const PARKED_FOR_MS = 7 * 24 * 3_600_000;
  * provider event: the outcome's command id is the provider event id (a redelivery appends nothing) and
  * a suppression that exists is not repeated. Returns once the suppression list shows the change.
  */
-export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db; suppressions: SuppressionCommands; actor: string; logger?: Logger }) {
+export function createProviderEventIngest(deps: {
+  eventStore: EventStore;
+  db: Db;
+  suppressions: SuppressionCommands;
+  actor: string;
+  logger?: Logger;
+  /** names a parked event's recipient, so that an erasure finds it */
+  personOf?: PersonOf;
+}) {
   async function resolveMessageId(e: NormalizedProviderEvent): Promise<string | null> {
     if (e.messageId) return e.messageId;
     if (!e.providerMessageId) return null;
@@ -93,7 +102,12 @@ export function createProviderEventIngest(deps: { eventStore: EventStore; db: Db
           recorded++;
         } else if (applied === 'missing' && e.providerMessageId) {
           await deps.db('unmatched_provider_events')
-            .insert({ provider_event_id: e.providerEventId, provider_message_id: e.providerMessageId, payload: JSON.stringify(e) })
+            .insert({
+              provider_event_id: e.providerEventId,
+              provider_message_id: e.providerMessageId,
+              payload: JSON.stringify(e),
+              person: e.recipient && deps.personOf ? deps.personOf(e.recipient) : null,
+            })
             .onConflict('provider_event_id')
             .ignore();
           pending++;

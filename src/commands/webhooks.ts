@@ -13,7 +13,6 @@ export function webhookView(row: Record<string, any>) {
     id: row.id,
     url: row.url,
     events: row.events,
-    secret: row.secret,
     createdAt: new Date(row.created_at).toISOString(),
   };
 }
@@ -45,13 +44,27 @@ export function createWebhookCommands(deps: { eventStore: EventStore; db: Db; wa
       const secret = `whsec_${randomBytes(32).toString('base64url')}`;
       const fields = { url: input.url, events: input.events ? [...new Set(input.events)] : [...WEBHOOK_EVENTS] };
       await run(id, caller, { kind: 'subscribe', id, accountId, fields, secret, now: new Date().toISOString() });
-      return get(accountId, id);
+      return { ...(await get(accountId, id)), secret };
     },
     async change(accountId: string, caller: Caller, id: string, input: Partial<WebhookFields>) {
       if (input.url) await deps.checkTarget(input.url);
       if (input.events) input = { ...input, events: [...new Set(input.events)] };
       await run(id, caller, { kind: 'change', id, accountId, fields: input, now: new Date().toISOString() });
       return get(accountId, id);
+    },
+    /**
+     * The signing secret, for an admin who asks to see it: every reading is recorded (the audit trail
+     * shows who read it and from where; the event holds no secret). A list or change never shows it.
+     */
+    async revealSecret(accountId: string, caller: Caller, id: string) {
+      await execute(webhookSubscriptionDecider, { kind: 'revealSecret', id, accountId, now: new Date().toISOString() }, {
+        eventStore: deps.eventStore,
+        streamId: webhookStream(id),
+        metadata: callerMetadata(caller),
+      });
+      const row = await deps.db('webhooks').where({ id, account_id: accountId }).first('secret');
+      if (!row) throw notFound(`webhook ${id} not found`);
+      return { id, secret: row.secret as string };
     },
     async remove(accountId: string, caller: Caller, id: string) {
       await run(id, caller, { kind: 'remove', id, accountId, now: new Date().toISOString() });

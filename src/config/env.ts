@@ -62,6 +62,8 @@ const schema = z.object({
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   // The key-encryption key of the per-person data keys (docs/privacy.md); unset: kept in DATA_DIR.
   ENCRYPTION_KEY: z.string().refine((v) => parseMasterKey(v) !== null, 'must be 32 bytes, base64-encoded (44 characters) or as 64 hex digits').optional(),
+  // during a rotation of ENCRYPTION_KEY (docs/operations.md): the key being replaced, which still opens what it wrapped
+  ENCRYPTION_KEY_PREVIOUS: z.string().refine((v) => parseMasterKey(v) !== null, 'must be 32 bytes, base64-encoded (44 characters) or as 64 hex digits').optional(),
   // false writes personal data in clear, which no erasure can then reach: for measuring what sealing costs (docs/benchmarks.md), never for a deployment
   SEAL_PERSONAL_DATA: boolean.default(true),
   ALLOW_SIGNUP: boolean.default(false),

@@ -32,6 +32,12 @@ export interface JobQueue {
    * unreachable (readiness asks it for that reason too). Optional: a queue without it reports no depth.
    */
   depth?(name: string): Promise<number>;
+  /**
+   * Rewrites the data of the jobs of `name` not run to completion (waiting, delayed, failed) for which
+   * `change` returns new data: an erasure's reach into payloads that carry personal data. Optional: the
+   * PostgreSQL queue's jobs are rows its erasure updates in SQL (webhook-fanout's forgetDeliveryBodies).
+   */
+  redact?(name: string, change: (data: unknown) => unknown | undefined): Promise<void>;
   /** Stops taking new jobs and waits for running handlers. */
   close(): Promise<void>;
 }

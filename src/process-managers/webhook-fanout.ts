@@ -7,6 +7,7 @@ import { WEBHOOK_STREAM_PREFIX } from '../domain/webhooks/subscription.js';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../ports/event-store.js';
 import type { ProcessManager } from './runner.js';
 import type { SideEffect } from './side-effects.js';
+import type { JobQueue } from '../ports/job-queue.js';
 
 export const DELIVER_WEBHOOK_JOB = 'webhook.deliver';
 
@@ -155,7 +156,7 @@ export function createWebhookFanoutManager(deps: {
  * sealed, these are not. Their ordering key names the person by hash. (BullMQ keeps its finished jobs
  * in Redis for a bounded count: see docs/privacy.md.)
  */
-export async function forgetDeliveryBodies(db: Knex, person: string, queueSchema = 'pgboss'): Promise<void> {
+export async function forgetDeliveryBodies(db: Knex, person: string, queueSchema = 'pgboss', queue?: Pick<JobQueue, 'redact'>): Promise<void> {
   const key = `%:${person.replace(/[\\%_]/g, (c) => `\\${c}`)}`;
   const nulled = `jsonb_set(payload, '{schedule,body}', 'null'::jsonb)`;
   await db('side_effects')
@@ -172,4 +173,13 @@ export async function forgetDeliveryBodies(db: Knex, person: string, queueSchema
       [DELIVER_WEBHOOK_JOB, key],
     );
   }
+  // BullMQ's jobs are in Redis: waiting, delayed and failed ones are rewritten there
+  await queue?.redact?.(DELIVER_WEBHOOK_JOB, (data) => withoutBodyOf(data, person));
+}
+
+/** A delivery job's data with the body nulled, when it is about `person` and still has one. */
+export function withoutBodyOf(data: unknown, person: string): unknown | undefined {
+  const schedule = (data as { schedule?: { orderingKey?: string; body?: unknown } } | null)?.schedule;
+  if (!schedule?.orderingKey?.endsWith(`:${person}`) || schedule.body == null) return undefined;
+  return { ...(data as object), schedule: { ...schedule, body: null } };
 }

@@ -11,7 +11,8 @@ import { CONTACT_ERASED } from '../domain/contacts/contact.js';
 export const auditProjection: Projection = {
   name: 'audit',
   // 2: suppressions named by keyed hash; erasures audited, and null the detail their person's suppressions showed
-  version: 2,
+  // 3: contact upserts, campaigns, webhook tests, retries and secret readings audited
+  version: 3,
   tables: ['audit_entries', 'audit_targets'],
   eventTypes: AUDITED_EVENT_TYPES,
 

@@ -5,6 +5,10 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
 import { recordOutcome, runScript, untilSent } from '../support/messages-http.js';
 import { hookRequests, startScriptedReceiver, webhookClient, type ScriptedReceiver } from '../support/webhook-receiver.js';
+import { postmark } from '../support/provider-events-payloads.js';
+
+const HOOK_USER = 'pm-hook';
+const HOOK_PASSWORD = 'pm-secret-password';
 
 /** Every table of the test database, as `pg_dump` writes it: what a backup of the service holds. */
 async function dump(app: TestApp): Promise<string> {
@@ -28,8 +32,19 @@ describe('DELETE /api/contacts/:email?erase=true: forgetting a person in an appe
   let receiver: ScriptedReceiver;
 
   before(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ POSTMARK_WEBHOOK_USER: HOOK_USER, POSTMARK_WEBHOOK_PASSWORD: HOOK_PASSWORD });
     sender = await readyToSend(app);
+    // Postmark reports a bounce of a message it has not yet told us it accepted: parked, payload and all
+    const early = await app.request('POST', '/api/provider-events/postmark', {
+      headers: { authorization: `Basic ${Buffer.from(`${HOOK_USER}:${HOOK_PASSWORD}`).toString('base64')}` },
+      body: postmark.bounce({ postmarkMessageId: 'pm-not-yet-known', recipient: ADDRESS, id: 9001, type: 'HardBounce', inactive: true }),
+    });
+    expect(early.body).to.deep.equal({ recorded: 0, pending: 1 });
+    // and one about the kept person, which the erasure leaves
+    await app.request('POST', '/api/provider-events/postmark', {
+      headers: { authorization: `Basic ${Buffer.from(`${HOOK_USER}:${HOOK_PASSWORD}`).toString('base64')}` },
+      body: postmark.bounce({ postmarkMessageId: 'pm-not-yet-known-2', recipient: KEPT, id: 9002, type: 'HardBounce', inactive: true }),
+    });
     const people = [
       { email: ADDRESS, firstName: FIRST, lastName: LAST },
       { email: KEPT, firstName: 'Keptina', lastName: 'Stayward' },
@@ -72,8 +87,8 @@ describe('DELETE /api/contacts/:email?erase=true: forgetting a person in an appe
 
   it('nothing in the database names the person before the erasure but the sealed log (the read models do)', async () => {
     const before = await dump(app);
-    // the read models and the sandbox's record hold the person: that is what an erasure must reach
-    expect(before).to.include(FIRST).and.to.include(BODY).and.to.include(Buffer.from(ATTACHED).toString('hex'));
+    // the read models, the sandbox's record and the parked provider event hold the person: that is what an erasure must reach
+    expect(before).to.include('pm-not-yet-known').and.to.include(FIRST).and.to.include(BODY).and.to.include(Buffer.from(ATTACHED).toString('hex'));
     // the log holds none of it in clear: no stream name, no event
     const { rows } = await app.infra.db.raw(`SELECT count(*)::int AS n FROM events WHERE data::text ILIKE ? OR stream_id ILIKE ? OR data::text LIKE ? OR data::text LIKE ?`, [
       `%${ADDRESS}%`,
@@ -121,7 +136,8 @@ describe('DELETE /api/contacts/:email?erase=true: forgetting a person in an appe
   it('a dump of the whole database holds neither the address, the names, the subject, the body nor the visit', async () => {
     const after = await dump(app);
     // the kept person is still there: the dump is one that would show them
-    expect(after).to.include(KEPT).and.to.include('Keptina').and.to.include(`Kept-${BODY}`);
+    expect(after).to.include(KEPT).and.to.include('Keptina').and.to.include(`Kept-${BODY}`).and.to.include('pm-not-yet-known-2');
+    expect(after).not.to.include('pm-not-yet-known\t');
     const secrets = [ADDRESS, ADDRESS.toLowerCase(), FIRST, LAST, `>${SUBJECT}`, `"${SUBJECT}`, `>${BODY}`, `"${BODY}`, 'Marker-Agent', '203.0.113.77'];
     // the attachment's bytes, as text and as pg_dump writes bytea (hex), and its name
     secrets.push(ATTACHED, Buffer.from(ATTACHED).toString('hex'), attachment.content, 'Zenobia-notes');

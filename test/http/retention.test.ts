@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createRetention } from '../../src/commands/retention.js';
-import { forgetExpiredMessageCopies } from '../../src/adapters/db/message-copies.js';
+import { forgetExpiredCopies } from '../../src/adapters/db/message-copies.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { queueDirect, runScript, untilSent } from '../support/messages-http.js';
 import { eventually } from '../support/email-setup.js';
@@ -33,7 +33,7 @@ describe('retention: PATCH /api/settings {retentionDays} and the daily job', fun
       eventStore: app.infra.eventStore,
       keys: app.infra.privacy.store,
       forgetAll: app.infra.privacy.keys.forgetAll,
-      forgetCopies: (id, before) => forgetExpiredMessageCopies(app.infra.db, id, before),
+      forgetCopies: (id, before) => forgetExpiredCopies(app.infra.db, id, before),
     });
 
   it('is unset (keep everything) by default, takes a number of days or null, and refuses anything else', async () => {
@@ -85,4 +85,19 @@ describe('retention: PATCH /api/settings {retentionDays} and the daily job', fun
 
   /** until the messages read model has applied the cutoff to the row */
   const waitForRow = (id: string) => eventually(() => app.infra.db('messages').where({ id }).first('to_address'), (row) => row.to_address === null);
+
+  it('deletes the provider reports parked before the retention period (they name no account: the shortest retention applies)', async () => {
+    // parked for a message not (yet) known; the worker drops them after seven days, retention sooner
+    for (const [id, days] of [['parked-old', 3], ['parked-new', 0]] as const) {
+      await app.infra.db('unmatched_provider_events').insert({
+        provider_event_id: id,
+        provider_message_id: `pm-${id}`,
+        payload: JSON.stringify({ recipient: `${id}@example.org` }),
+        received_at: new Date(Date.now() - days * DAY),
+      });
+    }
+    expect((await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { retentionDays: 2 } })).status).to.equal(200);
+    await retention().apply();
+    expect((await app.infra.db('unmatched_provider_events').select('provider_event_id')).map((r) => r.provider_event_id)).to.deep.equal(['parked-new']);
+  });
 });

@@ -33,10 +33,10 @@ describe('webhook subscriptions: /api/webhooks', function () {
     expect(filtered.body.events).to.deep.equal(['contact.bounced', 'contact.complained']);
   });
 
-  it('GET lists the account’s subscriptions with their secrets (the dashboard shows them); never another account’s', async () => {
+  it('GET lists the account’s subscriptions without their secrets; never another account’s', async () => {
     const account = await newAccount(app);
-    const a = await account.subscribe('https://a.example.com/hook');
-    const b = await account.subscribe('https://b.example.com/hook', ['contact.unsubscribed']);
+    const { secret: _a, ...a } = await account.subscribe('https://a.example.com/hook');
+    const { secret: _b, ...b } = await account.subscribe('https://b.example.com/hook', ['contact.unsubscribed']);
     const list = await account.call('GET', '/api/webhooks');
     expect(list.status).to.equal(200);
     expect(list.body.items).to.deep.equal([a, b]);
@@ -44,14 +44,38 @@ describe('webhook subscriptions: /api/webhooks', function () {
     expect((await stranger.call('GET', '/api/webhooks')).body).to.deep.equal({ items: [] });
   });
 
-  it('PATCH changes the URL or the filter and keeps the secret; DELETE removes; both 404 outside the account', async () => {
+  it('POST /api/webhooks/:id/reveal-secret answers the signing secret, recorded in the audit trail without it; 404 outside the account', async () => {
     const account = await newAccount(app);
     const sub = await account.subscribe('https://a.example.com/hook');
+    const revealed = await app.request('POST', `/api/webhooks/${sub.id}/reveal-secret`, { token: account.token, headers: { 'x-forwarded-for': '192.0.2.44' } });
+    expect(revealed.status).to.equal(200);
+    expect(revealed.body).to.deep.equal({ id: sub.id, secret: sub.secret });
+    const trail = await eventually(
+      () => account.call('GET', '/api/audit'),
+      (r) => r.body.items?.some((i: any) => i.action === 'webhook.secret_revealed'),
+    );
+    const entry = trail.body.items.find((i: any) => i.action === 'webhook.secret_revealed');
+    expect(entry).to.deep.include({ ip: '192.0.2.44', target: { type: 'webhook', id: sub.id }, changes: {} });
+    expect(entry.actor.type).to.equal('user');
+    expect(JSON.stringify(trail.body)).not.to.include(sub.secret);
+    // the subscription itself is unchanged
+    const { secret: _s, ...view } = sub;
+    expect((await account.call('GET', '/api/webhooks')).body.items).to.deep.equal([view]);
+
+    const stranger = await newAccount(app);
+    expect((await stranger.call('POST', `/api/webhooks/${sub.id}/reveal-secret`)).status).to.equal(404);
+    expect((await account.call('POST', '/api/webhooks/nope/reveal-secret')).status).to.equal(404);
+  });
+
+  it('PATCH changes the URL or the filter and keeps the secret; DELETE removes; both 404 outside the account', async () => {
+    const account = await newAccount(app);
+    const { secret, ...sub } = await account.subscribe('https://a.example.com/hook');
     const changed = await account.call('PATCH', `/api/webhooks/${sub.id}`, { url: 'https://b.example.com/hook' });
     expect(changed.status).to.equal(200);
     expect(changed.body).to.deep.equal({ ...sub, url: 'https://b.example.com/hook' });
     const filtered = await account.call('PATCH', `/api/webhooks/${sub.id}`, { events: ['contact.complained'] });
     expect(filtered.body).to.deep.equal({ ...sub, url: 'https://b.example.com/hook', events: ['contact.complained'] });
+    expect((await account.call('POST', `/api/webhooks/${sub.id}/reveal-secret`)).body.secret).to.equal(secret);
 
     const stranger = await newAccount(app);
     expect((await stranger.call('PATCH', `/api/webhooks/${sub.id}`, { url: 'https://evil.example.com/' })).status).to.equal(404);

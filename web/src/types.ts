@@ -33,7 +33,6 @@ export interface Webhook {
   id: string;
   url: string;
   events: string[];
-  secret: string;
   createdAt: string;
 }
 export interface Delivery {

@@ -7,6 +7,11 @@ import { open, seal } from './aes-gcm.js';
  * The key-encryption key (ENCRYPTION_KEY: 32 bytes, base64 or hex) and the keys derived from it: one
  * wraps the data keys, one hashes addresses. Deriving both from one secret keeps a single thing for the
  * operator to hold; HKDF keeps them independent.
+ *
+ * Rotation (`npm run admin -- rotate-encryption-key`) re-wraps the data keys under a new key. The
+ * address hash must not change with it (stream names, suppressions and erasures are keyed by it), so
+ * rotation stores the hashing key, wrapped like a data key, under PERSON_HASH_KEY_ID; a database with
+ * that key uses it, one without derives it from the key it was written with.
  */
 export interface MasterKey {
   wrap(id: string, dataKey: Buffer): Buffer;
@@ -37,14 +42,25 @@ export function generateMasterKeyText(): string {
 const derive = (master: Buffer, info: string) => Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), info, 32));
 const VERIFIER_AAD = 'courier-ledger key verifier';
 
-export function createMasterKey(master: Buffer): MasterKey {
+/** The id under which a rotated database keeps its address-hashing key (a data key of no account). */
+export const PERSON_HASH_KEY_ID = '00000000-0000-4000-8000-000000000001';
+/** The address-hashing key of a database never rotated: derived from the key it was written with. */
+export const derivedPersonHashKey = (master: Buffer) => derive(master, 'courier-ledger person hash');
+
+/**
+ * `previous`: the key being rotated away from (ENCRYPTION_KEY_PREVIOUS), which still opens what it
+ * wrapped and what it verified; new keys are wrapped under `master` only. `hashing`: the stored
+ * address-hashing key, when the database has one.
+ */
+export function createMasterKey(master: Buffer, options: { previous?: Buffer; hashing?: Buffer } = {}): MasterKey {
   const wrapping = derive(master, 'courier-ledger data-key wrapping');
-  const hashing = derive(master, 'courier-ledger person hash');
+  const before = options.previous && derive(options.previous, 'courier-ledger data-key wrapping');
+  const hashing = options.hashing ?? derivedPersonHashKey(options.previous ?? master);
   // the same recipients come back (a customer's receipts, a campaign's list): one HMAC each while cached
   const people = new LRUCache<string, string>({ max: 100_000 });
   return {
     wrap: (id, dataKey) => seal(wrapping, dataKey, id),
-    unwrap: (id, wrapped) => open(wrapping, wrapped, id),
+    unwrap: (id, wrapped) => open(wrapping, wrapped, id) ?? (before ? open(before, wrapped, id) : null),
     person(address) {
       const normal = normaliseAddress(address);
       let hash = people.get(normal);
@@ -55,6 +71,6 @@ export function createMasterKey(master: Buffer): MasterKey {
       return hash;
     },
     verifier: () => seal(wrapping, Buffer.from(VERIFIER_AAD), VERIFIER_AAD).toString('base64'),
-    verifies: (value) => open(wrapping, Buffer.from(value, 'base64'), VERIFIER_AAD) !== null,
+    verifies: (value) => [wrapping, before].some((k) => k && open(k, Buffer.from(value, 'base64'), VERIFIER_AAD) !== null),
   };
 }

@@ -4,7 +4,7 @@ import { StartupError } from '../../startup-error.js';
 import type { EventStore } from '../../ports/event-store.js';
 import type { KeyStore, PersonOf } from '../../ports/key-store.js';
 import { createDataKeys, type DataKeys } from './data-keys.js';
-import { createMasterKey, generateMasterKeyText, parseMasterKey, type MasterKey } from './master-key.js';
+import { createMasterKey, generateMasterKeyText, parseMasterKey, PERSON_HASH_KEY_ID, type MasterKey } from './master-key.js';
 import { createSealingEventStore } from './sealing-event-store.js';
 
 export interface Privacy {
@@ -42,12 +42,19 @@ async function loadMasterKey(options: { encryptionKey?: string; dataDir: string;
   return parseMasterKey(text)!;
 }
 
-export async function openPrivacy(options: { encryptionKey?: string; dataDir: string; store: KeyStore }): Promise<Privacy> {
-  const master = createMasterKey(await loadMasterKey(options));
-  const stored = await options.store.verifier(master.verifier());
-  if (!master.verifies(stored)) {
+/** `previousKey` (ENCRYPTION_KEY_PREVIOUS): during a rotation, the key the data was written with still opens it. */
+export async function openPrivacy(options: { encryptionKey?: string; previousKey?: string; dataDir: string; store: KeyStore }): Promise<Privacy> {
+  const current = await loadMasterKey(options);
+  const previous = options.previousKey ? parseMasterKey(options.previousKey)! : undefined;
+  const opener = createMasterKey(current, { previous });
+  const stored = await options.store.verifier(opener.verifier());
+  if (!opener.verifies(stored)) {
     throw new StartupError('ENCRYPTION_KEY is not the key the stored personal data was encrypted with: set the key it was written with.');
   }
+  const wrappedHashKey = (await options.store.find([PERSON_HASH_KEY_ID])).get(PERSON_HASH_KEY_ID);
+  const hashing = wrappedHashKey && opener.unwrap(PERSON_HASH_KEY_ID, wrappedHashKey);
+  if (wrappedHashKey && !hashing) throw new StartupError('ENCRYPTION_KEY does not open the stored address-hashing key: finish the key rotation with ENCRYPTION_KEY_PREVIOUS set.');
+  const master = createMasterKey(current, { previous, hashing: hashing ?? undefined });
   const keys = createDataKeys({ store: options.store, master });
   return {
     master,

@@ -21,3 +21,22 @@ export const forgetPersonMessageCopies = (db: Db, accountId: string, person: str
 /** An account's messages queued before the UTC day `before` (retention). */
 export const forgetExpiredMessageCopies = (db: Db, accountId: string, before: string) =>
   forgetMessageCopies(db, () => db('messages').where({ account_id: accountId }).andWhere('created_at', '<', `${before}T00:00:00.000Z`).select('id'));
+
+/**
+ * Provider events parked until their message is known (`unmatched_provider_events`) hold the
+ * provider's payload in clear: the recipient, a bounce's diagnostic, a click's URL. An erasure deletes
+ * the person's (they name no account: the parked events of the address, whichever account's message
+ * they will turn out to be about).
+ */
+export const forgetPersonParkedProviderEvents = (db: Db, person: string) => db('unmatched_provider_events').where({ person }).delete();
+
+/**
+ * What retention deletes beside the keys for an account and the UTC day `before`: the copies of its
+ * older messages, and the parked provider events received before that day. Those name no account, so
+ * the shortest retention of any account applies to all (a parked event matches its message within
+ * seconds, and is dropped unmatched after seven days in any case).
+ */
+export async function forgetExpiredCopies(db: Db, accountId: string, before: string): Promise<void> {
+  await forgetExpiredMessageCopies(db, accountId, before);
+  await db('unmatched_provider_events').where('received_at', '<', `${before}T00:00:00.000Z`).delete();
+}

@@ -93,6 +93,20 @@ export function createBullMqQueue(options: BullMqQueueOptions): JobQueue {
       return addsFor(name).add({ data, opts });
     },
 
+    async redact(name: string, change: (data: unknown) => unknown | undefined) {
+      const queue = queueFor(name);
+      // completed jobs are removed on completion (removeOnComplete): the rest is what can hold data
+      const PAGE = 500;
+      for (let start = 0; ; start += PAGE) {
+        const jobs = await queue.getJobs(['waiting', 'delayed', 'prioritized', 'waiting-children', 'failed'], start, start + PAGE - 1, true);
+        for (const job of jobs) {
+          const next = job && change(job.data);
+          if (next !== undefined) await job.updateData(next);
+        }
+        if (jobs.length < PAGE) break;
+      }
+    },
+
     async depth(name: string) {
       const counts = await queueFor(name).getJobCounts('waiting', 'delayed', 'prioritized');
       return Object.values(counts).reduce((sum, n) => sum + n, 0);

@@ -66,6 +66,16 @@ const identityFields = (kind: IdentityKind, d: IdentityChecks) => ({ dkim: d.dki
 const identityTarget = (kind: unknown) => (kind === 'domain' ? 'domain' : 'sender');
 const templateFields = (d: Record<string, unknown>) => ({ name: d.name, subject: d.subject, html: d.html, text: d.text });
 
+/** A campaign event after its creation: its data names no account, the remembered campaign does. */
+function campaignAction(action: string | ((data: any) => string | null), changes: (data: any) => AuditChanges = () => ({})): AuditRule {
+  return {
+    action: typeof action === 'string' ? () => action : action,
+    target: (d) => ({ type: 'campaign', id: d.campaignId }),
+    stateKey: (d) => `campaign:${d.campaignId}`,
+    changes,
+  };
+}
+
 const RULES: Record<string, AuditRule> = {
   AccountCreated: {
     action: () => 'account.created',
@@ -145,6 +155,34 @@ const RULES: Record<string, AuditRule> = {
     stateKey: (d) => `webhook:${d.id}`,
     fields: () => null,
   },
+  WebhookSecretRevealed: {
+    action: () => 'webhook.secret_revealed',
+    target: (d) => ({ type: 'webhook', id: d.id }),
+    changes: () => ({}),
+  },
+  // A delivery the service schedules is no admin action; the dashboard's Test is.
+  WebhookDeliveryScheduled: {
+    action: (d) => (d.event === 'webhook.test' ? 'webhook.tested' : null),
+    target: (d) => ({ type: 'webhook', id: d.subscriptionId }),
+    changes: () => ({}),
+  },
+  WebhookRetryRequested: {
+    action: () => 'webhook_delivery.retried',
+    target: (d) => ({ type: 'webhook_delivery', id: d.deliveryId }),
+    changes: (d) => ({ series: { from: d.series - 1, to: d.series } }),
+  },
+  CampaignCreated: {
+    action: () => 'campaign.created',
+    target: (d) => ({ type: 'campaign', id: d.campaignId }),
+    stateKey: (d) => `campaign:${d.campaignId}`,
+    fields: (d) => ({ name: d.name, templateId: d.templateId, fromEmail: d.fromEmail, audience: d.audience }),
+  },
+  CampaignScheduled: campaignAction('campaign.scheduled', (d) => ({ scheduledAt: { from: null, to: d.scheduledAt } })),
+  CampaignStarted: campaignAction('campaign.started'),
+  // pauses and resumptions of the service's own (a provider's rate, a failure rate) are not admin actions
+  CampaignPaused: campaignAction((d) => (d.reason === 'manual' ? 'campaign.paused' : null)),
+  CampaignResumed: campaignAction((d) => (d.auto ? null : 'campaign.resumed')),
+  CampaignCancelled: campaignAction('campaign.cancelled'),
   TemplateSaved: {
     action: (d) => (d.created ? 'template.created' : 'template.updated'),
     target: (d) => ({ type: 'template', id: d.id }),
@@ -168,6 +206,12 @@ const RULES: Record<string, AuditRule> = {
   SuppressionLifted: {
     action: () => 'suppression.removed',
     target: (d, _before, m) => ({ type: 'suppression', id: (m.person as string | undefined) ?? d.value }),
+    changes: () => ({}),
+  },
+  // A contact's fields are personal data (sealed): the trail says who changed which person, never what.
+  ContactUpserted: {
+    action: (d) => (d.created ? 'contact.created' : 'contact.updated'),
+    target: (d, _before, m) => ({ type: 'contact', id: (m.person as string | undefined) ?? d.contactId }),
     changes: () => ({}),
   },
   ContactErased: {

@@ -33,7 +33,8 @@ export type DeliveryEvent =
   | { type: 'WebhookAttemptFailed'; data: AttemptResult & { nextAttemptAt: string } }
   | { type: 'WebhookDelivered'; data: AttemptResult }
   | { type: 'WebhookDeliveryFailed'; data: AttemptResult }
-  | { type: 'WebhookRetryRequested'; data: { series: number; by: string; at: string } };
+    /** `deliveryId` and `accountId` name what the audit trail lists; retries recorded before they were added lack them */
+  | { type: 'WebhookRetryRequested'; data: { series: number; by: string; at: string; deliveryId?: string; accountId?: string } };
 
 export type DeliveryCommand =
   | { kind: 'schedule'; data: DeliveryScheduled['data'] }
@@ -87,7 +88,12 @@ export const deliveryDecider: Decider<DeliveryState, DeliveryCommand, DeliveryEv
     if (command.kind === 'retry') {
       if (state.scheduled.accountId !== command.accountId) throw notFound('delivery not found');
       if (state.status !== 'failed') throw badRequest(`only a failed delivery can be retried (this one is ${state.status})`);
-      return [{ type: 'WebhookRetryRequested', data: { series: state.series + 1, by: command.by, at: command.now } }];
+      return [
+        {
+          type: 'WebhookRetryRequested',
+          data: { series: state.series + 1, by: command.by, at: command.now, deliveryId: state.scheduled.deliveryId, accountId: command.accountId },
+        },
+      ];
     }
     // A finished delivery, or an attempt already recorded (a re-run job), changes nothing.
     if (state.status !== 'retrying' || command.result.attempt <= state.attempts) return [];

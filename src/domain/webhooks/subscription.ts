@@ -12,12 +12,15 @@ export interface WebhookFields {
 export type WebhookSubscriptionEvent =
   | { type: 'WebhookSubscribed'; data: WebhookFields & { id: string; accountId: string; secret: string; createdAt: string } }
   | { type: 'WebhookChanged'; data: Partial<WebhookFields> & { id: string; accountId: string; changedAt: string } }
-  | { type: 'WebhookRemoved'; data: { id: string; accountId: string; removedAt: string } };
+  | { type: 'WebhookRemoved'; data: { id: string; accountId: string; removedAt: string } }
+  /** an admin read the signing secret: recorded for the audit trail (who, from where), never with the secret */
+  | { type: 'WebhookSecretRevealed'; data: { id: string; accountId: string; revealedAt: string } };
 
 export type WebhookSubscriptionCommand =
   | { kind: 'subscribe'; id: string; accountId: string; fields: WebhookFields; secret: string; now: string }
   | { kind: 'change'; id: string; accountId: string; fields: Partial<WebhookFields>; now: string }
-  | { kind: 'remove'; id: string; accountId: string; now: string };
+  | { kind: 'remove'; id: string; accountId: string; now: string }
+  | { kind: 'revealSecret'; id: string; accountId: string; now: string };
 
 export interface WebhookSubscriptionState {
   subscription: (WebhookFields & { id: string; accountId: string; secret: string; createdAt: string }) | null;
@@ -44,6 +47,7 @@ export const webhookSubscriptionDecider: Decider<WebhookSubscriptionState, Webho
     }
     if (!state.subscription || state.subscription.accountId !== command.accountId) throw notFound('webhook not found');
     if (command.kind === 'remove') return [{ type: 'WebhookRemoved', data: { id: command.id, accountId: command.accountId, removedAt: command.now } }];
+    if (command.kind === 'revealSecret') return [{ type: 'WebhookSecretRevealed', data: { id: command.id, accountId: command.accountId, revealedAt: command.now } }];
     return [{ type: 'WebhookChanged', data: { ...command.fields, id: command.id, accountId: command.accountId, changedAt: command.now } }];
   },
 };

@@ -103,8 +103,8 @@ export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: Sig
       beforeBody() {
         if (!deps.allowSignup) throw forbidden('signup is disabled on this server');
       },
-      async handler({ body }) {
-        return { status: 201, body: await deps.accounts.signup(body) };
+      async handler({ body, req }) {
+        return { status: 201, body: await deps.accounts.signup(body, originOf(req)) };
       },
     }),
   ];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CampaignCommands } from '../../commands/campaigns.js';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns/campaign.js';
 import { defineRoute } from '../route.js';
-import { actorOf } from './principal-helpers.js';
+import { callerOf } from './principal-helpers.js';
 
 const audience = z
   .object({ listId: z.string().min(1).max(200).optional(), tag: z.string().min(1).max(200).optional() })
@@ -93,8 +93,8 @@ export function createCampaignRoutes(deps: { campaigns: CampaignCommands }) {
       summary,
       params: idParams,
       responses: { 200: { description: 'The campaign', schema: campaign }, 404: notFound, 409: conflict },
-      async handler({ principal, params }) {
-        return { status: 200, body: await deps.campaigns.change(principal!, actorOf(principal), params.id, kind) };
+      async handler({ principal, params, req }) {
+        return { status: 200, body: await deps.campaigns.change(principal!, callerOf(principal, req), params.id, kind) };
       },
     });
   return [
@@ -108,8 +108,8 @@ export function createCampaignRoutes(deps: { campaigns: CampaignCommands }) {
         201: { description: 'The campaign, status draft', schema: campaign },
         400: { description: 'Invalid payload, unknown template, or a sender not verified for sending' },
       },
-      async handler({ principal, body }) {
-        return { status: 201, body: await deps.campaigns.create(principal!, actorOf(principal), body) };
+      async handler({ principal, body, req }) {
+        return { status: 201, body: await deps.campaigns.create(principal!, callerOf(principal, req), body) };
       },
     }),
     defineRoute({
@@ -146,8 +146,8 @@ export function createCampaignRoutes(deps: { campaigns: CampaignCommands }) {
         404: notFound,
         409: conflict,
       },
-      async handler({ principal, params, body }) {
-        return { status: 202, body: await deps.campaigns.send(principal!, actorOf(principal), params.id, body?.scheduledAt ?? null) };
+      async handler({ principal, params, body, req }) {
+        return { status: 202, body: await deps.campaigns.send(principal!, callerOf(principal, req), params.id, body?.scheduledAt ?? null) };
       },
     }),
     change('pause', 'Pause a sending or scheduled campaign: it queues nothing more until resumed'),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CONTACT_STATUSES } from '../../domain/contacts/contact.js';
 import { contactInput, MAX_IMPORT, type ContactCommands } from '../../commands/contacts.js';
 import { defineRoute } from '../route.js';
-import { actorOf, accountOf } from './principal-helpers.js';
+import { accountOf, callerOf } from './principal-helpers.js';
 
 const listQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
@@ -49,8 +49,8 @@ export function createContactRoutes(deps: { contacts: ContactCommands }) {
       auth: write,
       body: contactInput,
       responses: { 201: { description: 'Created: the contact' }, 200: { description: 'Updated: the contact' } },
-      async handler({ principal, body }) {
-        const { created, contact } = await deps.contacts.upsert(accountOf(principal), actorOf(principal), body);
+      async handler({ principal, body, req }) {
+        const { created, contact } = await deps.contacts.upsert(accountOf(principal), callerOf(principal, req), body);
         return { status: created ? 201 : 200, body: contact };
       },
     }),
@@ -65,8 +65,8 @@ export function createContactRoutes(deps: { contacts: ContactCommands }) {
         200: { description: '{total, created, updated, unchanged, errors?: [{index, email?, message}]}; invalid rows are listed, valid rows imported' },
         400: { description: `More than ${MAX_IMPORT} contacts` },
       },
-      async handler({ principal, body }) {
-        return { status: 200, body: await deps.contacts.import(accountOf(principal), actorOf(principal), body.contacts, body.listId) };
+      async handler({ principal, body, req }) {
+        return { status: 200, body: await deps.contacts.import(accountOf(principal), callerOf(principal, req), body.contacts, body.listId) };
       },
     }),
     defineRoute({
@@ -81,8 +81,8 @@ export function createContactRoutes(deps: { contacts: ContactCommands }) {
         200: { description: 'Erased', schema: z.object({ erased: z.literal(true) }).meta({ example: { erased: true } }) },
         400: { description: 'Without erase=true, or not an email address' },
       },
-      async handler({ principal, params }) {
-        return { status: 200, body: await deps.contacts.erase(accountOf(principal), actorOf(principal), params.email) };
+      async handler({ principal, params, req }) {
+        return { status: 200, body: await deps.contacts.erase(accountOf(principal), callerOf(principal, req), params.email) };
       },
     }),
   ];

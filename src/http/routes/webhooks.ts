@@ -8,7 +8,8 @@ const url = z.url({ protocol: /^https?$/ }).max(2000);
 // duplicates are dropped, so a list may name each event more than once; an empty one would subscribe to nothing
 const events = z.array(z.enum(WEBHOOK_EVENTS)).min(1).max(20);
 const idParams = z.object({ id: z.string().min(1).max(100) });
-const view = z.object({ id: z.string(), url: z.string(), events: z.array(z.string()), secret: z.string(), createdAt: z.string() });
+const view = z.object({ id: z.string(), url: z.string(), events: z.array(z.string()), createdAt: z.string() });
+const created = view.extend({ secret: z.string() });
 
 export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
   const base = { tag: 'webhooks', auth: { kind: 'jwt' as const } };
@@ -19,7 +20,7 @@ export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
       path: '/api/webhooks',
       summary: 'Subscribe an endpoint to contact events (all four by default)',
       body: z.object({ url, events: events.optional() }).strict(),
-      responses: { 201: { description: 'The subscription with its signing secret', schema: view }, 400: { description: 'Invalid or private URL' } },
+      responses: { 201: { description: 'The subscription with its signing secret', schema: created }, 400: { description: 'Invalid or private URL' } },
       async handler({ principal, body, req }) {
         return { status: 201, body: await deps.webhooks.create(accountOf(principal), callerOf(principal, req), body) };
       },
@@ -28,7 +29,7 @@ export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
       ...base,
       method: 'get',
       path: '/api/webhooks',
-      summary: 'List subscriptions',
+      summary: 'List subscriptions (without their secrets: see reveal-secret)',
       responses: { 200: { description: '{items}' } },
       async handler({ principal }) {
         return { status: 200, body: { items: await deps.webhooks.list(accountOf(principal)) } };
@@ -44,6 +45,20 @@ export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
       responses: { 200: { description: 'The subscription', schema: view }, 404: { description: 'Not in this account' } },
       async handler({ principal, params, body, req }) {
         return { status: 200, body: await deps.webhooks.change(accountOf(principal), callerOf(principal, req), params.id, body) };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'post',
+      path: '/api/webhooks/:id/reveal-secret',
+      summary: 'Read the signing secret; each reading is recorded in the audit trail (webhook.secret_revealed)',
+      params: idParams,
+      responses: {
+        200: { description: '{id, secret}', schema: z.object({ id: z.string(), secret: z.string() }) },
+        404: { description: 'Not in this account' },
+      },
+      async handler({ principal, params, req }) {
+        return { status: 200, body: await deps.webhooks.revealSecret(accountOf(principal), callerOf(principal, req), params.id) };
       },
     }),
     defineRoute({

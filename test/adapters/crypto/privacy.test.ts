@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createMemoryKeyStore } from '../../../src/adapters/crypto/memory-key-store.js';
 import { KEY_FILE, openPrivacy } from '../../../src/adapters/crypto/privacy.js';
+import { createMasterKey, derivedPersonHashKey, parseMasterKey, PERSON_HASH_KEY_ID } from '../../../src/adapters/crypto/master-key.js';
 import { StartupError } from '../../../src/startup-error.js';
 import { loadConfig } from '../../../src/config/env.js';
 
@@ -46,5 +47,36 @@ describe('the encryption key at start-up', () => {
     writeFileSync(join(dataDir, KEY_FILE), 'not a key\n');
     expect(await refusal(openPrivacy({ dataDir, store: createMemoryKeyStore() }))).to.be.instanceOf(StartupError);
     expect(() => loadConfig({ ENCRYPTION_KEY: 'too-short' })).to.throw(/ENCRYPTION_KEY must be 32 bytes/);
+  });
+
+  it('during a rotation (ENCRYPTION_KEY_PREVIOUS) the old key still opens its keys and its verifier, new keys are wrapped under the new one, and addresses hash as before', async () => {
+    const store = createMemoryKeyStore();
+    const oldKey = randomBytes(32).toString('base64');
+    const newKey = randomBytes(32).toString('base64');
+    const before = await openPrivacy({ dataDir, store, encryptionKey: oldKey });
+    const wrapped = before.master.wrap('k1', Buffer.alloc(32, 1));
+    const during = await openPrivacy({ dataDir, store, encryptionKey: newKey, previousKey: oldKey });
+    expect(during.master.unwrap('k1', wrapped)).to.deep.equal(Buffer.alloc(32, 1));
+    expect(during.personOf('A@Example.org')).to.equal(before.personOf('a@example.org'));
+    const fresh = during.master.wrap('k2', Buffer.alloc(32, 2));
+    const alone = createMasterKey(parseMasterKey(newKey)!);
+    expect(alone.unwrap('k2', fresh)).to.deep.equal(Buffer.alloc(32, 2));
+    expect(alone.unwrap('k1', wrapped)).to.equal(null);
+  });
+
+  it('a rotated database hashes addresses with its stored hashing key, which the new key alone opens', async () => {
+    const store = createMemoryKeyStore();
+    const oldKey = randomBytes(32);
+    const newKey = randomBytes(32);
+    const before = await openPrivacy({ dataDir, store, encryptionKey: oldKey.toString('base64') });
+    // a store as rotate-encryption-key leaves it: the hashing key stored, the verifier switched
+    const next = createMasterKey(newKey);
+    const rotated = createMemoryKeyStore();
+    await rotated.verifier(next.verifier());
+    await rotated.store([{ accountId: '', person: '', scope: 'person-hash', id: PERSON_HASH_KEY_ID, wrapped: next.wrap(PERSON_HASH_KEY_ID, derivedPersonHashKey(oldKey)) }]);
+    const after = await openPrivacy({ dataDir, store: rotated, encryptionKey: newKey.toString('base64') });
+    expect(after.personOf('a@example.org')).to.equal(before.personOf('a@example.org'));
+    const err = await refusal(openPrivacy({ dataDir, store: rotated, encryptionKey: oldKey.toString('base64') }));
+    expect(err.message).to.match(/^ENCRYPTION_KEY is not the key/);
   });
 });

@@ -139,4 +139,45 @@ describe('audit trail: which events are admin actions, and what each entry says'
     expect(AUDITED_EVENT_TYPES).not.to.include('EmailQueued');
     expect(auditEvent(event('EmailQueued', { accountId: 'a1' }), null)).to.equal(null);
   });
+
+  it('a webhook secret read is webhook.secret_revealed on the webhook, with no changes (the event holds no secret)', () => {
+    const entry = given().when(event('WebhookSecretRevealed', { id: 'w1', accountId: 'a1', revealedAt: at.toISOString() }));
+    expect(entry).to.deep.include({ action: 'webhook.secret_revealed', ip: '203.0.113.7', target: { type: 'webhook', id: 'w1' }, changes: {} });
+  });
+
+  it("a contact upsert names the person by keyed hash and shows none of the contact's fields", () => {
+    const data = { contactId: 'c1', accountId: 'a1', email: 'ada@example.org', created: true, fields: { firstName: 'Ada' }, at: at.toISOString() };
+    const entry = given().when(event('ContactUpserted', data, { ...byUser, person: 'hash-of-ada' }));
+    expect(entry).to.deep.include({ action: 'contact.created', target: { type: 'contact', id: 'hash-of-ada' }, changes: {} });
+    expect(given().when(event('ContactUpserted', { ...data, created: false }, { ...byUser, person: 'hash-of-ada' }))?.action).to.equal('contact.updated');
+  });
+
+  it("given a campaign created, its admin's schedule, pause, resume and cancel are listed with the campaign's account; the service's own pauses are not", () => {
+    const campaign = event('CampaignCreated', { campaignId: 'k1', accountId: 'a1', name: 'Spring', templateId: 't1', fromEmail: 'app@example.com', audience: { listId: 'news' } });
+    const history = given(campaign);
+    expect(given().when(campaign)).to.deep.include({ action: 'campaign.created', target: { type: 'campaign', id: 'k1' } });
+    expect(history.when(event('CampaignScheduled', { campaignId: 'k1', scheduledAt: 'later' }))).to.deep.include({
+      accountId: 'a1',
+      action: 'campaign.scheduled',
+      changes: { scheduledAt: { from: null, to: 'later' } },
+    });
+    expect(history.when(event('CampaignPaused', { campaignId: 'k1', reason: 'manual' }))?.action).to.equal('campaign.paused');
+    expect(history.when(event('CampaignPaused', { campaignId: 'k1', reason: 'failure_rate' }))).to.equal(null);
+    expect(history.when(event('CampaignResumed', { campaignId: 'k1', auto: false }))?.action).to.equal('campaign.resumed');
+    expect(history.when(event('CampaignResumed', { campaignId: 'k1', auto: true }))).to.equal(null);
+    expect(history.when(event('CampaignCancelled', { campaignId: 'k1' }))?.accountId).to.equal('a1');
+    expect(AUDITED_EVENT_TYPES).not.to.include('CampaignProgressed');
+  });
+
+  it("a webhook test and a delivery's retry are listed; a delivery the service schedules is not; a retry recorded before it named its account is not", () => {
+    const scheduled = { deliveryId: 'd1', accountId: 'a1', subscriptionId: 'w1', body: '{}', orderingKey: 'w1', scheduledAt: at.toISOString() };
+    expect(given().when(event('WebhookDeliveryScheduled', { ...scheduled, event: 'webhook.test' }))).to.deep.include({ action: 'webhook.tested', target: { type: 'webhook', id: 'w1' } });
+    expect(given().when(event('WebhookDeliveryScheduled', { ...scheduled, event: 'contact.bounced' }, { actor: 'system:webhooks' }))).to.equal(null);
+    expect(given().when(event('WebhookRetryRequested', { series: 2, by: 'user:u1', at: 't', deliveryId: 'd1', accountId: 'a1' }))).to.deep.include({
+      action: 'webhook_delivery.retried',
+      target: { type: 'webhook_delivery', id: 'd1' },
+      changes: { series: { from: 1, to: 2 } },
+    });
+    expect(given().when(event('WebhookRetryRequested', { series: 2, by: 'user:u1', at: 't' }))).to.equal(null);
+  });
 });

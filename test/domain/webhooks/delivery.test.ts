@@ -40,7 +40,7 @@ describe('webhook delivery decider (given events, when command, then events)', (
   it('only a failed delivery of the same account can be retried: a new series', () => {
     const failed = { type: 'WebhookDeliveryFailed', data: { ...result(1, 404), series: 1 } };
     expect(given(deliveryDecider, [scheduled, failed]).when({ kind: 'retry', accountId: 'a1', by: 'user:u', now: 't' })).to.deep.equal([
-      { type: 'WebhookRetryRequested', data: { series: 2, by: 'user:u', at: 't' } },
+      { type: 'WebhookRetryRequested', data: { series: 2, by: 'user:u', at: 't', deliveryId: 'd1', accountId: 'a1' } },
     ]);
     expect(() => given(deliveryDecider, [scheduled, failed]).when({ kind: 'retry', accountId: 'a2', by: 'user:u', now: 't' })).to.throw('delivery not found');
     expect(() => given(deliveryDecider, [scheduled]).when({ kind: 'retry', accountId: 'a1', by: 'user:u', now: 't' })).to.throw('only a failed delivery can be retried (this one is retrying)');

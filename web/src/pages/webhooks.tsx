@@ -51,7 +51,12 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
 }
 
 function Endpoint({ webhook, onDeleted }: { webhook: Webhook; onDeleted: () => void }) {
-  const [revealed, setRevealed] = useState(false);
+  // read on demand: each reading of the secret is recorded in the audit trail
+  const [secret, setSecret] = useState<string | null>(null);
+  const reveal = useAction(async () => {
+    const r = await call<{ secret: string }>(api.POST('/api/webhooks/{id}/reveal-secret', { params: { path: { id: webhook.id } } }));
+    setSecret(r.secret);
+  });
   const [showDeliveries, setShowDeliveries] = useState(false);
   const [answer, setAnswer] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
@@ -75,8 +80,8 @@ function Endpoint({ webhook, onDeleted }: { webhook: Webhook; onDeleted: () => v
       <h3>{webhook.url}</h3>
       <p>Events: {webhook.events.join(', ')}</p>
       <div class="row">
-        <button type="button" class="secondary" aria-expanded={revealed} onClick={() => setRevealed(!revealed)}>
-          {revealed ? 'Hide secret' : 'Reveal secret'}
+        <button type="button" class="secondary" aria-expanded={secret !== null} disabled={reveal.busy} onClick={() => (secret === null ? reveal.run() : setSecret(null))}>
+          {secret !== null ? 'Hide secret' : 'Reveal secret'}
           <span class="visually-hidden"> {webhook.url}</span>
         </button>
         <button type="button" onClick={() => test.run()} disabled={test.busy}>
@@ -100,9 +105,9 @@ function Endpoint({ webhook, onDeleted }: { webhook: Webhook; onDeleted: () => v
           </button>
         )}
       </div>
-      {revealed && (
+      {secret !== null && (
         <p class="secret">
-          Signing secret: <code data-testid="secret">{webhook.secret}</code> <CopyButton text={webhook.secret} label={`secret of ${webhook.url}`} />
+          Signing secret: <code data-testid="secret">{secret}</code> <CopyButton text={secret} label={`secret of ${webhook.url}`} />
         </p>
       )}
       {test.busy && <p role="status">Sending a test event…</p>}
@@ -111,7 +116,7 @@ function Endpoint({ webhook, onDeleted }: { webhook: Webhook; onDeleted: () => v
           {answer}
         </p>
       )}
-      <ErrorText error={test.error ?? remove.error} />
+      <ErrorText error={reveal.error ?? test.error ?? remove.error} />
       {showDeliveries && <Deliveries webhook={webhook} />}
     </li>
   );
