@@ -4,6 +4,7 @@ import { createEventStore } from '../../src/adapters/eventstore/index.js';
 import { MESSAGE_ID_ATTRIBUTE } from '../../src/adapters/sms/sns.js';
 import { fold } from '../../src/domain/decider.js';
 import { deterministicEventId } from '../../src/domain/event-id.js';
+import { IN_PROGRESS_MESSAGE } from '../../src/domain/idempotency/record.js';
 import { messageDecider } from '../../src/domain/messages/message.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -126,6 +127,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const apis: (SpawnedServer | undefined)[] = [undefined, undefined];
   const workers: (SpawnedServer | undefined)[] = [undefined, undefined];
   const everyProcess: SpawnedServer[] = [];
+  /** the processes the suite killed; any other that exits has crashed (a supervisor would hide that) */
+  const killed = new Set<SpawnedServer>();
   const kept = (server: SpawnedServer) => (everyProcess.push(server), server);
   const startApi = async (i: number) => (apis[i] = kept(await spawnServer('api', { ...env, PORT: String(apiPorts[i]), BASE_URL: apiUrls[i] }, { startTimeoutMs: 90_000 })));
   const startWorker = async (i: number) => (workers[i] = kept(await spawnServer('worker', env)));
@@ -156,8 +159,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           });
           const text = await res.text();
           const body: any = text ? safeJson(text) : undefined;
-          // 5xx and 503 are tried again (with the same key: a request that died with its API is not done twice)
-          if (res.status < 500) {
+          // 5xx and 503 are tried again (with the same key: a request that died with its API is not done
+          // twice), and so is 409 "in progress": the key of a request cut off with its API is free once
+          // that claim's lease (12 s) has run out
+          const inProgress = res.status === 409 && (body as { message?: string } | undefined)?.message === IN_PROGRESS_MESSAGE;
+          if (res.status < 500 && !inProgress) {
             if (res.status < 300) stats.succeeded++;
             return { status: res.status, body };
           }
@@ -291,6 +297,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           const victim = list[i];
           if (!victim) return;
           list[i] = undefined;
+          killed.add(victim);
           victim.process.kill('SIGKILL');
           await victim.exited;
           restarting.push(supervise(() => (kind === 'kill-api' ? startApi(i) : startWorker(i))));
@@ -326,7 +333,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     /** how long after a fault a new send is accepted and reaches SES */
     const canary = (fault: ChaosReport['faults'][number], at: number) =>
       (async () => {
-        // A new key each time: a request cut off with its API holds its key for a while (409 meanwhile).
+        // A new key each time: a send refused (throttled, over a cap) is tried anew.
         let id: string | undefined;
         for (const deadline = Date.now() + 60_000; !id && Date.now() < deadline; ) id = await sendEmail(key);
         if (!id) return void problems.push(`the sends after ${fault.kind} at ${fault.atMs} ms were refused for 60 s: ${lastRefusal}`);
@@ -430,6 +437,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const sesRequests = ses.requests.filter((r) => r.path === '/v2/email/outbound-emails' && tagOf(r.body) === id).length;
       const logged = everyProcess.flatMap((p) => p.output().split('\n').filter((line) => line.includes(id)));
       details.push(`${entry}: stream ${JSON.stringify(stream)}; side effect ${JSON.stringify(effect)}; SES requests ${sesRequests}; logged:\n    ${logged.join('\n    ')}`);
+    }
+    for (const p of everyProcess) {
+      if (killed.has(p) || (p.process.exitCode === null && p.process.signalCode === null)) continue;
+      problems.push(`a process exited by itself (${p.process.exitCode ?? p.process.signalCode}): ${p.output().split('\n').filter(Boolean).slice(-30).join('\n    ')}`);
     }
     // every provider record belongs to a message of the log
     for (const id of [...sesCount.keys(), ...snsCount.keys()]) if (!inLog.has(id)) problems.push(`the provider received ${id}, which the log does not have`);
