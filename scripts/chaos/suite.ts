@@ -6,7 +6,7 @@ import { fold } from '../../src/domain/decider.js';
 import { deterministicEventId } from '../../src/domain/event-id.js';
 import { IN_PROGRESS_MESSAGE } from '../../src/domain/idempotency/record.js';
 import { messageDecider } from '../../src/domain/messages/message.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -476,6 +476,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       details,
     };
   } finally {
+    // CHAOS_LOG_DIR keeps every process's output (warnings and errors), to find out why a run failed
+    if (process.env.CHAOS_LOG_DIR) {
+      mkdirSync(process.env.CHAOS_LOG_DIR, { recursive: true });
+      everyProcess.forEach((p, i) => writeFileSync(join(process.env.CHAOS_LOG_DIR!, `${options.seed}-${i}-${p.process.pid}.log`), p.output()));
+    }
     for (const server of [...apis, ...workers]) if (server) server.process.kill('SIGKILL');
     await Promise.all([...apis, ...workers].map((s) => s?.exited));
     await eventStore.close().catch(() => {});

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import type { HeldClaim, IdempotentRequests } from '../commands/idempotency.js';
 import { badRequest } from '../domain/errors.js';
-import { CLAIM_LEASE_MS, CLAIM_RENEWAL_MS, messageIdFor } from '../domain/idempotency/record.js';
+import { CLAIM_LEASE_MS, CLAIM_RENEWAL_MS, CLAIM_RENEWED_FOR_MS, messageIdFor } from '../domain/idempotency/record.js';
 import { mapError } from './error-mapping.js';
 import type { Principal } from './principal.js';
 import type { RouteResult } from './route.js';
@@ -108,11 +108,14 @@ export function createIdempotencyGate(deps: { requests: IdempotentRequests; onEr
 
   /**
    * Renews the claim's lease while its request runs, so that only a claim whose process died (or lost
-   * the database) runs out and is taken over. Renewals never overlap; stop() waits for the last.
+   * the database) runs out and is taken over, or one still running after CLAIM_RENEWED_FOR_MS.
+   * Renewals never overlap; stop() waits for the last.
    */
   function keepClaimed(claim: HeldClaim) {
     let renewing: Promise<void> = Promise.resolve();
+    const until = Date.now() + CLAIM_RENEWED_FOR_MS;
     const timer = setInterval(() => {
+      if (Date.now() > until) return clearInterval(timer);
       renewing = renewing
         .then(() => deps.requests.renew(claim))
         .then((held) => {

@@ -23,6 +23,11 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const CLAIM_LEASE_MS = 12_000;
 /** A third of the lease: two renewals may fail or come late before a live holder loses its claim. */
 export const CLAIM_RENEWAL_MS = CLAIM_LEASE_MS / 3;
+/**
+ * How long a holder renews at most: far above any request's duration, so that a request hung on
+ * something that never answers does not keep its key from its client's retries for ever.
+ */
+export const CLAIM_RENEWED_FOR_MS = 2 * 60 * 1000;
 
 export const MISMATCH_MESSAGE = 'Idempotency-Key was used with a different request body';
 export const IN_PROGRESS_MESSAGE = 'a request with this Idempotency-Key is in progress';
