@@ -41,7 +41,8 @@ export interface ChaosReport {
   durationMs: number;
   /** requests answered 2xx (after the clients' retries) of all requests made */
   load: { requests: number; succeeded: number; gaveUp: number; perSecond: number };
-  faults: { kind: FaultKind; atMs: number; recoveredMs: number | null }[];
+  /** `skipped`: a kill that would have left no process of its kind running (its peer was still restarting) */
+  faults: { kind: FaultKind; atMs: number; recoveredMs: number | null; skipped?: boolean }[];
   accepted: { email: number; sms: number };
   /** accepted messages the provider refused at every attempt (recorded as failed) */
   refused: number;
@@ -130,7 +131,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   /** the processes the suite killed; any other that exits has crashed (a supervisor would hide that) */
   const killed = new Set<SpawnedServer>();
   const kept = (server: SpawnedServer) => (everyProcess.push(server), server);
-  const startApi = async (i: number) => (apis[i] = kept(await spawnServer('api', { ...env, PORT: String(apiPorts[i]), BASE_URL: apiUrls[i] }, { startTimeoutMs: 90_000 })));
+  const startApi = async (i: number) => (apis[i] = kept(await spawnServer('api', { ...env, PORT: String(apiPorts[i]), BASE_URL: apiUrls[i] }, { startTimeoutMs: 180_000 })));
   const startWorker = async (i: number) => (workers[i] = kept(await spawnServer('worker', env)));
   const eventStore = createEventStore({ databaseUrl: database.url });
 
@@ -277,12 +278,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const started = performance.now();
     const restarting: Promise<unknown>[] = [];
     /** as a process supervisor does: start it again until it stays up */
-    async function supervise(start: () => Promise<unknown>) {
+    async function supervise(what: string, start: () => Promise<unknown>) {
+      const since = performance.now();
       for (let attempt = 1; ; attempt++) {
         await sleep(500);
         try {
-          return await start();
+          await start();
+          return log(`  ${what} up again after ${((performance.now() - since) / 1000).toFixed(1)} s`);
         } catch (err) {
+          log(`  ${what} did not start (attempt ${attempt}): ${String(err).slice(-1500)}`);
           if (attempt >= 5) return problems.push(`restart failed 5 times: ${String(err).slice(0, 500)}`);
         }
       }
@@ -295,12 +299,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           const list = kind === 'kill-api' ? apis : workers;
           const i = Math.floor(random() * 2);
           const victim = list[i];
-          if (!victim) return;
+          // One of each kind is always left running: with its peer still restarting (a minute or more
+          // on a loaded machine), a kill is an outage of the whole tier, not a fault to absorb.
+          if (!victim || !list[1 - i]) return 'skipped';
           list[i] = undefined;
           killed.add(victim);
           victim.process.kill('SIGKILL');
           await victim.exited;
-          restarting.push(supervise(() => (kind === 'kill-api' ? startApi(i) : startWorker(i))));
+          restarting.push(supervise(`${kind === 'kill-api' ? 'API' : 'worker'} ${i}`, () => (kind === 'kill-api' ? startApi(i) : startWorker(i))));
           return;
         }
         case 'flush-redis':
@@ -354,7 +360,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         const fault = { kind: f.kind, atMs: Math.round(at - started), recoveredMs: null as number | null };
         faults.push(fault);
         log(`  ${(fault.atMs / 1000).toFixed(1)}s ${f.kind}`);
-        await inject(f.kind).catch((err) => problems.push(`fault ${f.kind} failed: ${err}`));
+        const outcome = await inject(f.kind).catch((err) => void problems.push(`fault ${f.kind} failed: ${err}`));
+        if (outcome === 'skipped') {
+          faults.push({ ...faults.pop()!, skipped: true });
+          log(`  ${(fault.atMs / 1000).toFixed(1)}s ${f.kind} skipped: the other one is still restarting`);
+          continue;
+        }
         canaries.push(canary(fault, at));
       }
     })();
@@ -503,12 +514,14 @@ function safeJson(text: string): unknown {
 /** The report as the table `npm run chaos` prints. */
 export function formatReport(r: ChaosReport): string {
   const recovered = r.faults.map((f) => f.recoveredMs).filter((v): v is number => v !== null);
+  const injected = r.faults.filter((f) => !f.skipped);
+  const skipped = r.faults.length - injected.length;
   const byKind = new Map<string, number>();
-  for (const f of r.faults) byKind.set(f.kind, (byKind.get(f.kind) ?? 0) + 1);
+  for (const f of injected) byKind.set(f.kind, (byKind.get(f.kind) ?? 0) + 1);
   const rows: [string, string][] = [
     ['seed', String(r.seed)],
     ['load held', `${r.load.succeeded}/${r.load.requests} requests answered 2xx after the clients' retries (${r.load.gaveUp} gave up), ${r.load.perSecond}/s; ${r.accepted.email} emails and ${r.accepted.sms} SMS accepted`],
-    ['faults injected', `${r.faults.length}: ${[...byKind].map(([k, v]) => `${k} ×${v}`).join(', ')}`],
+    ['faults injected', `${injected.length}: ${[...byKind].map(([k, v]) => `${k} ×${v}`).join(', ')}${skipped ? ` (${skipped} kills skipped: the other process of the kind was still restarting)` : ''}`],
     ['lost', String(r.lost.length)],
     ['failed at the provider', `${r.refused} (every attempt refused by an injected fault; recorded as failed)`],
     ['doubled', String(r.doubled.length)],
