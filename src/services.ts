@@ -168,7 +168,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     observeHttp: observability.prometheus.observeHttp,
     idempotency: createIdempotencyGate({
       requests: createIdempotentRequests({ store: createPgIdempotencyStore(db) }),
-      onError: (err) => logger.error({ err }, 'an Idempotency-Key record could not be written'),
+      onError: (err) => logger.error({ err }, 'an Idempotency-Key record could not be written or its claim renewed'),
     }),
   });
   return { app, accounts, apiKeys, identities, templates, suppressions, webhooks, deliveries, ingest, optOuts, jwt, waitFor, linkSecret };

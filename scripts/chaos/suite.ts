@@ -4,8 +4,9 @@ import { createEventStore } from '../../src/adapters/eventstore/index.js';
 import { MESSAGE_ID_ATTRIBUTE } from '../../src/adapters/sms/sns.js';
 import { fold } from '../../src/domain/decider.js';
 import { deterministicEventId } from '../../src/domain/event-id.js';
+import { IN_PROGRESS_MESSAGE } from '../../src/domain/idempotency/record.js';
 import { messageDecider } from '../../src/domain/messages/message.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -40,7 +41,8 @@ export interface ChaosReport {
   durationMs: number;
   /** requests answered 2xx (after the clients' retries) of all requests made */
   load: { requests: number; succeeded: number; gaveUp: number; perSecond: number };
-  faults: { kind: FaultKind; atMs: number; recoveredMs: number | null }[];
+  /** `skipped`: a kill that would have left no process of its kind running (its peer was still restarting) */
+  faults: { kind: FaultKind; atMs: number; recoveredMs: number | null; skipped?: boolean }[];
   accepted: { email: number; sms: number };
   /** accepted messages the provider refused at every attempt (recorded as failed) */
   refused: number;
@@ -126,8 +128,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const apis: (SpawnedServer | undefined)[] = [undefined, undefined];
   const workers: (SpawnedServer | undefined)[] = [undefined, undefined];
   const everyProcess: SpawnedServer[] = [];
+  /** the processes the suite killed; any other that exits has crashed (a supervisor would hide that) */
+  const killed = new Set<SpawnedServer>();
   const kept = (server: SpawnedServer) => (everyProcess.push(server), server);
-  const startApi = async (i: number) => (apis[i] = kept(await spawnServer('api', { ...env, PORT: String(apiPorts[i]), BASE_URL: apiUrls[i] }, { startTimeoutMs: 90_000 })));
+  const startApi = async (i: number) => (apis[i] = kept(await spawnServer('api', { ...env, PORT: String(apiPorts[i]), BASE_URL: apiUrls[i] }, { startTimeoutMs: 180_000 })));
   const startWorker = async (i: number) => (workers[i] = kept(await spawnServer('worker', env)));
   const eventStore = createEventStore({ databaseUrl: database.url });
 
@@ -156,8 +160,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           });
           const text = await res.text();
           const body: any = text ? safeJson(text) : undefined;
-          // 5xx and 503 are tried again (with the same key: a request that died with its API is not done twice)
-          if (res.status < 500) {
+          // 5xx and 503 are tried again (with the same key: a request that died with its API is not done
+          // twice), and so is 409 "in progress": the key of a request cut off with its API is free once
+          // that claim's lease (12 s) has run out
+          const inProgress = res.status === 409 && (body as { message?: string } | undefined)?.message === IN_PROGRESS_MESSAGE;
+          if (res.status < 500 && !inProgress) {
             if (res.status < 300) stats.succeeded++;
             return { status: res.status, body };
           }
@@ -271,12 +278,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const started = performance.now();
     const restarting: Promise<unknown>[] = [];
     /** as a process supervisor does: start it again until it stays up */
-    async function supervise(start: () => Promise<unknown>) {
+    async function supervise(what: string, start: () => Promise<unknown>) {
+      const since = performance.now();
       for (let attempt = 1; ; attempt++) {
         await sleep(500);
         try {
-          return await start();
+          await start();
+          return log(`  ${what} up again after ${((performance.now() - since) / 1000).toFixed(1)} s`);
         } catch (err) {
+          log(`  ${what} did not start (attempt ${attempt}): ${String(err).slice(-1500)}`);
           if (attempt >= 5) return problems.push(`restart failed 5 times: ${String(err).slice(0, 500)}`);
         }
       }
@@ -289,11 +299,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           const list = kind === 'kill-api' ? apis : workers;
           const i = Math.floor(random() * 2);
           const victim = list[i];
-          if (!victim) return;
+          // One of each kind is always left running: with its peer still restarting (a minute or more
+          // on a loaded machine), a kill is an outage of the whole tier, not a fault to absorb.
+          if (!victim || !list[1 - i]) return 'skipped';
           list[i] = undefined;
+          killed.add(victim);
           victim.process.kill('SIGKILL');
           await victim.exited;
-          restarting.push(supervise(() => (kind === 'kill-api' ? startApi(i) : startWorker(i))));
+          restarting.push(supervise(`${kind === 'kill-api' ? 'API' : 'worker'} ${i}`, () => (kind === 'kill-api' ? startApi(i) : startWorker(i))));
           return;
         }
         case 'flush-redis':
@@ -326,7 +339,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     /** how long after a fault a new send is accepted and reaches SES */
     const canary = (fault: ChaosReport['faults'][number], at: number) =>
       (async () => {
-        // A new key each time: a request cut off with its API holds its key for a while (409 meanwhile).
+        // A new key each time: a send refused (throttled, over a cap) is tried anew.
         let id: string | undefined;
         for (const deadline = Date.now() + 60_000; !id && Date.now() < deadline; ) id = await sendEmail(key);
         if (!id) return void problems.push(`the sends after ${fault.kind} at ${fault.atMs} ms were refused for 60 s: ${lastRefusal}`);
@@ -347,7 +360,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         const fault = { kind: f.kind, atMs: Math.round(at - started), recoveredMs: null as number | null };
         faults.push(fault);
         log(`  ${(fault.atMs / 1000).toFixed(1)}s ${f.kind}`);
-        await inject(f.kind).catch((err) => problems.push(`fault ${f.kind} failed: ${err}`));
+        const outcome = await inject(f.kind).catch((err) => void problems.push(`fault ${f.kind} failed: ${err}`));
+        if (outcome === 'skipped') {
+          faults.push({ ...faults.pop()!, skipped: true });
+          log(`  ${(fault.atMs / 1000).toFixed(1)}s ${f.kind} skipped: the other one is still restarting`);
+          continue;
+        }
         canaries.push(canary(fault, at));
       }
     })();
@@ -431,6 +449,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const logged = everyProcess.flatMap((p) => p.output().split('\n').filter((line) => line.includes(id)));
       details.push(`${entry}: stream ${JSON.stringify(stream)}; side effect ${JSON.stringify(effect)}; SES requests ${sesRequests}; logged:\n    ${logged.join('\n    ')}`);
     }
+    for (const p of everyProcess) {
+      if (killed.has(p) || (p.process.exitCode === null && p.process.signalCode === null)) continue;
+      problems.push(`a process exited by itself (${p.process.exitCode ?? p.process.signalCode}): ${p.output().split('\n').filter(Boolean).slice(-30).join('\n    ')}`);
+    }
     // every provider record belongs to a message of the log
     for (const id of [...sesCount.keys(), ...snsCount.keys()]) if (!inLog.has(id)) problems.push(`the provider received ${id}, which the log does not have`);
 
@@ -465,6 +487,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       details,
     };
   } finally {
+    // CHAOS_LOG_DIR keeps every process's output (warnings and errors), to find out why a run failed
+    if (process.env.CHAOS_LOG_DIR) {
+      mkdirSync(process.env.CHAOS_LOG_DIR, { recursive: true });
+      everyProcess.forEach((p, i) => writeFileSync(join(process.env.CHAOS_LOG_DIR!, `${options.seed}-${i}-${p.process.pid}.log`), p.output()));
+    }
     for (const server of [...apis, ...workers]) if (server) server.process.kill('SIGKILL');
     await Promise.all([...apis, ...workers].map((s) => s?.exited));
     await eventStore.close().catch(() => {});
@@ -487,12 +514,14 @@ function safeJson(text: string): unknown {
 /** The report as the table `npm run chaos` prints. */
 export function formatReport(r: ChaosReport): string {
   const recovered = r.faults.map((f) => f.recoveredMs).filter((v): v is number => v !== null);
+  const injected = r.faults.filter((f) => !f.skipped);
+  const skipped = r.faults.length - injected.length;
   const byKind = new Map<string, number>();
-  for (const f of r.faults) byKind.set(f.kind, (byKind.get(f.kind) ?? 0) + 1);
+  for (const f of injected) byKind.set(f.kind, (byKind.get(f.kind) ?? 0) + 1);
   const rows: [string, string][] = [
     ['seed', String(r.seed)],
     ['load held', `${r.load.succeeded}/${r.load.requests} requests answered 2xx after the clients' retries (${r.load.gaveUp} gave up), ${r.load.perSecond}/s; ${r.accepted.email} emails and ${r.accepted.sms} SMS accepted`],
-    ['faults injected', `${r.faults.length}: ${[...byKind].map(([k, v]) => `${k} ×${v}`).join(', ')}`],
+    ['faults injected', `${injected.length}: ${[...byKind].map(([k, v]) => `${k} ×${v}`).join(', ')}${skipped ? ` (${skipped} kills skipped: the other process of the kind was still restarting)` : ''}`],
     ['lost', String(r.lost.length)],
     ['failed at the provider', `${r.refused} (every attempt refused by an injected fault; recorded as failed)`],
     ['doubled', String(r.doubled.length)],

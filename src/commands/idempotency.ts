@@ -48,6 +48,16 @@ export function createIdempotentRequests(deps: { store: IdempotencyStore; now?: 
       return { kind: 'claimed', claim: { ...state, scope, key } };
     },
 
+    /**
+     * Starts the held claim's lease again (its request is still running); false when the claim is no
+     * longer this holder's: its lease ran out and another request took the key over.
+     */
+    async renew(claim: HeldClaim): Promise<boolean> {
+      const { scope, key, ...held } = claim;
+      const state = await run(scope, key, { kind: 'renew', token: held.token, now: now().toISOString() }, held);
+      return state.status === 'in_flight' && state.token === held.token;
+    },
+
     /** the held request's answer: kept when it is a success, the key let go otherwise */
     async complete(claim: HeldClaim, response: StoredResponse): Promise<void> {
       const { scope, key, ...held } = claim;

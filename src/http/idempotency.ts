@@ -1,9 +1,9 @@
 import canonicalizeModule from 'canonicalize';
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import type { IdempotentRequests } from '../commands/idempotency.js';
+import type { HeldClaim, IdempotentRequests } from '../commands/idempotency.js';
 import { badRequest } from '../domain/errors.js';
-import { messageIdFor } from '../domain/idempotency/record.js';
+import { CLAIM_LEASE_MS, CLAIM_RENEWAL_MS, CLAIM_RENEWED_FOR_MS, messageIdFor } from '../domain/idempotency/record.js';
 import { mapError } from './error-mapping.js';
 import type { Principal } from './principal.js';
 import type { RouteResult } from './route.js';
@@ -78,11 +78,15 @@ export function createIdempotencyGate(deps: { requests: IdempotentRequests; onEr
       return { status: claimed.response.status, body: claimed.response.body, headers: { [REPLAYED_HEADER]: 'true' } };
     }
     const { claim } = claimed;
-    // A record that cannot be written does not change the answer: the claim stays in flight until it is
-    // stale, and the request that then takes it over names the same messages, so queues none twice.
+    const lease = keepClaimed(claim);
+    // A record that cannot be written does not change the answer: the claim stays in flight until its
+    // lease ends, and the request that then takes it over names the same messages, so queues none twice.
+    // The last renewal is let finish first: written in one batch with the completion, one of the two
+    // would be refused.
     const settle = (response: { status: number; body: unknown }) => {
-      const done: Promise<void> = deps.requests
-        .complete(claim, response)
+      const done: Promise<void> = lease
+        .stop()
+        .then(() => deps.requests.complete(claim, response))
         .catch((err: unknown) => deps.onError?.(err))
         .finally(() => {
           if (settling.get(id) === done) settling.delete(id);
@@ -101,5 +105,31 @@ export function createIdempotencyGate(deps: { requests: IdempotentRequests; onEr
     else settle({ status: result.status, body: result.body ?? null });
     return result;
   };
+
+  /**
+   * Renews the claim's lease while its request runs, so that only a claim whose process died (or lost
+   * the database) runs out and is taken over, or one still running after CLAIM_RENEWED_FOR_MS.
+   * Renewals never overlap; stop() waits for the last.
+   */
+  function keepClaimed(claim: HeldClaim) {
+    let renewing: Promise<void> = Promise.resolve();
+    const until = Date.now() + CLAIM_RENEWED_FOR_MS;
+    const timer = setInterval(() => {
+      if (Date.now() > until) return clearInterval(timer);
+      renewing = renewing
+        .then(() => deps.requests.renew(claim))
+        .then((held) => {
+          if (!held) deps.onError?.(new Error(`the claim of an Idempotency-Key was taken over while its request ran (its lease of ${CLAIM_LEASE_MS} ms was not renewed in time)`));
+        })
+        .catch((err: unknown) => deps.onError?.(err));
+    }, CLAIM_RENEWAL_MS);
+    timer.unref();
+    return {
+      stop() {
+        clearInterval(timer);
+        return renewing;
+      },
+    };
+  }
 }
 export type IdempotencyGate = ReturnType<typeof createIdempotencyGate>;

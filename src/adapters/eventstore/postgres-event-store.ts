@@ -99,8 +99,12 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     max: options.poolSize ?? 8,
     options: '-c enable_seqscan=off -c enable_bitmapscan=off -c jit=off',
   });
-  // An idle client that loses its server must not crash the process; the next query reconnects.
+  // A client that loses its server must not crash the process, idle (the pool's 'error') or checked
+  // out between two statements of an append (the pool listens to idle clients only: a PostgreSQL
+  // restart ended the API process through an unhandled 'error' of an appending client). Its query
+  // fails instead, and the pool discards it on release.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const minReadIntervalMs = options.minReadIntervalMs ?? 20;
   const subscriptions = new Set<Subscription>();

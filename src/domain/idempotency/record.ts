@@ -13,11 +13,21 @@ import { conflict } from '../errors.js';
 /** How long a completed request is answered again. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
- * A claim older than this is taken to belong to a process that died mid-request and may be taken over.
- * Far above any send's duration; the message ids a claim hands out stay the same when it is retaken, so
- * a takeover that finds its message already queued queues nothing new.
+ * A claim's lease: its holder renews it every CLAIM_RENEWAL_MS while the request runs, so a claim not
+ * renewed for this long belongs to a process that died mid-request (or lost the database for as long)
+ * and may be taken over. Its client's retries get 409 until then: 2 minutes when claims were not
+ * renewed, now about 12 s. A takeover is safe even against a holder that is only stalled: the message
+ * ids a claim hands out stay the same when it is retaken, so the message stream refuses to queue one
+ * twice, and the stalled holder's completion is refused (its token is no longer the record's).
  */
-export const STALE_CLAIM_MS = 2 * 60 * 1000;
+export const CLAIM_LEASE_MS = 12_000;
+/** A third of the lease: two renewals may fail or come late before a live holder loses its claim. */
+export const CLAIM_RENEWAL_MS = CLAIM_LEASE_MS / 3;
+/**
+ * How long a holder renews at most: far above any request's duration, so that a request hung on
+ * something that never answers does not keep its key from its client's retries for ever.
+ */
+export const CLAIM_RENEWED_FOR_MS = 2 * 60 * 1000;
 
 export const MISMATCH_MESSAGE = 'Idempotency-Key was used with a different request body';
 export const IN_PROGRESS_MESSAGE = 'a request with this Idempotency-Key is in progress';
@@ -47,12 +57,15 @@ export type IdempotencyState =
 
 export type IdempotencyCommand =
   | { kind: 'claim'; fingerprint: string; token: string; seed: string; now: string }
+  /** the holder is still at work: its lease starts again from `now` */
+  | { kind: 'renew'; token: string; now: string }
   /** the first request's answer: a 2xx/3xx is kept for replay, a 4xx or 5xx lets the key go */
   | { kind: 'complete'; token: string; response: StoredResponse };
 
 export type IdempotencyEvent =
   | { type: 'IdempotencyKeyClaimed'; data: { fingerprint: string; token: string; seed: string; claimedAt: string } }
   | { type: 'IdempotencyClaimRetaken'; data: { token: string; at: string } }
+  | { type: 'IdempotencyClaimRenewed'; data: { token: string; at: string } }
   | { type: 'IdempotencyRequestCompleted'; data: { token: string; response: StoredResponse } }
   | { type: 'IdempotencyKeyForgotten'; data: { token: string; status: number } };
 
@@ -68,6 +81,8 @@ export function applyIdempotencyEvent(state: IdempotencyState, event: { type: st
       return { status: 'in_flight', fingerprint: e.data.fingerprint, claimedAt: e.data.claimedAt, heldSince: e.data.claimedAt, token: e.data.token, seed: e.data.seed };
     case 'IdempotencyClaimRetaken':
       return state.status === 'absent' ? state : { ...state, status: 'in_flight', token: e.data.token, heldSince: e.data.at };
+    case 'IdempotencyClaimRenewed':
+      return state.status === 'in_flight' ? { ...state, heldSince: e.data.at } : state;
     case 'IdempotencyRequestCompleted':
       return state.status === 'absent' ? state : { ...state, status: 'completed', response: e.data.response };
     case 'IdempotencyKeyForgotten':
@@ -83,7 +98,7 @@ export const idempotencyDecider: Decider<IdempotencyState, IdempotencyCommand, I
 
   /**
    * claim: no events means "answer the stored response again" (state.response); a 409 when the key is
-   * taken by another request. complete: nothing when the claim is no longer this holder's.
+   * taken by another request. renew and complete: nothing when the claim is no longer this holder's.
    */
   decide(command, state) {
     switch (command.kind) {
@@ -97,9 +112,12 @@ export const idempotencyDecider: Decider<IdempotencyState, IdempotencyCommand, I
         if (state.status === 'absent' || now - ms(state.claimedAt) >= IDEMPOTENCY_TTL_MS) return [claimed];
         if (state.fingerprint !== command.fingerprint) throw conflict(MISMATCH_MESSAGE);
         if (state.status === 'completed') return [];
-        if (now - ms(state.heldSince) >= STALE_CLAIM_MS) return [{ type: 'IdempotencyClaimRetaken', data: { token: command.token, at: command.now } }];
+        if (now - ms(state.heldSince) >= CLAIM_LEASE_MS) return [{ type: 'IdempotencyClaimRetaken', data: { token: command.token, at: command.now } }];
         throw conflict(IN_PROGRESS_MESSAGE);
       }
+      case 'renew':
+        if (state.status !== 'in_flight' || state.token !== command.token) return [];
+        return [{ type: 'IdempotencyClaimRenewed', data: { token: command.token, at: command.now } }];
       case 'complete': {
         if (state.status !== 'in_flight' || state.token !== command.token) return [];
         return isRemembered(command.response.status)

@@ -4,7 +4,7 @@ import {
   IDEMPOTENCY_TTL_MS,
   IN_PROGRESS_MESSAGE,
   MISMATCH_MESSAGE,
-  STALE_CLAIM_MS,
+  CLAIM_LEASE_MS,
   idempotencyDecider,
   messageIdFor,
   type IdempotencyEvent,
@@ -49,7 +49,7 @@ describe('idempotency record decider', () => {
     });
 
     it('in flight, same body: 409 in progress', () => {
-      const err = refusal(() => given(idempotencyDecider, [CLAIMED]).when(claim(STALE_CLAIM_MS - 1)));
+      const err = refusal(() => given(idempotencyDecider, [CLAIMED]).when(claim(CLAIM_LEASE_MS - 1)));
       expect([err.status, err.message]).to.deep.equal([409, IN_PROGRESS_MESSAGE]);
     });
 
@@ -58,16 +58,16 @@ describe('idempotency record decider', () => {
       expect([err.status, err.message]).to.deep.equal([409, MISMATCH_MESSAGE]);
     });
 
-    it('in flight for longer than a send can take (its process died): retaken, keeping the seed', () => {
+    it('in flight and not renewed for a lease (its process died): retaken, keeping the seed', () => {
       const g = given(idempotencyDecider, [CLAIMED]);
-      expect(g.when(claim(STALE_CLAIM_MS))).to.deep.equal([{ type: 'IdempotencyClaimRetaken', data: { token: 't2', at: at(STALE_CLAIM_MS) } }]);
-      const after = given(idempotencyDecider, [CLAIMED, ...g.when(claim(STALE_CLAIM_MS))]).state;
-      expect(after).to.include({ status: 'in_flight', seed: 's1', token: 't2', claimedAt: at(0), heldSince: at(STALE_CLAIM_MS) });
+      expect(g.when(claim(CLAIM_LEASE_MS))).to.deep.equal([{ type: 'IdempotencyClaimRetaken', data: { token: 't2', at: at(CLAIM_LEASE_MS) } }]);
+      const after = given(idempotencyDecider, [CLAIMED, ...g.when(claim(CLAIM_LEASE_MS))]).state;
+      expect(after).to.include({ status: 'in_flight', seed: 's1', token: 't2', claimedAt: at(0), heldSince: at(CLAIM_LEASE_MS) });
     });
 
     it('a retaken claim is in progress again for its new holder', () => {
-      const retaken: IdempotencyEvent = { type: 'IdempotencyClaimRetaken', data: { token: 't2', at: at(STALE_CLAIM_MS) } };
-      const err = refusal(() => given(idempotencyDecider, [CLAIMED, retaken]).when(claim(STALE_CLAIM_MS + 1000, 'f1', 't3')));
+      const retaken: IdempotencyEvent = { type: 'IdempotencyClaimRetaken', data: { token: 't2', at: at(CLAIM_LEASE_MS) } };
+      const err = refusal(() => given(idempotencyDecider, [CLAIMED, retaken]).when(claim(CLAIM_LEASE_MS + 1000, 'f1', 't3')));
       expect(err.message).to.equal(IN_PROGRESS_MESSAGE);
     });
 
@@ -82,6 +82,31 @@ describe('idempotency record decider', () => {
     it('a forgotten key (its request was refused) is claimed afresh, even with another body', () => {
       const forgotten: IdempotencyEvent = { type: 'IdempotencyKeyForgotten', data: { token: 't1', status: 400 } };
       expect(given(idempotencyDecider, [CLAIMED, forgotten]).when(claim(1000, 'f2'))).to.have.length(1);
+    });
+  });
+
+  describe('renew', () => {
+    const renew = (offsetMs: number, token = 't1') => ({ kind: 'renew' as const, token, now: at(offsetMs) });
+    const RENEWED: IdempotencyEvent = { type: 'IdempotencyClaimRenewed', data: { token: 't1', at: at(CLAIM_LEASE_MS - 1) } };
+
+    it('the holder renews its claim: its lease starts again', () => {
+      expect(given(idempotencyDecider, [CLAIMED]).when(renew(CLAIM_LEASE_MS - 1))).to.deep.equal([RENEWED]);
+      expect(given(idempotencyDecider, [CLAIMED, RENEWED]).state).to.include({ status: 'in_flight', token: 't1', claimedAt: at(0), heldSince: at(CLAIM_LEASE_MS - 1) });
+    });
+
+    it('a renewed claim is in progress for a lease from its renewal, then retaken', () => {
+      const err = refusal(() => given(idempotencyDecider, [CLAIMED, RENEWED]).when(claim(2 * CLAIM_LEASE_MS - 2)));
+      expect(err.message).to.equal(IN_PROGRESS_MESSAGE);
+      expect(given(idempotencyDecider, [CLAIMED, RENEWED]).when(claim(2 * CLAIM_LEASE_MS - 1))).to.deep.equal([
+        { type: 'IdempotencyClaimRetaken', data: { token: 't2', at: at(2 * CLAIM_LEASE_MS - 1) } },
+      ]);
+    });
+
+    it('a holder whose claim was retaken, or that completed, renews nothing', () => {
+      const retaken: IdempotencyEvent = { type: 'IdempotencyClaimRetaken', data: { token: 't2', at: at(CLAIM_LEASE_MS) } };
+      expect(given(idempotencyDecider, [CLAIMED, retaken]).when(renew(CLAIM_LEASE_MS + 1))).to.deep.equal([]);
+      expect(given(idempotencyDecider, [CLAIMED, COMPLETED]).when(renew(1000))).to.deep.equal([]);
+      expect(given(idempotencyDecider).when(renew(1000))).to.deep.equal([]);
     });
   });
 
@@ -101,7 +126,7 @@ describe('idempotency record decider', () => {
     }
 
     it('a holder whose claim was retaken by another process writes nothing', () => {
-      const retaken: IdempotencyEvent = { type: 'IdempotencyClaimRetaken', data: { token: 't2', at: at(STALE_CLAIM_MS) } };
+      const retaken: IdempotencyEvent = { type: 'IdempotencyClaimRetaken', data: { token: 't2', at: at(CLAIM_LEASE_MS) } };
       expect(given(idempotencyDecider, [CLAIMED, retaken]).when(complete(201, 't1'))).to.deep.equal([]);
       expect(given(idempotencyDecider, [CLAIMED, retaken]).when(complete(500, 't1'))).to.deep.equal([]);
     });
