@@ -113,7 +113,8 @@ export async function openInfrastructure(
     throw err;
   }
   const bareStore = createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL });
-  const eventStore = config.SEAL_PERSONAL_DATA ? privacy.seal(bareStore) : bareStore;
+  // On PostgreSQL a new key is stored in the transaction of the first append sealed under it.
+  const eventStore = config.SEAL_PERSONAL_DATA ? privacy.seal(bareStore, { keysWithEvents: !config.EVENTSTORE_URL }) : bareStore;
   const queue = createJobQueue({ databaseUrl, redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX });
   const counters = createSendCounters(databaseUrl);
   const limiters = createRateLimiters({ db, redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX });

@@ -1,3 +1,5 @@
+import type { KeySlot, WrappedKey } from './key-store.js';
+
 /**
  * The event store port. Two adapters implement it (PostgreSQL, EventStoreDB) and one contract
  * suite (test/adapters/eventstore/contract.ts) runs against both.
@@ -88,14 +90,24 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
-export interface StreamAppend {
+export interface AppendOptions {
+  expectedRevision?: ExpectedRevision;
+  /**
+   * New data keys the events are sealed under (src/adapters/crypto/sealing-event-store.ts), stored in
+   * the append's own transaction: stored exactly when the events are, so a sealed append costs no
+   * round trip of its own for its key. Only a store on the database of the key store takes them
+   * (PostgreSQL, the data_keys table); the others refuse an append that carries any.
+   */
+  keys?: (KeySlot & WrappedKey)[];
+}
+
+export interface StreamAppend extends AppendOptions {
   streamId: string;
   events: NewEvent[];
-  expectedRevision?: ExpectedRevision;
 }
 
 export interface EventStore {
-  append(streamId: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  append(streamId: string, events: NewEvent[], options?: AppendOptions): Promise<AppendResult>;
   /**
    * Optional: appends to many streams as one atomic step, each with its own expected revision; a
    * conflict on any stream throws WrongExpectedRevisionError and nothing is appended. One commit for

@@ -21,8 +21,10 @@ export interface WrappedKey {
 export interface KeyStore {
   /**
    * Stores new keys. A slot may hold several (each process makes its own, and a new one when its
-   * cache forgets): nothing is read before a key is made, so a send waits for no key lookup, and
-   * the write of its key runs beside the append of its events.
+   * cache forgets): nothing is read before a key is made, so a send waits for no key lookup. On
+   * PostgreSQL a new key is usually stored by the append of the events sealed under it instead, in
+   * the same statement (AppendOptions.keys); this is for the others (EventStoreDB, an append that
+   * waits for another's key).
    */
   store(keys: (KeySlot & WrappedKey)[]): Promise<void>;
   /** The keys among `ids` that still exist (a destroyed key is absent). */

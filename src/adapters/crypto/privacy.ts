@@ -12,8 +12,8 @@ export interface Privacy {
   store: KeyStore;
   keys: DataKeys;
   personOf: PersonOf;
-  /** `inner` with personal data sealed under the data keys */
-  seal(inner: EventStore): EventStore;
+  /** `inner` with personal data sealed under the data keys; `keysWithEvents`: `inner` stores new keys with its events (PostgreSQL, on the key store's database) */
+  seal(inner: EventStore, options?: { keysWithEvents?: boolean }): EventStore;
 }
 
 export const KEY_FILE = 'encryption.key';
@@ -61,6 +61,6 @@ export async function openPrivacy(options: { encryptionKey?: string; previousKey
     store: options.store,
     keys,
     personOf: (address) => master.person(address),
-    seal: (inner) => createSealingEventStore(inner, { keys, master, store: options.store }),
+    seal: (inner, sealing) => createSealingEventStore(inner, { keys, master, store: options.store, keysWithEvents: sealing?.keysWithEvents }),
   };
 }

@@ -5,7 +5,7 @@ import { keyScopeName, PERSONAL_DATA, personalPart, redact, type PersonalDataRul
 import type { EventStore, NewEvent, RecordedEvent } from '../../ports/event-store.js';
 import type { KeySlot, KeyStore } from '../../ports/key-store.js';
 import { open, seal } from './aes-gcm.js';
-import type { DataKey, DataKeys } from './data-keys.js';
+import type { DataKey, DataKeys, NewKey } from './data-keys.js';
 import type { MasterKey } from './master-key.js';
 
 /** Where sealed fields go in an event's data: `<key id>.<base64 box>`. */
@@ -16,6 +16,12 @@ type StreamOwner = { accountId?: string; person: string; keyId: string } | { acc
 
 const aad = (type: string, keyId: string) => `${type}\n${keyId}`;
 
+/** One append's sealing: the keys its events were sealed under, and the streams whose owner it taught (with the key). */
+interface Sealing {
+  used: Set<DataKey>;
+  learned: [streamId: string, keyId: string][];
+}
+
 /**
  * The event store with personal data sealed: on the way in, the fields PERSONAL_DATA lists are
  * encrypted (AES-256-GCM) under their person's data key and `metadata.person` names the person by
@@ -24,7 +30,16 @@ const aad = (type: string, keyId: string) => `${type}\n${keyId}`;
  * erasing a person (destroying their keys) works the same on both. Events written in clear before the
  * log was sealed are read as redacted once their person is erased (docs/privacy.md).
  */
-export function createSealingEventStore(inner: EventStore, deps: { keys: DataKeys; master: MasterKey; store: KeyStore }): EventStore {
+export function createSealingEventStore(
+  inner: EventStore,
+  deps: {
+    keys: DataKeys;
+    master: MasterKey;
+    store: KeyStore;
+    /** `inner` is on the database of the key store and commits new keys with the events (StreamAppend.keys) */
+    keysWithEvents?: boolean;
+  },
+): EventStore {
   const owners = new LRUCache<string, StreamOwner>({ max: 100_000 });
 
   async function ownerOf(streamId: string): Promise<StreamOwner | undefined> {
@@ -32,8 +47,8 @@ export function createSealingEventStore(inner: EventStore, deps: { keys: DataKey
     return owners.get(streamId);
   }
 
-  /** The event sealed, and the write of the key it was sealed under (settled at once for a key already stored). */
-  async function sealOne(streamId: string, e: NewEvent, writes: Promise<void>[]): Promise<NewEvent> {
+  /** The event sealed; the keys it was sealed under go to `used`, the streams whose owner it taught to `learned`. */
+  async function sealOne(streamId: string, e: NewEvent, sealing: Sealing): Promise<NewEvent> {
     const rule = PERSONAL_DATA[e.type];
     if (!rule) return e;
     const data = e.data as Record<string, any>;
@@ -54,29 +69,68 @@ export function createSealingEventStore(inner: EventStore, deps: { keys: DataKey
       if (typeof owner.address !== 'string') return e; // names nobody: nothing to seal
       person = deps.master.person(owner.address);
       key = deps.keys.keyFor({ accountId: owner.accountId, person, scope: keyScopeName(rule, new Date(), data) });
-      if (!owners.has(streamId)) owners.set(streamId, { accountId: owner.accountId, person, keyId: key.id });
+      if (!owners.has(streamId)) {
+        owners.set(streamId, { accountId: owner.accountId, person, keyId: key.id });
+        sealing.learned.push([streamId, key.id]);
+      }
     }
-    writes.push(key.stored);
+    sealing.used.add(key);
     const { personal, rest } = personalPart(rule, data);
     const box = seal(key.key, Buffer.from(JSON.stringify(personal), 'utf8'), aad(e.type, key.id));
     return { ...e, data: { ...rest, [SEALED]: `${key.id}.${box.toString('base64')}` }, metadata: { ...e.metadata, person } };
   }
 
-  async function sealAll(streamId: string, events: NewEvent[], writes: Promise<void>[]): Promise<NewEvent[]> {
+  async function sealAll(streamId: string, events: NewEvent[], sealing: Sealing): Promise<NewEvent[]> {
     const out: NewEvent[] = [];
-    for (const e of events) out.push(await sealOne(streamId, e, writes));
+    for (const e of events) out.push(await sealOne(streamId, e, sealing));
     return out;
   }
 
   /**
-   * Appends once the events are sealed and the new keys they were sealed under are stored: never an
-   * event whose key a crash could lose (see createPgKeyStore for why waiting costs little).
+   * Appends once the events are sealed, never an event whose key a crash could lose: the new keys
+   * this append made go into its own transaction where the store takes them (`keysWithEvents`), else
+   * are stored just before it; keys another append made and is still storing are waited for. An
+   * append that would wait stores its own keys alone, so no two appends ever wait for each other. Should
+   * the key waited for fail to be stored, the events are sealed again under a new one.
    */
-  async function appendSealed<R>(seal: (writes: Promise<void>[]) => Promise<() => Promise<R>>): Promise<R> {
-    const writes: Promise<void>[] = [];
-    const append = await seal(writes);
-    await Promise.all(writes);
-    return append();
+  async function appendSealed<R>(seal: (sealing: Sealing) => Promise<(keys: NewKey[]) => Promise<R>>): Promise<R> {
+    for (let attempt = 1; ; attempt++) {
+      const sealing: Sealing = { used: new Set(), learned: [] };
+      const append = await seal(sealing);
+      const own = deps.keys.claim(sealing.used);
+      const others = [...sealing.used].filter((k) => deps.keys.waitsForOthers(k, own));
+      const withEvents = deps.keysWithEvents === true && others.length === 0;
+      if (!withEvents) {
+        await deps.keys.storeAlone(own).catch((err) => unlearn(sealing, err));
+        try {
+          await Promise.all(others.map((k) => k.stored));
+        } catch (err) {
+          if (attempt < 3) continue;
+          throw err;
+        }
+      }
+      try {
+        const result = await append(withEvents ? own : []);
+        if (withEvents) deps.keys.settled(own);
+        return result;
+      } catch (err) {
+        if (withEvents) {
+          deps.keys.settled(own, err);
+          unlearn(sealing, err, own);
+        }
+        throw err;
+      }
+    }
+  }
+
+  /** Forgets the stream owners an append taught whose key was not stored, and rethrows. */
+  function unlearn(sealing: Sealing, err: unknown, failed?: NewKey[]): never {
+    for (const [streamId, keyId] of sealing.learned) {
+      if (failed && !failed.some((k) => k.id === keyId)) continue;
+      const known = owners.get(streamId);
+      if (known && 'keyId' in known && known.keyId === keyId) owners.delete(streamId);
+    }
+    throw err;
   }
 
   /** The person of an event written in clear, learning streams' owners in log order. */
@@ -125,18 +179,24 @@ export function createSealingEventStore(inner: EventStore, deps: { keys: DataKey
       }
       const dot = sealed.indexOf('.');
       const id = sealed.slice(0, dot);
-      const { [SEALED]: _sealed, ...rest } = e.data;
+      const rest: Record<string, unknown> = {};
+      for (const field in e.data) if (field !== SEALED) rest[field] = e.data[field];
       const key = keys.get(id);
-      const plain = key ? open(key, Buffer.from(sealed.slice(dot + 1), 'base64'), aad(e.type, id)) : null;
-      return { ...e, data: plain ? { ...rest, ...JSON.parse(plain.toString('utf8')) } : redact(rule, rest) };
+      // the other readers of this process opened it moments ago: decrypting once is enough
+      let text = key ? deps.keys.opened(e.id) : undefined;
+      if (key && text === undefined) {
+        text = open(key, Buffer.from(sealed.slice(dot + 1), 'base64'), aad(e.type, id))?.toString('utf8');
+        if (text !== undefined) deps.keys.rememberOpened(e.id, text, rest.accountId as string | undefined, e.metadata.person as string | undefined);
+      }
+      return { ...e, data: text !== undefined ? Object.assign(rest, JSON.parse(text)) : redact(rule, rest) };
     });
   }
 
   const store: EventStore = {
     append(streamId, events, options) {
-      return appendSealed(async (writes) => {
-        const sealed = await sealAll(streamId, events, writes);
-        return () => inner.append(streamId, sealed, options);
+      return appendSealed(async (sealing) => {
+        const sealed = await sealAll(streamId, events, sealing);
+        return (keys) => inner.append(streamId, sealed, keys.length ? { ...options, keys } : options);
       });
     },
     async readStream(streamId, options) {
@@ -153,9 +213,10 @@ export function createSealingEventStore(inner: EventStore, deps: { keys: DataKey
   if (inner.appendMany) {
     const appendMany = inner.appendMany.bind(inner);
     store.appendMany = (appends) =>
-      appendSealed(async (writes) => {
-        const sealed = await Promise.all(appends.map(async (a) => ({ ...a, events: await sealAll(a.streamId, a.events, writes) })));
-        return () => appendMany(sealed);
+      appendSealed(async (sealing) => {
+        const sealed = await Promise.all(appends.map(async (a) => ({ ...a, events: await sealAll(a.streamId, a.events, sealing) })));
+        // the keys ride with the first append: the whole call commits or none of it
+        return (keys) => appendMany(keys.length ? sealed.map((a, i) => (i === 0 ? { ...a, keys } : a)) : sealed);
       });
   }
   return store;

@@ -17,6 +17,7 @@ import {
   START,
   WrongExpectedRevisionError,
   comparePositions,
+  type AppendOptions,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -101,8 +102,10 @@ export function createEventStoreDbEventStore(options: { connectionString: string
   async function append(
     streamId: string,
     events: NewEvent[],
-    { expectedRevision = 'any' }: { expectedRevision?: ExpectedRevision } = {},
+    { expectedRevision = 'any', keys }: AppendOptions = {},
   ): Promise<AppendResult> {
+    // The data keys live in PostgreSQL: the sealing store stores them itself before appending here.
+    if (keys?.length) throw new Error('EventStoreDB cannot store data keys with events');
     const data = events.map((e) =>
       jsonEvent({ id: e.id, type: e.type, data: (e.data ?? null) as never, metadata: { ...e.metadata, schemaVersion: e.schemaVersion ?? 1 } }),
     );

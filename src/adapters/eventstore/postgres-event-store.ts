@@ -6,6 +6,7 @@ import {
   START,
   WrongExpectedRevisionError,
   comparePositions,
+  type AppendOptions,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -151,8 +152,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       });
   }
 
-  async function appendOne({ streamId, events, expectedRevision }: StreamAppend): Promise<AppendResult> {
-    const args = [
+  async function appendOne({ streamId, events, expectedRevision, keys }: StreamAppend): Promise<AppendResult> {
+    const args: unknown[] = [
       streamId,
       String(expectedRevision ?? 'any'),
       events.map((e) => e.id),
@@ -161,9 +162,10 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       events.map((e) => JSON.stringify(e.data ?? null)),
       events.map((e) => JSON.stringify(e.metadata ?? {})),
     ];
+    if (keys?.length) args.push(JSON.stringify(keys.map(keyJson)));
     for (let attempt = 0; ; attempt++) {
       try {
-        const { rows } = await pool.query(APPEND_ONE(args));
+        const { rows } = await pool.query(keys?.length ? APPEND_ONE_KEYED(args) : APPEND_ONE(args));
         const result = appendResultOf(streamId, expectedRevision, rows[0]);
         if (result instanceof ItemFailure) throw result.error;
         notifyCommitted([streamId]);
@@ -238,8 +240,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     });
   }
 
-  function append(streamId: string, events: NewEvent[], { expectedRevision = 'any' }: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
-    return concurrentAppends.add({ streamId, events, expectedRevision });
+  function append(streamId: string, events: NewEvent[], { expectedRevision = 'any', keys }: AppendOptions = {}): Promise<AppendResult> {
+    return concurrentAppends.add({ streamId, events, expectedRevision, keys });
   }
 
   function appendPayload(items: StreamAppend[]): string {
@@ -252,16 +254,33 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         versions: a.events.map((e) => e.schemaVersion ?? 1),
         data: a.events.map((e) => e.data ?? null),
         meta: a.events.map((e) => e.metadata ?? {}),
+        ...(a.keys?.length ? { k: a.keys.map(keyJson) } : {}),
       })),
     );
   }
+
+  const keyJson = (k: NonNullable<StreamAppend['keys']>[number]) => ({ id: k.id, a: k.accountId, p: k.person, s: k.scope, w: k.wrapped.toString('base64') });
 
   // append_events once per stream, inside one statement and one transaction: all streams or none.
   // The general path: replays of event ids already appended, and a stream named twice in one call.
   const APPEND_ONE = prepared('es_append_one', 'SELECT * FROM append_events($1, $2, $3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])');
 
+  // The data keys an append carries (AppendOptions.keys: \`k\` in a payload) go into data_keys in the
+  // statement that appends the events, and only when they are appended: a refused append stores no key.
+  const INSERT_KEYS = `INSERT INTO data_keys (id, account_id, person, scope, wrapped)
+      SELECT (k->>'id')::uuid, k->>'a', k->>'p', k->>'s', decode(k->>'w', 'base64')`;
+  const APPEND_ONE_KEYED = prepared('es_append_one_keyed', `
+    WITH r AS (SELECT * FROM append_events($1, $2, $3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])),
+    keyed AS (
+      ${INSERT_KEYS}
+      FROM jsonb_array_elements($8::jsonb) k WHERE (SELECT conflict FROM r) IS NULL
+      ON CONFLICT (id) DO NOTHING
+    )
+    SELECT * FROM r`);
+
   const APPEND_MANY = prepared('es_append_many', `
-    SELECT r.last_revision, r.last_tx_id, r.last_position, r.conflict
+    WITH r AS (
+    SELECT b.i, b.a, r.last_revision, r.last_tx_id, r.last_position, r.conflict
     FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS b (a, i)
     CROSS JOIN LATERAL append_events(
       b.a->>'s', b.a->>'x',
@@ -270,7 +289,13 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       ARRAY(SELECT v::int FROM jsonb_array_elements_text(b.a->'versions') WITH ORDINALITY e (v, o) ORDER BY o),
       ARRAY(SELECT v FROM jsonb_array_elements(b.a->'data') WITH ORDINALITY e (v, o) ORDER BY o),
       ARRAY(SELECT v FROM jsonb_array_elements(b.a->'meta') WITH ORDINALITY e (v, o) ORDER BY o)) r
-    ORDER BY b.i`);
+    ),
+    keyed AS (
+      ${INSERT_KEYS}
+      FROM r CROSS JOIN LATERAL jsonb_array_elements(COALESCE(r.a->'k', '[]')) k WHERE r.conflict IS NULL
+      ON CONFLICT (id) DO NOTHING
+    )
+    SELECT last_revision, last_tx_id, last_position, conflict FROM r ORDER BY i`);
 
   // The common case (new event ids, each stream once) as set operations: one statement per table
   // instead of append_events' four per stream, which made a 500-contact import spend most of its time
@@ -321,7 +346,12 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       ORDER BY b.i, e.o
       RETURNING stream_id, global_position
     ),
-    last AS (SELECT stream_id, max(global_position) AS global_position FROM appended GROUP BY stream_id)
+    last AS (SELECT stream_id, max(global_position) AS global_position FROM appended GROUP BY stream_id),
+    keyed AS (
+      ${INSERT_KEYS}
+      FROM b JOIN settled st ON st.stream_id = b.s CROSS JOIN LATERAL jsonb_array_elements(COALESCE(b.a->'k', '[]')) k
+      ON CONFLICT (id) DO NOTHING
+    )
     SELECT st.revision AS last_revision, pg_current_xact_id()::text AS last_tx_id, l.global_position AS last_position,
            NOT (SELECT yes FROM fresh) AS replay
     FROM b LEFT JOIN settled st ON st.stream_id = b.s LEFT JOIN last l ON l.stream_id = b.s

@@ -44,6 +44,57 @@ describe('PostgreSQL event store', function () {
     expect(all.map((e) => e.streamId).sort()).to.deep.equal([`${p}-a`, `${p}-b`, `${p}-c`, `${p}-taken`]);
   });
 
+  describe('data keys carried by appends (AppendOptions.keys)', () => {
+    const key = (accountId: string) => ({ id: randomUUID(), accountId, person: 'p', scope: 'profile', wrapped: Buffer.from(randomUUID()) });
+    const stored = async (keys: { id: string; wrapped: Buffer }[]) =>
+      (await db.db('data_keys').whereIn('id', keys.map((k) => k.id)).select('id', 'wrapped')).map((r) => `${r.id}:${r.wrapped.toString()}`).sort();
+    const named = (keys: { id: string; wrapped: Buffer }[]) => keys.map((k) => `${k.id}:${k.wrapped.toString()}`).sort();
+    const e = () => [{ id: randomUUID(), type: 'T', data: {} }];
+
+    it('stores the keys of the concurrent appends that are appended, in their statement, and none of a refused one', async () => {
+      const p = `keyed-${randomUUID()}`;
+      await store.append(`${p}-taken`, e());
+      const keys = ['a', 'b', 'taken', 'c'].map(() => key(p));
+      const settled = await Promise.allSettled(
+        ['a', 'b', 'taken', 'c'].map((s, i) => store.append(`${p}-${s}`, e(), { expectedRevision: 'no_stream', keys: [keys[i]] })),
+      );
+      expect(settled.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect(await stored(keys)).to.deep.equal(named([keys[0], keys[1], keys[3]]));
+    });
+
+    it('stores them with a lone append, an append of events already in the log, one stream twice in a batch, and not with a refused one', async () => {
+      const p = `keyed-${randomUUID()}`;
+      const [k1, k2, k3] = [key(p), key(p), key(p)];
+      const events = e();
+      await store.append(`${p}-1`, events, { expectedRevision: 'no_stream', keys: [k1] });
+      await store.append(`${p}-1`, events, { expectedRevision: 'no_stream', keys: [k2] }); // a retry: answered as the original
+      const refused = await store.append(`${p}-1`, e(), { expectedRevision: 'no_stream', keys: [k3] }).catch((err) => err);
+      expect(refused).to.be.instanceOf(WrongExpectedRevisionError);
+      // one stream twice in a batch: the per-stream path
+      const [k4, k5] = [key(p), key(p)];
+      await Promise.all([k4, k5].map((k) => store.append(`${p}-2`, e(), { keys: [k] })));
+      expect(await stored([k1, k2, k3, k4, k5])).to.deep.equal(named([k1, k2, k4, k5]));
+    });
+
+    it('appendMany stores them with the whole call, or none when a stream refuses it', async () => {
+      const p = `keyed-${randomUUID()}`;
+      const [k1, k2, k3] = [key(p), key(p), key(p)];
+      await store.appendMany!([
+        { streamId: `${p}-1`, events: e(), expectedRevision: 'no_stream', keys: [k1] },
+        { streamId: `${p}-2`, events: e(), expectedRevision: 'no_stream', keys: [k2] },
+      ]);
+      const refused = await store
+        .appendMany!([
+          { streamId: `${p}-3`, events: e(), expectedRevision: 'no_stream', keys: [k3] },
+          { streamId: `${p}-1`, events: e(), expectedRevision: 'no_stream' },
+        ])
+        .catch((err) => err);
+      expect(refused).to.be.instanceOf(WrongExpectedRevisionError);
+      expect(await stored([k1, k2, k3])).to.deep.equal(named([k1, k2]));
+      expect(await store.readStream(`${p}-3`)).to.deep.equal([]);
+    });
+  });
+
   it("wakes another process's subscribers at once through the commit notice (append and appendMany), and on a bare NOTIFY", async () => {
     // polls far apart: only a notification can deliver within the test's time
     const other = createPostgresEventStore({ connectionString: db.url, pollIntervalMs: 60_000 });

@@ -1,0 +1,89 @@
+import { expect } from 'chai';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createDataKeys } from '../../../src/adapters/crypto/data-keys.js';
+import { createMasterKey } from '../../../src/adapters/crypto/master-key.js';
+import { createPgKeyStore } from '../../../src/adapters/crypto/pg-key-store.js';
+import { createSealingEventStore } from '../../../src/adapters/crypto/sealing-event-store.js';
+import { createPostgresEventStore } from '../../../src/adapters/eventstore/postgres-event-store.js';
+import { WrongExpectedRevisionError, type EventStore, type NewEvent } from '../../../src/ports/event-store.js';
+import type { KeyStore } from '../../../src/ports/key-store.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
+
+const queued = (accountId: string, to: string): NewEvent => ({
+  id: randomUUID(),
+  type: 'EmailQueued',
+  data: { messageId: 'm', accountId, to, from: 'app@example.com', fromEmail: 'app@example.com', fromName: null, subject: 'Hello', html: '<p>Hi</p>', text: 'Hi', headers: [], queuedAt: new Date().toISOString() },
+});
+
+/**
+ * The sealing store on PostgreSQL with its keys in the same database: a new key goes into the
+ * transaction of the first append sealed under it (no write of its own), other appends under it
+ * wait for that one, and a key whose append failed is never used again.
+ */
+describe('Sealing event store, keys stored with the events (PostgreSQL)', function () {
+  let db: TestDatabase;
+  let bare: EventStore;
+  let keyStore: KeyStore;
+  let storedAlone: number;
+  const master = createMasterKey(randomBytes(32));
+  let accountId: string;
+  before(async () => {
+    db = await createTestDatabase();
+    bare = createPostgresEventStore({ connectionString: db.url });
+    const pgKeys = createPgKeyStore(db.db);
+    keyStore = { ...pgKeys, store: (keys) => ((storedAlone += keys.length), pgKeys.store(keys)) };
+  });
+  after(async () => {
+    await bare.close();
+    await db.drop();
+  });
+  beforeEach(() => {
+    storedAlone = 0;
+    accountId = `acc-${randomUUID()}`;
+  });
+  const sealing = () => createSealingEventStore(bare, { keys: createDataKeys({ store: keyStore, master }), master, store: keyStore, keysWithEvents: true });
+  const keysOf = async (address: string) => (await db.db('data_keys').where({ account_id: accountId, person: master.person(address) }).select('id')).map((r) => r.id);
+
+  it('stores a new key in its append’s statement, and a process with a cold cache reads the events', async () => {
+    const store = sealing();
+    await Promise.all(['a', 'b', 'c'].map((n) => store.append(`message-${randomUUID()}`, [queued(accountId, `${n}@example.org`)], { expectedRevision: 'no_stream' })));
+    const s = `message-${randomUUID()}`;
+    await store.append(s, [queued(accountId, 'a@example.org')]);
+    expect(storedAlone).to.equal(0);
+    expect(await keysOf('a@example.org')).to.have.length(1);
+    expect((await sealing().readStream(s))[0].data.to).to.equal('a@example.org');
+  });
+
+  it('an append under a key another append is storing waits for it; when that append is refused, it seals again under a new key', async () => {
+    const store = sealing();
+    const taken = `message-${randomUUID()}`;
+    await bare.append(taken, [{ id: randomUUID(), type: 'T', data: {} }]);
+    const other = `message-${randomUUID()}`;
+    const [refused, appended] = await Promise.allSettled([
+      store.append(taken, [queued(accountId, 'd@example.org')], { expectedRevision: 'no_stream' }),
+      store.append(other, [queued(accountId, 'd@example.org')], { expectedRevision: 'no_stream' }),
+    ]);
+    expect(refused.status === 'rejected' && refused.reason).to.be.instanceOf(WrongExpectedRevisionError);
+    expect(appended.status).to.equal('fulfilled');
+    const keys = await keysOf('d@example.org');
+    expect(keys).to.have.length(1);
+    const [event] = await bare.readStream(other);
+    expect(event.data.$sealed.startsWith(`${keys[0]}.`)).to.equal(true);
+    expect((await sealing().readStream(other))[0].data.to).to.equal('d@example.org');
+  });
+
+  it('concurrent calls sealed under each other’s new keys all commit (one stores its own key alone rather than wait while holding it), each key once', async () => {
+    const store = sealing();
+    const streams: [string, string][] = [];
+    const call = (...to: string[]) => {
+      const appends = to.map((address) => ({ streamId: `message-${randomUUID()}`, events: [queued(accountId, address)] }));
+      appends.forEach((a, i) => streams.push([a.streamId, to[i]]));
+      return appends.length === 1 ? store.append(appends[0].streamId, appends[0].events) : store.appendMany!(appends);
+    };
+    await Promise.all([call('e@example.org', 'f@example.org'), call('f@example.org', 'e@example.org'), call('e@example.org')]);
+    expect(await keysOf('e@example.org')).to.have.length(1);
+    expect(await keysOf('f@example.org')).to.have.length(1);
+    const cold = sealing();
+    for (const [s, to] of streams) expect((await cold.readStream(s))[0].data.to).to.equal(to);
+  });
+});
