@@ -3,25 +3,13 @@ import { expect } from 'chai';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { eventually } from '../support/email-setup.js';
 import { runTs } from '../support/run-command.js';
+import { call } from '../support/http-call.js';
 import { spawnServer, type SpawnedServer } from '../support/spawn-server.js';
 
 const ADMIN = { email: 'owner@rotate.example', password: 'rotate-test-password' };
 const OLD = randomBytes(32).toString('base64');
 const NEW = randomBytes(32).toString('hex');
 const UNSET = ['REDIS_URL', 'EVENTSTORE_URL'];
-
-async function call(base: string, method: string, path: string, options: { token?: string; key?: string; body?: unknown } = {}) {
-  const res = await fetch(base + path, {
-    method,
-    headers: {
-      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-      ...(options.key ? { 'x-api-key': options.key } : {}),
-      ...(options.body ? { 'content-type': 'application/json' } : {}),
-    },
-    body: options.body ? JSON.stringify(options.body) : undefined,
-  });
-  return { status: res.status, body: await res.json() };
-}
 
 describe('npm run admin -- rotate-encryption-key: a new ENCRYPTION_KEY for sealed data', function () {
   this.timeout(180_000);

@@ -8,6 +8,7 @@ import { runningServer } from '../../src/adapters/db/embedded-postgres.js';
 import { placeData } from '../../src/adapters/db/embedded-postgres-placement.js';
 import { eventually } from '../support/email-setup.js';
 import { runTs, type CommandResult } from '../support/run-command.js';
+import { call } from '../support/http-call.js';
 import { freePort, spawnServer, type SpawnedServer } from '../support/spawn-server.js';
 
 // npm run replay / projections:rebuild / admin with nothing but the DATA_DIR npm start used: they must
@@ -20,19 +21,6 @@ const PROJECTIONS = projections.map((p) => p.name).join(', ');
 // As `npm start` with nothing set: the embedded start keeps its generated ENCRYPTION_KEY in DATA_DIR,
 // where the tools find it.
 const UNSET = ['DATABASE_URL', 'REDIS_URL', 'EVENTSTORE_URL', 'ADMIN_EMAIL', 'JWT_SECRET', 'ENCRYPTION_KEY'];
-
-async function call(base: string, method: string, path: string, options: { token?: string; key?: string; body?: unknown } = {}) {
-  const res = await fetch(base + path, {
-    method,
-    headers: {
-      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-      ...(options.key ? { 'x-api-key': options.key } : {}),
-      ...(options.body ? { 'content-type': 'application/json' } : {}),
-    },
-    body: options.body ? JSON.stringify(options.body) : undefined,
-  });
-  return { status: res.status, body: await res.json() };
-}
 
 const login = (base: string, password: string) => call(base, 'POST', '/api/auth/login', { body: { email: EMAIL, password } });
 
