@@ -357,12 +357,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         const wait = f.atMs - (performance.now() - started);
         if (wait > 0) await sleep(wait);
         const at = performance.now();
-        const fault = { kind: f.kind, atMs: Math.round(at - started), recoveredMs: null as number | null };
+        const fault: ChaosReport['faults'][number] = { kind: f.kind, atMs: Math.round(at - started), recoveredMs: null };
         faults.push(fault);
         log(`  ${(fault.atMs / 1000).toFixed(1)}s ${f.kind}`);
         const outcome = await inject(f.kind).catch((err) => void problems.push(`fault ${f.kind} failed: ${err}`));
         if (outcome === 'skipped') {
-          faults.push({ ...faults.pop()!, skipped: true });
+          fault.skipped = true;
           log(`  ${(fault.atMs / 1000).toFixed(1)}s ${f.kind} skipped: the other one is still restarting`);
           continue;
         }

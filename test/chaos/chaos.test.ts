@@ -24,6 +24,7 @@ describe('fault injection, short profile (npm run chaos runs the long one)', fun
     expect(report.problems, table).to.deep.equal([]);
     expect(report.cap.accepted, table).to.be.at.most(report.cap.limit);
     expect(report.accepted.email, table).to.be.greaterThan(0);
-    expect(report.faults.length, table).to.be.at.least(9);
+    // a kill is skipped while the other process of its kind is still restarting
+    expect(report.faults.filter((f) => !f.skipped).length, table).to.be.at.least(8);
   });
 });
