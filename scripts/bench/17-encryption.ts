@@ -85,18 +85,28 @@ const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
 /** A service (`npm start`'s process) on a database of its own, ready to send; its send for the i-th message. */
 async function sendingServer(env: Record<string, string>): Promise<{ server: SpawnedServer; send(i: number): Promise<void>; drop(): Promise<void> }> {
   const db = await createTestDatabase();
-  const server = await spawnServer('all', { DATABASE_URL: db.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ENCRYPTION_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'error', ...env });
+  let server: SpawnedServer | undefined;
+  let headers: Record<string, string>;
+  try {
+    server = await spawnServer('all', { DATABASE_URL: db.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ENCRYPTION_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'error', ...env }, {
+      startTimeoutMs: 120_000, // a start takes over 30 s on a machine loaded 10 times over
+    });
+    ({ headers } = await prepareSendBench(server.baseUrl, ADMIN));
+  } catch (err) {
+    await server?.stop().catch(() => {});
+    await db.drop().catch(() => {});
+    throw err;
+  }
   const base = server.baseUrl;
-  const { headers } = await prepareSendBench(base, ADMIN);
   return {
     server,
     async send(i) {
       const { data } = queued('', i, Number.MAX_SAFE_INTEGER) as { data: Record<string, string> };
       const res = await call(base, 'POST', '/api/send/transactional', { headers, body: { to: data.to, fromEmail: 'app@bench.example.com', fromName: 'Bench', subject: data.subject, html: data.html, text: data.text } });
-      if (res.status !== 201) throw new Error(`a send was refused: ${res.status} ${JSON.stringify(res.body)}; the service said: ${server.output().slice(-2000)}`);
+      if (res.status !== 201) throw new Error(`a send was refused: ${res.status} ${JSON.stringify(res.body)}; the service said: ${server!.output().slice(-2000)}`);
     },
     async drop() {
-      await server.stop();
+      await server!.stop();
       await db.drop();
     },
   };
@@ -124,9 +134,11 @@ const bench: BenchModule = {
     const keyStore = createPgKeyStore(t.db, keyWriter);
     const master = createMasterKey(randomBytes(32));
     const sealedStore = () => createSealingEventStore(bare, { keys: createDataKeys({ store: keyStore, master }), master, store: keyStore, keysWithEvents: true });
-    const sealing = await sendingServer({});
-    const clear = await sendingServer({ SEAL_PERSONAL_DATA: 'false' });
+    let sealing: Awaited<ReturnType<typeof sendingServer>> | undefined;
+    let clear: typeof sealing;
     try {
+      sealing = await sendingServer({});
+      clear = await sendingServer({ SEAL_PERSONAL_DATA: 'false' });
       const sends = await measureRates({ sealing: sealing.send, clear: clear.send }, { concurrency: 50, rounds: Math.max(2, Math.round(6 * scale)), windowMs: 2_000 });
       log(`sends: sealing ${Math.round(sends.sealing)}/s, clear ${Math.round(sends.clear)}/s`);
       await sealing.drop();
@@ -189,8 +201,8 @@ const bench: BenchModule = {
         },
       ];
     } finally {
-      await sealing.drop().catch(() => {});
-      await clear.drop().catch(() => {});
+      await sealing?.drop().catch(() => {});
+      await clear?.drop().catch(() => {});
       await bare.close();
       await keyWriter.destroy();
       await t.drop();

@@ -94,8 +94,9 @@ export interface AppendOptions {
   expectedRevision?: ExpectedRevision;
   /**
    * New data keys the events are sealed under (src/adapters/crypto/sealing-event-store.ts), stored in
-   * the append's own transaction: stored exactly when the events are, so a sealed append costs no
-   * round trip of its own for its key. Only a store on the database of the key store takes them
+   * the append's own transaction: stored when the events are appended (or found appended already, by
+   * a retry), never when the append is refused, so a sealed append costs no round trip of its own for
+   * its key. Only a store on the database of the key store takes them
    * (PostgreSQL, the data_keys table); the others refuse an append that carries any.
    */
   keys?: (KeySlot & WrappedKey)[];

@@ -101,10 +101,16 @@ export function createSealingEventStore(
       const others = [...sealing.used].filter((k) => deps.keys.waitsForOthers(k, own));
       const withEvents = deps.keysWithEvents === true && others.length === 0;
       if (!withEvents) {
-        await deps.keys.storeAlone(own).catch((err) => unlearn(sealing, err));
+        try {
+          await deps.keys.storeAlone(own);
+        } catch (err) {
+          unlearn(sealing);
+          throw err;
+        }
         try {
           await Promise.all(others.map((k) => k.stored));
         } catch (err) {
+          unlearn(sealing, others);
           if (attempt < 3) continue;
           throw err;
         }
@@ -116,21 +122,20 @@ export function createSealingEventStore(
       } catch (err) {
         if (withEvents) {
           deps.keys.settled(own, err);
-          unlearn(sealing, err, own);
+          unlearn(sealing, own);
         }
         throw err;
       }
     }
   }
 
-  /** Forgets the stream owners an append taught whose key was not stored, and rethrows. */
-  function unlearn(sealing: Sealing, err: unknown, failed?: NewKey[]): never {
+  /** Forgets the stream owners an append taught under keys that were not stored (`failed`; all when not given). */
+  function unlearn(sealing: Sealing, failed?: { id: string }[]): void {
     for (const [streamId, keyId] of sealing.learned) {
       if (failed && !failed.some((k) => k.id === keyId)) continue;
       const known = owners.get(streamId);
       if (known && 'keyId' in known && known.keyId === keyId) owners.delete(streamId);
     }
-    throw err;
   }
 
   /** The person of an event written in clear, learning streams' owners in log order. */

@@ -265,7 +265,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   // The general path: replays of event ids already appended, and a stream named twice in one call.
   const APPEND_ONE = prepared('es_append_one', 'SELECT * FROM append_events($1, $2, $3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])');
 
-  // The data keys an append carries (AppendOptions.keys: \`k\` in a payload) go into data_keys in the
+  // The data keys an append carries (AppendOptions.keys: `k` in a payload) go into data_keys in the
   // statement that appends the events, and only when they are appended: a refused append stores no key.
   const INSERT_KEYS = `INSERT INTO data_keys (id, account_id, person, scope, wrapped)
       SELECT (k->>'id')::uuid, k->>'a', k->>'p', k->>'s', decode(k->>'w', 'base64')`;
