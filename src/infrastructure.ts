@@ -30,7 +30,7 @@ export interface Infrastructure {
   /**
    * The same event store and send caps on connections and statement batches of their own, for bulk
    * sends (a campaign's fan-out): an API send batched with others never waits behind a statement of
-   * a hundred campaign messages, nor shares one with them.
+   * dozens of campaign messages, nor shares one with them.
    */
   bulk: { eventStore: EventStore; counters: SendCounters };
   /** attempt counters shared by every process: Redis with REDIS_URL, else PostgreSQL */
