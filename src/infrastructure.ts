@@ -27,6 +27,12 @@ export interface Infrastructure {
   queue: JobQueue;
   /** the daily send caps (their own connections: see createSendCounters) */
   counters: SendCounters;
+  /**
+   * The same event store and send caps on connections and statement batches of their own, for bulk
+   * sends (a campaign's fan-out): an API send batched with others never waits behind a statement of
+   * dozens of campaign messages, nor shares one with them.
+   */
+  bulk: { eventStore: EventStore; counters: SendCounters };
   /** attempt counters shared by every process: Redis with REDIS_URL, else PostgreSQL */
   limiters: RateLimiters;
   /** attachment bytes, kept apart from the event log */
@@ -117,6 +123,9 @@ export async function openInfrastructure(
   const eventStore = config.SEAL_PERSONAL_DATA ? privacy.seal(bareStore, { keysWithEvents: !config.EVENTSTORE_URL }) : bareStore;
   const queue = createJobQueue({ databaseUrl, redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX });
   const counters = createSendCounters(databaseUrl);
+  // Two connections each: a fan-out has one batch of each kind in flight at a time, and the next gathering.
+  const bulkStore = createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL, poolSize: 2 });
+  const bulk = { eventStore: config.SEAL_PERSONAL_DATA ? privacy.seal(bulkStore) : bulkStore, counters: createSendCounters(databaseUrl, { pool: 2 }) };
   const limiters = createRateLimiters({ db, redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX });
   return {
     databaseUrl,
@@ -125,12 +134,15 @@ export async function openInfrastructure(
     privacy,
     queue,
     counters,
+    bulk,
     limiters,
     attachmentStore: createPgAttachmentStore(db),
     embedded,
     async close() {
       await queue.close();
       await counters.close();
+      await bulk.counters.close();
+      await bulk.eventStore.close();
       await limiters.close();
       await eventStore.close();
       await keyWriter?.destroy();

@@ -17,15 +17,22 @@ function windowOf(rate: number): { points: number; windowSeconds: number } {
  */
 export function createProviderRate(deps: { db: Db; limiters: RateLimiters; sleep?: (ms: number) => Promise<void> }) {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const settings = new Map<string, { rate: number | null; until: number }>();
+  // The read itself is kept, not only its answer: the sends that ask together once it is stale wait for
+  // one read (at 80 sends in flight they made one statement each, 4 a second during a campaign).
+  const settings = new Map<string, { rate: Promise<number | null>; until: number }>();
   const limiters = new Map<string, RateLimiter>();
 
-  async function rateOf(accountId: string): Promise<number | null> {
+  function rateOf(accountId: string): Promise<number | null> {
     const known = settings.get(accountId);
     if (known && known.until > Date.now()) return known.rate;
-    const row = await deps.db('accounts').where({ id: accountId }).first('provider_rate_per_second');
-    const rate = row?.provider_rate_per_second ?? null;
-    settings.set(accountId, { rate, until: Date.now() + SETTING_TTL_MS });
+    const rate = deps.db('accounts').where({ id: accountId }).first('provider_rate_per_second').then((row) => (row?.provider_rate_per_second ?? null) as number | null);
+    const entry = { rate, until: Infinity };
+    settings.set(accountId, entry);
+    rate.then(
+      () => (entry.until = Date.now() + SETTING_TTL_MS),
+      // a failed read is not kept: the next send reads again
+      () => settings.get(accountId) === entry && settings.delete(accountId),
+    );
     return rate;
   }
 

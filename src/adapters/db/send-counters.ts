@@ -57,10 +57,10 @@ const RESERVE_SLOTS = 'SELECT reserve_send_slots($1::date, $2::text[], $3::int[]
  * Sends arriving together reserve in one call of reserve_send_slots (migration 015), which decides
  * them in arrival order under the counters' row locks.
  */
-export function createSendCounters(connectionString: string) {
+export function createSendCounters(connectionString: string, options: { pool?: number } = {}) {
   // Index scans only: the statements of a send (SEND_FACTS, SMS_FACTS, reserve_send_slots) run prepared here, and a
   // plan cached while a table was small would otherwise keep scanning it whole as it grows.
-  const db = createDb(connectionString, { pool: 4, settings: { synchronous_commit: 'off', enable_seqscan: 'off' } });
+  const db = createDb(connectionString, { pool: options.pool ?? 4, settings: { synchronous_commit: 'off', enable_seqscan: 'off' } });
 
   /**
    * A group commit of statements that take slots (reserve_send_slots, alone or behind checks of their

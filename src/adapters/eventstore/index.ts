@@ -3,8 +3,8 @@ import { createEventStoreDbEventStore } from './eventstoredb-event-store.js';
 import { createPostgresEventStore } from './postgres-event-store.js';
 
 /** EventStoreDB when EVENTSTORE_URL is set, else the PostgreSQL event store in the service's database. */
-export function createEventStore(options: { databaseUrl: string; eventstoreUrl?: string }): EventStore {
+export function createEventStore(options: { databaseUrl: string; eventstoreUrl?: string; poolSize?: number }): EventStore {
   return options.eventstoreUrl
     ? createEventStoreDbEventStore({ connectionString: options.eventstoreUrl })
-    : createPostgresEventStore({ connectionString: options.databaseUrl });
+    : createPostgresEventStore({ connectionString: options.databaseUrl, poolSize: options.poolSize });
 }
