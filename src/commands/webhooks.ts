@@ -13,6 +13,7 @@ export function webhookView(row: Record<string, any>) {
     id: row.id,
     url: row.url,
     events: row.events,
+    secret: row.secret,
     createdAt: new Date(row.created_at).toISOString(),
   };
 }
@@ -44,7 +45,7 @@ export function createWebhookCommands(deps: { eventStore: EventStore; db: Db; wa
       const secret = `whsec_${randomBytes(32).toString('base64url')}`;
       const fields = { url: input.url, events: input.events ? [...new Set(input.events)] : [...WEBHOOK_EVENTS] };
       await run(id, caller, { kind: 'subscribe', id, accountId, fields, secret, now: new Date().toISOString() });
-      return { ...(await get(accountId, id)), secret };
+      return get(accountId, id);
     },
     async change(accountId: string, caller: Caller, id: string, input: Partial<WebhookFields>) {
       if (input.url) await deps.checkTarget(input.url);
@@ -53,8 +54,9 @@ export function createWebhookCommands(deps: { eventStore: EventStore; db: Db; wa
       return get(accountId, id);
     },
     /**
-     * The signing secret, for an admin who asks to see it: every reading is recorded (the audit trail
-     * shows who read it and from where; the event holds no secret). A list or change never shows it.
+     * The signing secret, for an admin who asks to see it: this reading is recorded (the audit trail
+     * shows who read it and from where; the event holds no secret). The dashboard reveals it this way;
+     * the subscription views still carry it, as the API has always answered admins.
      */
     async revealSecret(accountId: string, caller: Caller, id: string) {
       await execute(webhookSubscriptionDecider, { kind: 'revealSecret', id, accountId, now: new Date().toISOString() }, {

@@ -33,6 +33,7 @@ export interface Webhook {
   id: string;
   url: string;
   events: string[];
+  secret: string;
   createdAt: string;
 }
 export interface Delivery {

@@ -8,8 +8,7 @@ const url = z.url({ protocol: /^https?$/ }).max(2000);
 // duplicates are dropped, so a list may name each event more than once; an empty one would subscribe to nothing
 const events = z.array(z.enum(WEBHOOK_EVENTS)).min(1).max(20);
 const idParams = z.object({ id: z.string().min(1).max(100) });
-const view = z.object({ id: z.string(), url: z.string(), events: z.array(z.string()), createdAt: z.string() });
-const created = view.extend({ secret: z.string() });
+const view = z.object({ id: z.string(), url: z.string(), events: z.array(z.string()), secret: z.string(), createdAt: z.string() });
 
 export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
   const base = { tag: 'webhooks', auth: { kind: 'jwt' as const } };
@@ -20,7 +19,7 @@ export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
       path: '/api/webhooks',
       summary: 'Subscribe an endpoint to contact events (all four by default)',
       body: z.object({ url, events: events.optional() }).strict(),
-      responses: { 201: { description: 'The subscription with its signing secret', schema: created }, 400: { description: 'Invalid or private URL' } },
+      responses: { 201: { description: 'The subscription with its signing secret', schema: view }, 400: { description: 'Invalid or private URL' } },
       async handler({ principal, body, req }) {
         return { status: 201, body: await deps.webhooks.create(accountOf(principal), callerOf(principal, req), body) };
       },
@@ -29,7 +28,7 @@ export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
       ...base,
       method: 'get',
       path: '/api/webhooks',
-      summary: 'List subscriptions (without their secrets: see reveal-secret)',
+      summary: 'List subscriptions',
       responses: { 200: { description: '{items}' } },
       async handler({ principal }) {
         return { status: 200, body: { items: await deps.webhooks.list(accountOf(principal)) } };
