@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Db } from '../adapters/db/knex.js';
 import { campaignDecider, campaignStream, type Audience, type CampaignCommand } from '../domain/campaigns/campaign.js';
-import { campaignMessageId, nextUtcMidnight, recipientVariables, unfilledPlaceholders } from '../domain/campaigns/personalise.js';
+import { campaignMessageId, nextUtcMidnight } from '../domain/campaigns/personalise.js';
+import { recipientVariables, unfilledPlaceholders } from '../domain/campaigns/recipient-variables.js';
 import { fold } from '../domain/decider.js';
 import { renderTemplate } from '../domain/email/render.js';
 import { AppError } from '../domain/errors.js';

@@ -52,6 +52,23 @@ describe('dashboard: campaigns', function () {
     await screenshot(page, 'campaigns');
   });
 
+
+  it('previews the chosen template for one contact of the audience, rendered with that contact\'s fields', async () => {
+    const { page } = h;
+    await page.goto('/campaigns');
+    await page.getByLabel('Template').selectOption({ label: 'spring' });
+    await page.getByRole('textbox', { name: 'Contact email' }).fill('nobody@example.org');
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
+    await page.getByText('No contact nobody@example.org').waitFor();
+
+    await page.getByRole('textbox', { name: 'Contact email' }).fill('READER1@example.org');
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
+    await page.getByTestId('campaign-preview-subject').getByText('Hello Reader1', { exact: true }).waitFor();
+    const body = page.frameLocator('iframe[title="Preview of the message to reader1@example.org"]').getByText('Hi Reader1');
+    await body.waitFor();
+    await expectAccessible(page);
+    await screenshot(page, 'campaigns-preview');
+  });
   it('a campaign scheduled a few seconds ahead is seen starting and reaching sent without a reload', async () => {
     const { page } = h;
     await api('POST', '/api/campaigns', { name: 'Soon', templateId: (await api('GET', '/api/templates')).body.items[0].id, fromEmail: from, audience: { listId: 'news' } });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { campaignMessageId, nextUtcMidnight, recipientVariables, unfilledPlaceholders } from '../../../src/domain/campaigns/personalise.js';
+import { campaignMessageId, nextUtcMidnight } from '../../../src/domain/campaigns/personalise.js';
+import { recipientVariables, unfilledPlaceholders } from '../../../src/domain/campaigns/recipient-variables.js';
 
 describe('campaign personalisation', () => {
   it('one message id per campaign and contact, the same every time, valid as a message id', () => {

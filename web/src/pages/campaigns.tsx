@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api';
 import type { paths } from '../schema';
-import type { Template } from '../types';
-import { ActionForm, ErrorText, PageTitle, Status, Table, formatTime, useAction, useLoad } from '../ui';
+import type { Contact, Template } from '../types';
+import { ActionForm, EmailFrame, ErrorText, PageTitle, Status, Table, formatTime, useAction, useLoad } from '../ui';
+import { renderTemplate } from '../../../src/domain/email/render.js';
+import { recipientVariables, unfilledPlaceholders } from '../../../src/domain/campaigns/recipient-variables.js';
 
 type Campaign = paths['/api/campaigns']['get']['responses'][200]['content']['application/json']['items'][number];
 /** The campaign's `stats`: the same answer as the messages aggregate for its id. */
@@ -106,6 +108,47 @@ function CampaignRow({ campaign: c, onChanged }: { campaign: Campaign; onChanged
   );
 }
 
+/**
+ * What one contact of the audience would receive: the template rendered with that contact's fields by
+ * the fan-out's own rules (a field the contact lacks renders empty, and is counted).
+ */
+function ContactPreview({ template }: { template: Template | undefined }) {
+  const [email, setEmail] = useState('');
+  const [shown, setShown] = useState<{ subject: string; html: string; text: string; unfilled: number; email: string } | null>(null);
+  const preview = useAction(async () => {
+    if (!template) throw new Error('Choose a template first');
+    const found = await call<{ items: Contact[] }>(api.GET('/api/contacts', { params: { query: { search: email, limit: 10 } } }));
+    const contact = found.items.find((c) => c.email.toLowerCase() === email.trim().toLowerCase());
+    if (!contact) throw new Error(`No contact ${email}`);
+    const variables = recipientVariables({}, { email: contact.email, firstName: contact.firstName, lastName: contact.lastName, company: contact.company });
+    setShown({ ...renderTemplate(template, variables), unfilled: unfilledPlaceholders(template, variables), email: contact.email });
+  });
+  return (
+    <section aria-labelledby="campaign-preview" class="preview">
+      <h2 id="campaign-preview">Preview for one contact</h2>
+      <ActionForm class="inline" onSubmit={() => preview.run()}>
+        <label>
+          Contact email
+          <input type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} aria-describedby="campaign-preview-error" />
+        </label>
+        <button type="submit" disabled={preview.busy}>
+          Preview
+        </button>
+        <ErrorText error={preview.error} id="campaign-preview-error" />
+      </ActionForm>
+      {shown && (
+        <>
+          <p>
+            To {shown.email}: <strong data-testid="campaign-preview-subject">{shown.subject}</strong>
+            {shown.unfilled > 0 && ` (${shown.unfilled} placeholder${shown.unfilled === 1 ? '' : 's'} render empty for this contact)`}
+          </p>
+          <EmailFrame html={shown.html} title={`Preview of the message to ${shown.email}`} />
+        </>
+      )}
+    </section>
+  );
+}
+
 export function Campaigns() {
   const list = useLoad(() => call<{ items: Campaign[] }>(api.GET('/api/campaigns')), []);
   const templates = useLoad(() => call<{ items: Template[] }>(api.GET('/api/templates')), []);
@@ -171,6 +214,7 @@ export function Campaigns() {
         </button>
         <ErrorText error={create.error ?? templates.error} id="campaign-create-error" />
       </ActionForm>
+      <ContactPreview template={templates.data?.items.find((t) => t.id === form.templateId)} />
       <ErrorText error={list.error} />
       {sending && (
         <p role="status" class="visually-hidden">
