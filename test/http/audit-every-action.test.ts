@@ -72,7 +72,10 @@ describe('audit trail: every admin action over HTTP, with its actor and client a
     await act('POST /api/campaigns/{id}/send', `/api/campaigns/${paused.id}/send`, 'campaign.scheduled', { body: { scheduledAt: later }, status: 202 });
     await act('POST /api/campaigns/{id}/pause', `/api/campaigns/${paused.id}/pause`, 'campaign.paused', { status: 200 });
     await act('POST /api/campaigns/{id}/resume', `/api/campaigns/${paused.id}/resume`, 'campaign.resumed', { status: 200 });
-    await act('POST /api/campaigns/{id}/cancel', `/api/campaigns/${paused.id}/cancel`, 'campaign.cancelled', { status: 200 });
+    // a campaign of nobody that resumes may be sent at once: the one cancelled stays scheduled until then
+    const scheduled = (await app.request('POST', '/api/campaigns', { token: app.adminToken, body: draft })).body;
+    await app.request('POST', `/api/campaigns/${scheduled.id}/send`, { token: app.adminToken, body: { scheduledAt: later } });
+    await act('POST /api/campaigns/{id}/cancel', `/api/campaigns/${scheduled.id}/cancel`, 'campaign.cancelled', { status: 200 });
     await act('DELETE /api/templates/{id}', `/api/templates/${template.id}`, 'template.deleted');
 
     // contacts by an API key and by the dashboard
