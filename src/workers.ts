@@ -67,7 +67,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
   // pairs of the send bench, 64 against 32 delivered everything 2.7-3.1 s after the last 201 instead
   // of 5.2-6.1 s, at p99 38.9-41.5 against 36.5-44.6 ms and 6 % fewer sends/s; 128 kept up with the
   // API but took its p99 to 52-62 ms.
-  const sendMessage = createSendMessageHandler({ db, eventStore, queue, attachmentStore: infra.attachmentStore, ...providers, retryDelaysMs: config.PROVIDER_RETRY_DELAYS_MS, searchSettleMs: config.PROVIDER_SEARCH_SETTLE_MS, sesSendEvents: { enabled: config.SES_SEND_EVENTS, settleMs: config.SES_SEND_SETTLE_MS }, providerRate: createProviderRate({ db, limiters: infra.limiters }), logger, metrics });
+  const sendMessage = createSendMessageHandler({ db, eventStore, queue, attachmentStore: infra.attachmentStore, ...providers, retryDelaysMs: config.PROVIDER_RETRY_DELAYS_MS, searchSettleMs: config.PROVIDER_SEARCH_SETTLE_MS, sesSendEvents: { enabled: config.SES_SEND_EVENTS, settleMs: config.SES_SEND_SETTLE_MS }, providerRate: createProviderRate({ db, limiters: infra.limiters }), leaseMs: config.SIDE_EFFECT_LEASE_MS, logger, metrics });
   await queue.work(SEND_JOB, sendMessage as never, { concurrency: 64 });
   // Campaign messages get a quarter of the hands: transactional sends keep theirs during a fan-out.
   await queue.work(CAMPAIGN_SEND_JOB, sendMessage as never, { concurrency: 16 });
@@ -75,13 +75,13 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
   // The fan-out queues a campaign's messages as a send by the campaign's creator would.
   const campaignSends = createSendEmail({ eventStore: infra.bulk.eventStore, db, counters: infra.bulk.counters, attachmentStore: infra.attachmentStore, personOf: infra.privacy.personOf, linkSecret: await getOrCreateSecret(db, 'links'), baseUrl: () => config.BASE_URL });
   const fanout = createCampaignFanout({ db, eventStore, sendEmail: campaignSends, clock: shared.clock, stepSize: config.CAMPAIGN_STEP_SIZE });
-  await queue.work(CAMPAIGN_FANOUT_JOB, createCampaignFanoutHandler({ db, queue, fanout, logger }) as never, { concurrency: 4 });
+  await queue.work(CAMPAIGN_FANOUT_JOB, createCampaignFanoutHandler({ db, queue, fanout, leaseMs: config.SIDE_EFFECT_LEASE_MS, logger }) as never, { concurrency: 4 });
   const campaignTimers = createCampaignTimers({ db, eventStore, clock: shared.clock });
   // 32 attempts at once across all endpoints: with attempts batched into shared statements, 16 left the
   // worker waiting on round trips (bench: 230 → 337 deliveries/s from 16 to 32, 365 at 64).
   await queue.work(
     DELIVER_WEBHOOK_JOB,
-    createDeliverWebhookHandler({ db, eventStore, queue, sender: shared.webhookSender, retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS, logger, metrics }) as never,
+    createDeliverWebhookHandler({ db, eventStore, queue, sender: shared.webhookSender, retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS, leaseMs: config.SIDE_EFFECT_LEASE_MS, logger, metrics }) as never,
     { concurrency: 32 },
   );
 

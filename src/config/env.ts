@@ -98,6 +98,12 @@ const schema = z.object({
   PROVIDER_RETRY_DELAYS_MS: msList.default([5000, 30000, 120000, 600000, 1800000]),
   PROVIDER_SEARCH_SETTLE_MS: positiveInt.default(60000),
   /**
+   * How long a worker's claim on a send, a webhook delivery or a campaign fan-out holds without its
+   * heartbeat (renewed every third of it): a worker that died has its work taken over this long after.
+   * Shorter takes over sooner, at one more heartbeat statement a worker per third of it.
+   */
+  SIDE_EFFECT_LEASE_MS: positiveInt.default(15000),
+  /**
    * SES publishes Send events to us (configuration set → SNS → /api/provider-events/ses): a send in
    * doubt after a crash waits SES_SEND_SETTLE_MS for its Send event before sending again. Without
    * them, a crash between SES's answer and our record can send a message twice.

@@ -59,12 +59,14 @@ export function createDeliverWebhookHandler(deps: {
   queue: JobQueue;
   sender: WebhookSender;
   retryDelaysMs: number[];
+  /** the side-effect lease (renewed while a delivery runs) */
+  leaseMs?: number;
   logger?: Logger;
   /** attempts by outcome */
   metrics?: Metrics;
 }) {
   const metrics = deps.metrics ?? NO_METRICS;
-  const leases = createSideEffectLeases(deps.db, deps.queue);
+  const leases = createSideEffectLeases(deps.db, deps.queue, { leaseMs: deps.leaseMs });
   // One round trip for the attempts running side by side: for each, whether an earlier delivery to the
   // same endpoint and contact is unfinished, and where to send.
   const targets = createGroupCommit<{ effectId: string; subscriptionId: string }, { blocked: boolean; subscription?: { url: string; secret: string } }>(

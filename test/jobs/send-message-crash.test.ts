@@ -17,8 +17,8 @@ import { sleep } from '../adapters/queue/wait.js';
 /** how long a send in doubt waits for the provider to show the lost run's send (short here; 60 s by default) */
 const SEARCH_SETTLE_MS = 2_000;
 const SES_SEND_SETTLE_MS = 10_000;
-/** the side-effect lease a dead worker's heartbeat leaves (src/process-managers/side-effects.ts) */
-const LEASE_MS = 15_000;
+/** the side-effect lease a dead worker's heartbeat leaves (SIDE_EFFECT_LEASE_MS: 15 s by default, short here) */
+const LEASE_MS = 4_000;
 /** a dead worker's sends are taken over within this of its death */
 const TAKEOVER_WITHIN_MS = 30_000;
 
@@ -218,7 +218,7 @@ for (const { provider, queue, title } of cases) {
       await skipUnlessAvailable(queue, this);
       database = await createTestDatabase();
       spec = queue.spec(database);
-      env = webhookEnv(database.url, await provider.setUp(database));
+      env = webhookEnv(database.url, { ...(await provider.setUp(database)), SIDE_EFFECT_LEASE_MS: String(LEASE_MS) });
     });
     after(async () => {
       for (const stop of stops.reverse()) await stop().catch(() => {});

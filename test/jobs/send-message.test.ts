@@ -202,7 +202,8 @@ describe('send worker: crashes and concurrency', function () {
       expect(fake.requests.map((r) => r.path)).to.deep.equal(['/email']);
 
       // The lease ends (5 minutes, in the test at once); the next run is in doubt and asks Postmark.
-      // That run is this one, or the queue's retry of the failed job if it comes now: one of them claims.
+      // That run is this one, or the queue's retry of the failed job if it comes now: one of them claims
+      // (either waits the search's settle period, short here, before it asks).
       await db('side_effects').where({ id: `send:${id}` }).update({ claimed_until: db.raw(`now() - interval '1 second'`) });
       await otherWorker(app)(sendJob(id));
       const history = await eventually(() => eventStore.readStream(`message-${id}`), (h) => h.length === 2);
@@ -210,7 +211,7 @@ describe('send worker: crashes and concurrency', function () {
       expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
       expect(history[1].data.providerMessageId).to.equal(fake.sent[0].messageId);
       await eventually(effect, (e) => e?.status === 'done');
-    }));
+    }, { PROVIDER_SEARCH_SETTLE_MS: '300' }));
 
   it('a retry after an error that came once Postmark had taken the message finds it in the search instead of sending again', () =>
     withPostmark(async ({ app, fake, key, from }) => {

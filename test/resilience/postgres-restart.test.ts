@@ -120,7 +120,7 @@ for (const queue of ['pg-boss', 'BullMQ'] as const) {
       await new Promise((r) => setTimeout(r, 1_000));
       postgres = await start();
       const back = Date.now();
-      await new Promise((r) => setTimeout(r, RESUMED_WITHIN_MS + 8_000));
+      await new Promise((r) => setTimeout(r, RESUMED_WITHIN_MS + 3_000));
       running = false;
       await Promise.all(loops);
 
