@@ -256,7 +256,7 @@ export function createSendEmail(deps: SendEmailDeps) {
       // they stay unreferenced (a retried command writes the same ids); that costs space, never a send.
       if (input.attachments?.length) {
         await deps.attachmentStore.put(
-          input.attachments.map((a, i) => ({ id: attachmentBlobId(messageId, i), content: Buffer.from(a.content, 'base64') })),
+          input.attachments.map((a, i) => ({ id: attachmentBlobId(messageId, i), content: a.bytes })),
         );
       }
       // A brand-new stream: nothing to read first (one round trip fewer on the hot path).

@@ -19,15 +19,22 @@ const CLOSE_OBJECT = 0x7d;
 export function jsonDepthExceeds(text: Uint8Array | string, max = MAX_JSON_DEPTH): boolean {
   const bytes = typeof text !== 'string';
   const length = text.length;
+  const at = bytes ? (i: number) => text[i] : (i: number) => text.charCodeAt(i);
+  // A string is skipped to its closing quote with indexOf (native, where a loop over each character of a
+  // megabyte of base64 attachment cost 6 ms a request): the first quote not escaped by an odd run of backslashes.
+  const nextQuote = bytes ? (from: number) => (text as Uint8Array).indexOf(QUOTE, from) : (from: number) => (text as string).indexOf('"', from);
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < length; i++) {
-    const c = bytes ? text[i] : text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+    const c = at(i);
+    if (c === QUOTE) {
+      for (;;) {
+        i = nextQuote(i + 1);
+        if (i < 0) return false;
+        let backslashes = 0;
+        while (at(i - 1 - backslashes) === BACKSLASH) backslashes++;
+        if (backslashes % 2 === 0) break;
+      }
+    } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
       if (++depth > max) return true;
     } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--;
   }

@@ -23,6 +23,22 @@ describe('jsonDepthExceeds (bracket count before parsing)', () => {
     expect(jsonDepthExceeds(`["\\\\"${','.repeat(1)}${arrays(64)}]`)).to.equal(true);
   });
 
+  it('agrees with a walk over the parsed value on strings of every escape, as text and as bytes', () => {
+    const depthOf = (v: unknown): number => (Array.isArray(v) ? 1 + Math.max(0, ...v.map(depthOf)) : v && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v).map(depthOf)) : 0);
+    const pieces = ['\\', '"', '\\"', '[', '{', ']', '}', 'x', 'é', '\n'];
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed / 0x7fffffff);
+    for (let n = 0; n < 300; n++) {
+      const str = () => Array.from({ length: Math.floor(random() * 12) }, () => pieces[Math.floor(random() * pieces.length)]).join('');
+      let value: unknown = str();
+      const levels = Math.floor(random() * 70);
+      for (let l = 0; l < levels; l++) value = random() < 0.5 ? [str(), value, str()] : { [str()]: value, k: str() };
+      const text = JSON.stringify(value);
+      expect(jsonDepthExceeds(text), text).to.equal(depthOf(value) > MAX_JSON_DEPTH);
+      expect(jsonDepthExceeds(Buffer.from(text)), text).to.equal(depthOf(value) > MAX_JSON_DEPTH);
+    }
+  });
+
   it('stops at the first bracket too many, however long the body', () => {
     expect(jsonDepthExceeds('['.repeat(10_000_000))).to.equal(true);
   });
