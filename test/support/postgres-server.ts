@@ -6,7 +6,8 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/ad
 
 /**
  * The PostgreSQL server the tests use: DATABASE_URL when set (CI sets it), else a server already on
- * 127.0.0.1:5432, else an embedded one started for this run.
+ * 127.0.0.1:5432, else an embedded one started for this run. TEST_OWN_POSTGRES=true: always an
+ * embedded one (scripts/test.ts runs a second stream of files on a server of its own).
  */
 let serverUrl: string | undefined;
 let embedded: EmbeddedPostgresHandle | undefined;
@@ -27,9 +28,9 @@ function reachable(port: number): Promise<boolean> {
 
 export async function postgresServerUrl(): Promise<string> {
   if (serverUrl) return serverUrl;
-  if (process.env.DATABASE_URL) {
+  if (process.env.TEST_OWN_POSTGRES !== 'true' && process.env.DATABASE_URL) {
     serverUrl = process.env.DATABASE_URL;
-  } else if (await reachable(5432)) {
+  } else if (process.env.TEST_OWN_POSTGRES !== 'true' && (await reachable(5432))) {
     serverUrl = 'postgres://postgres@127.0.0.1:5432/postgres';
   } else {
     embedded = await startEmbeddedPostgres({
