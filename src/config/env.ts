@@ -100,9 +100,10 @@ const schema = z.object({
   /**
    * How long a worker's claim on a send, a webhook delivery or a campaign fan-out holds without its
    * heartbeat (renewed every third of it): a worker that died has its work taken over this long after.
-   * Shorter takes over sooner, at one more heartbeat statement a worker per third of it.
+   * Shorter takes over sooner, at one more heartbeat statement a worker per third of it. At least a
+   * second: a lease that could end between two heartbeats of a live worker would hand its work on twice.
    */
-  SIDE_EFFECT_LEASE_MS: positiveInt.default(15000),
+  SIDE_EFFECT_LEASE_MS: wholeNumber.pipe(z.number().min(1000, 'must be at least 1000 (ms)')).default(15000),
   /**
    * SES publishes Send events to us (configuration set → SNS → /api/provider-events/ses): a send in
    * doubt after a crash waits SES_SEND_SETTLE_MS for its Send event before sending again. Without

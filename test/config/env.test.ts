@@ -38,6 +38,10 @@ describe('loadConfig (docs/configuration.md)', () => {
       expect(config().WEBHOOK_ALLOW_PRIVATE_TARGETS).to.equal(false);
     });
 
+    it('side-effect lease 15 s', () => {
+      expect(config().SIDE_EFFECT_LEASE_MS).to.equal(15000);
+    });
+
     it('SMS opt-out sync every 15 minutes, signup closed, SMS through SNS', () => {
       expect(config().SMS_OPTOUT_SYNC_INTERVAL_MS).to.equal(900000);
       expect(config().ALLOW_SIGNUP).to.equal(false);
@@ -105,6 +109,8 @@ describe('loadConfig (docs/configuration.md)', () => {
       ['HTTP_HEADERS_TIMEOUT_MS', '0'],
       ['HTTP_REQUEST_TIMEOUT_MS', '10s'],
       ['HTTP_KEEP_ALIVE_TIMEOUT_MS', '-1'],
+      // a lease that could end between two heartbeats of a live worker
+      ['SIDE_EFFECT_LEASE_MS', '999'],
     ];
     for (const [name, value] of cases) {
       it(`${name}=${value}`, () => {
