@@ -24,6 +24,8 @@ const msList = z
 const wholeNumber = z.string().regex(/^\d+$/, 'must be a whole number').transform(Number);
 const positiveInt = wholeNumber.pipe(z.number().positive());
 const port = (min: number) => wholeNumber.pipe(z.number().min(min).max(65535));
+/** a key-encryption key (ENCRYPTION_KEY, ENCRYPTION_KEY_PREVIOUS) */
+const masterKeyText = z.string().refine((v) => parseMasterKey(v) !== null, 'must be 32 bytes, base64-encoded (44 characters) or as 64 hex digits');
 
 /**
  * express's `trust proxy` syntax: `true`/`false`, a hop count, or comma-separated addresses, CIDR ranges
@@ -61,9 +63,9 @@ const schema = z.object({
   ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   // The key-encryption key of the per-person data keys (docs/privacy.md); unset: kept in DATA_DIR.
-  ENCRYPTION_KEY: z.string().refine((v) => parseMasterKey(v) !== null, 'must be 32 bytes, base64-encoded (44 characters) or as 64 hex digits').optional(),
+  ENCRYPTION_KEY: masterKeyText.optional(),
   // during a rotation of ENCRYPTION_KEY (docs/operations.md): the key being replaced, which still opens what it wrapped
-  ENCRYPTION_KEY_PREVIOUS: z.string().refine((v) => parseMasterKey(v) !== null, 'must be 32 bytes, base64-encoded (44 characters) or as 64 hex digits').optional(),
+  ENCRYPTION_KEY_PREVIOUS: masterKeyText.optional(),
   // false writes personal data in clear, which no erasure can then reach: for measuring what sealing costs (docs/benchmarks.md), never for a deployment
   SEAL_PERSONAL_DATA: boolean.default(true),
   ALLOW_SIGNUP: boolean.default(false),
