@@ -2,7 +2,7 @@ import type { Db } from '../adapters/db/knex.js';
 import { badRequest } from '../domain/errors.js';
 import type { MessageStatus } from '../domain/messages/message.js';
 import type { Principal } from '../http/principal.js';
-import { countLabel } from '../projections/message-counts.js';
+import { countLabel, labelsOf } from '../projections/message-counts.js';
 
 export type Interval = 'hour' | 'day';
 export const COUNT_KINDS = ['sent', 'delivered', 'bounced', 'complained', 'opened', 'clicked'] as const;
@@ -33,7 +33,7 @@ function labelOf(q: TimeseriesQuery): string {
   if (q.search) {
     throw badRequest('search cannot filter the chart: its counts are kept per status, tag and metadata entry, not per text (search narrows the list only)');
   }
-  const labels = [...(q.tags ?? []).map(countLabel.tag), ...Object.entries(q.metadata ?? {}).map(([k, v]) => countLabel.metadata(k, v))];
+  const labels = labelsOf(q);
   if (labels.length > 1) {
     throw badRequest('tag and metadata: the chart filters on one tag or one metadata entry at a time (its counts are kept per tag and per entry, not per combination)');
   }

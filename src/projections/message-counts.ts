@@ -29,10 +29,9 @@ interface Owner {
   counted: Record<string, number>;
 }
 
-function labelsOf(data: Record<string, any>): string[] {
-  const tags: string[] = data.tags ?? [];
-  const metadata: Record<string, string> = data.metadata ?? {};
-  return [...tags.map(countLabel.tag), ...Object.entries(metadata).map(([k, v]) => countLabel.metadata(k, v))];
+/** The labels of a message's tags and metadata entries (a queued event's data, or a chart's filters). */
+export function labelsOf(data: { tags?: string[]; metadata?: Record<string, string> }): string[] {
+  return [...(data.tags ?? []).map(countLabel.tag), ...Object.entries(data.metadata ?? {}).map(([k, v]) => countLabel.metadata(k, v))];
 }
 
 /**
