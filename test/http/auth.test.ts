@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { spawnServer } from '../support/spawn-server.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { eventually } from '../support/email-setup.js';
 
 /** Every per-key control with its exact status and message. */
 describe('API key authentication', function () {
@@ -98,8 +99,11 @@ describe('API key authentication', function () {
     expect(created.body.key).to.match(/^cl_[A-Za-z0-9_-]{43}$/);
     expect(created.body).to.include.keys('id', 'name', 'key', 'scopes', 'expiresAt', 'ipAllowlist', 'dailyLimit', 'createdAt');
     await listMessages(created.body.key);
-    const list = await app.request('GET', '/api/api-keys', { token: app.adminToken });
-    const item = list.body.items.find((k: any) => k.id === created.body.id);
+    // lastUsedAt is written beside the request, not before its answer
+    const item = await eventually(
+      async () => (await app.request('GET', '/api/api-keys', { token: app.adminToken })).body.items.find((k: any) => k.id === created.body.id),
+      (k) => k.lastUsedAt !== null,
+    );
     expect(item).to.not.have.property('key');
     expect(item.lastUsedAt).to.be.a('string');
     expect(item.revokedAt).to.equal(null);
