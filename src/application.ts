@@ -11,6 +11,7 @@ import { createProviderRegistry } from './providers.js';
 import { createObservability } from './observability.js';
 import { createApiServices } from './services.js';
 import { startWorkers } from './workers.js';
+import { startWorkersThread } from './workers-thread.js';
 
 export type Role = 'all' | 'api' | 'worker';
 export const ROLES: readonly Role[] = ['all', 'api', 'worker'];
@@ -61,6 +62,12 @@ export interface ApplicationOptions {
   adapt?: (infra: Infrastructure) => Infrastructure;
   /** the time campaigns go by (their schedule, the daily cap's day); tests move it */
   clock?: () => Date;
+  /**
+   * The `all` role's workers on a thread of their own (npm start), configured from `env` with the
+   * database this thread opened; `onExit` hears of that thread ending by itself. Without it the
+   * workers share this thread's event loop (the tests' in-process services).
+   */
+  workersThread?: { env: NodeJS.ProcessEnv; onExit(err: Error): void };
 }
 
 /**
@@ -73,14 +80,19 @@ export async function createApplication(role: Role, options: ApplicationOptions)
   const { config, logger } = options;
   const opened = await openInfrastructure(config);
   const infra = options.adapt ? options.adapt(opened) : opened;
-  let workers: Awaited<ReturnType<typeof startWorkers>> | undefined;
+  let workers: { stop(): Promise<void> } | undefined;
   const stop = async () => {
     await workers?.stop();
     await opened.close();
   };
   try {
     const shared = createSharedServices(config, infra, logger, options.clock);
-    if (role !== 'api') workers = await startWorkers(config, infra, logger, shared);
+    if (role === 'all' && options.workersThread) {
+      const { env, onExit } = options.workersThread;
+      const thread = await startWorkersThread({ ...env, DATABASE_URL: infra.databaseUrl }, onExit);
+      shared.observability.join(thread.observability);
+      workers = thread;
+    } else if (role !== 'api') workers = await startWorkers(config, infra, logger, shared);
     if (role === 'worker') return { role, config, infra, logger, shared, stop };
     const api = await createApiServices(config, infra, logger, shared);
     const boot = await api.accounts.bootstrap(config.ADMIN_EMAIL, config.ADMIN_PASSWORD);

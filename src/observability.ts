@@ -1,5 +1,5 @@
 import type { Db } from './adapters/db/knex.js';
-import { createPrometheusMetrics } from './adapters/metrics/prometheus.js';
+import { createPrometheusMetrics, type MetricsSnapshot } from './adapters/metrics/prometheus.js';
 import type { EventStore } from './ports/event-store.js';
 import type { JobQueue } from './ports/job-queue.js';
 import { createLagReader, type LogFollower } from './projections/lag.js';
@@ -25,6 +25,12 @@ export type Readiness = {
   checks: Record<string, { ok: boolean; detail?: string }>;
 };
 
+/** Another thread of this process running a role of its own (the `all` role's workers). */
+export interface ThreadObservability {
+  snapshot(): Promise<MetricsSnapshot>;
+  readiness(): Promise<Readiness>;
+}
+
 /**
  * One process's metrics and readiness. The roles it runs say what it follows (`follow`): the read
  * models and process managers whose lag it reports and needs current, the queues whose depth it reports
@@ -35,6 +41,7 @@ export function createObservability(deps: { db: Db; eventStore: EventStore; queu
   const lag = createLagReader(deps);
   const followers = new Map<string, LogFollower>();
   const queues = new Set<string>();
+  const threads: ThreadObservability[] = [];
 
   prometheus.addScrapedGauge({
     name: 'courier_log_follower_lag_events',
@@ -61,30 +68,49 @@ export function createObservability(deps: { db: Db; eventStore: EventStore; queu
       for (const f of more.followers ?? []) followers.set(`${f.kind}:${f.name}`, f);
       for (const q of more.queues ?? []) queues.add(q);
     },
+    /** Adds a thread's series to the exposition and its checks to readiness. */
+    join(thread: ThreadObservability) {
+      threads.push(thread);
+    },
+    async exposition() {
+      // a thread that does not answer leaves its series out of this scrape, not the process's
+      return prometheus.exposition(await Promise.all(threads.map((t) => within(t.snapshot()).catch((): MetricsSnapshot => []))));
+    },
     /** Whether this process can do its roles' work now, and what stops it when it cannot. */
     async readiness(): Promise<Readiness> {
-      const checks: Readiness['checks'] = {};
-      const check = async (name: string, run: () => Promise<string | null>) => {
-        try {
-          const problem = await within(run());
-          checks[name] = problem ? { ok: false, detail: problem } : { ok: true };
-        } catch (err) {
-          checks[name] = { ok: false, detail: why(err) };
-        }
-      };
-      await Promise.all([
-        check('database', async () => (await deps.db.raw('SELECT 1'), null)),
-        check('eventStore', async () => (await deps.eventStore.readStream('$healthcheck'), null)),
-        ...(deps.queue.depth && queues.size ? [check('queue', async () => (await deps.queue.depth!([...queues][0]), null))] : []),
+      const [own, ...others] = await Promise.all([
+        ownReadiness(),
+        ...threads.map((t) => within(t.readiness()).catch((err): Readiness => ({ ready: false, checks: { workers: { ok: false, detail: why(err) } } }))),
       ]);
-      if (checks.database.ok && checks.eventStore.ok && followers.size) {
-        await check('readModels', async () => {
-          const behind = (await lag.lag([...followers.values()])).filter((l) => l.events >= READY_MAX_LAG_EVENTS);
-          return behind.length ? `behind the log by ${READY_MAX_LAG_EVENTS} events or more: ${behind.map((l) => l.follower.name).join(', ')}` : null;
-        });
-      }
+      // a check is passed when every thread that makes it passes it
+      const checks = { ...own.checks };
+      for (const other of others) for (const [name, check] of Object.entries(other.checks)) if (!checks[name] || !check.ok) checks[name] = check;
       return { ready: Object.values(checks).every((c) => c.ok), checks };
     },
   };
+
+  async function ownReadiness(): Promise<Readiness> {
+    const checks: Readiness['checks'] = {};
+    const check = async (name: string, run: () => Promise<string | null>) => {
+      try {
+        const problem = await within(run());
+        checks[name] = problem ? { ok: false, detail: problem } : { ok: true };
+      } catch (err) {
+        checks[name] = { ok: false, detail: why(err) };
+      }
+    };
+    await Promise.all([
+      check('database', async () => (await deps.db.raw('SELECT 1'), null)),
+      check('eventStore', async () => (await deps.eventStore.readStream('$healthcheck'), null)),
+      ...(deps.queue.depth && queues.size ? [check('queue', async () => (await deps.queue.depth!([...queues][0]), null))] : []),
+    ]);
+    if (checks.database.ok && checks.eventStore.ok && followers.size) {
+      await check('readModels', async () => {
+        const behind = (await lag.lag([...followers.values()])).filter((l) => l.events >= READY_MAX_LAG_EVENTS);
+        return behind.length ? `behind the log by ${READY_MAX_LAG_EVENTS} events or more: ${behind.map((l) => l.follower.name).join(', ')}` : null;
+      });
+    }
+    return { ready: Object.values(checks).every((c) => c.ok), checks };
+  }
 }
 export type Observability = ReturnType<typeof createObservability>;

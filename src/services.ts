@@ -118,7 +118,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
   const routes = createApiRoutes({
     health: { db, eventStore },
     readiness: { readiness: observability.readiness },
-    metrics: { exposition: observability.prometheus.exposition, token: config.METRICS_TOKEN },
+    metrics: { exposition: observability.exposition, token: config.METRICS_TOKEN },
     auth: {
       accounts,
       signIns,
@@ -184,7 +184,7 @@ export function createOperationsApp(config: Config, infra: Infrastructure, logge
     routes: [
       ...createHealthRoutes({ db: infra.db, eventStore: infra.eventStore }),
       ...createReadinessRoutes({ readiness: observability.readiness }),
-      ...createMetricsRoutes({ exposition: observability.prometheus.exposition, token: config.METRICS_TOKEN }),
+      ...createMetricsRoutes({ exposition: observability.exposition, token: config.METRICS_TOKEN }),
     ],
     authenticate: async () => undefined,
     logger,

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { Channel, Metrics, ProviderOutcome, WebhookOutcome } from '../../ports/metrics.js';
 
 /** A gauge read at scrape time: `collect` sets its values (a bounded query, never a scan of the log). */
@@ -9,15 +9,21 @@ export interface ScrapedGauge {
   collect(set: (labels: Record<string, string>, value: number) => void): Promise<void>;
 }
 
+/** A registry's series as data, to be added to another thread's (`exposition`). */
+export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];
+
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /**
- * The Prometheus registry of one process. Series children are looked up once per label combination and
+ * The Prometheus registries of one thread. Series children are looked up once per label combination and
  * kept: the send path pays a map lookup and an observe, not a label object per request.
  */
 export function createPrometheusMetrics() {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'courier_' });
+  // Node's and the process's own series (heap, event loop, CPU) apart: summing two threads' CPU or start
+  // time would be wrong, so another thread's exposition takes the service's series only.
+  const runtime = new Registry();
+  collectDefaultMetrics({ register: runtime, prefix: 'courier_' });
 
   const httpRequests = new Histogram({
     name: 'courier_http_request_duration_seconds',
@@ -58,7 +64,6 @@ export function createPrometheusMetrics() {
   };
 
   return {
-    registry,
     metrics,
     /** one finished HTTP request; `route` is the route's pattern (`/api/messages/:id`), never the raw path */
     observeHttp(method: string, route: string, status: number, seconds: number) {
@@ -71,14 +76,22 @@ export function createPrometheusMetrics() {
         help: gauge.help,
         labelNames: gauge.labelNames,
         registers: [registry],
+        // two threads reading the same lag or depth from the database: one value, not their sum
+        aggregator: 'max',
         async collect() {
           this.reset();
           await gauge.collect((labels, value) => this.set(labels, value));
         },
       });
     },
-    async exposition(): Promise<{ contentType: string; body: string }> {
-      return { contentType: registry.contentType, body: await registry.metrics() };
+    /** The service's series, without the runtime's, for another thread's exposition. */
+    async snapshot(): Promise<MetricsSnapshot> {
+      return (await registry.getMetricsAsJSON()) as MetricsSnapshot;
+    },
+    /** The text exposition, with the service's series of the process's other threads (counters and histograms summed). */
+    async exposition(others: MetricsSnapshot[] = []): Promise<{ contentType: string; body: string }> {
+      const service = others.length === 0 ? registry : AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...others]);
+      return { contentType: registry.contentType, body: `${await runtime.metrics()}\n${await service.metrics()}` };
     },
   };
 }
