@@ -65,6 +65,7 @@ async function main(role: Role): Promise<void> {
   // it, so that whatever supervises the service restarts the whole of it.
   let onWorkersExit = (err: Error): void => {
     logger.fatal({ err }, 'the workers thread stopped while the service started');
+    void started?.stop().finally(() => process.exit(1));
   };
   const workersThread = role === 'all' ? { env: process.env, onExit: (err: Error) => onWorkersExit(err) } : undefined;
   const application = (started = await startRetrying(() => createApplication(role, { config, logger, workersThread }), logger));
