@@ -20,8 +20,13 @@ export interface WorkersThread {
  * it runs; `onExit` hears of the thread ending by itself afterwards (a crash), which the process must
  * not outlive.
  */
-export async function startWorkersThread(env: NodeJS.ProcessEnv, onExit: (err: Error) => void): Promise<WorkersThread> {
-  const thread = new Worker(new URL('./workers-thread-entry.mjs', import.meta.url), { workerData: { env } });
+export async function startWorkersThread(
+  env: NodeJS.ProcessEnv,
+  onExit: (err: Error) => void,
+  /** the thread's first module (tests give one that fails on cue) */
+  entry = new URL('./workers-thread-entry.mjs', import.meta.url),
+): Promise<WorkersThread> {
+  const thread = new Worker(entry, { workerData: { env } });
   const pending = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
   let nextId = 0;
   let stopping = false;
