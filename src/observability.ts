@@ -42,13 +42,16 @@ export function createObservability(deps: { db: Db; eventStore: EventStore; queu
   const followers = new Map<string, LogFollower>();
   const queues = new Set<string>();
   const threads: ThreadObservability[] = [];
+  // A joined workers thread follows every read model, process manager and queue this thread would
+  // (the worker role follows them all): its lag and depth stand for the process, not read twice.
+  const followed = () => (threads.length ? [] : [...followers.values()]);
 
   prometheus.addScrapedGauge({
     name: 'courier_log_follower_lag_events',
     help: 'Events in the log a read model (projection) or process manager has still to handle, counted over the newest 10,000',
     labelNames: ['kind', 'name'],
     async collect(set) {
-      for (const { follower, events } of await lag.lag([...followers.values()])) set({ kind: follower.kind, name: follower.name }, events);
+      for (const { follower, events } of await lag.lag(followed())) set({ kind: follower.kind, name: follower.name }, events);
     },
   });
   prometheus.addScrapedGauge({
@@ -56,7 +59,7 @@ export function createObservability(deps: { db: Db; eventStore: EventStore; queu
     help: 'Jobs waiting in a queue (due or delayed), not running',
     labelNames: ['queue'],
     async collect(set) {
-      if (!deps.queue.depth) return;
+      if (!deps.queue.depth || threads.length) return;
       for (const name of queues) set({ queue: name }, await deps.queue.depth(name));
     },
   });
@@ -68,7 +71,7 @@ export function createObservability(deps: { db: Db; eventStore: EventStore; queu
       for (const f of more.followers ?? []) followers.set(`${f.kind}:${f.name}`, f);
       for (const q of more.queues ?? []) queues.add(q);
     },
-    /** Adds a thread's series to the exposition and its checks to readiness. */
+    /** Adds a thread's series to the exposition and its checks to readiness; its lag and queue depths stand for this thread's. */
     join(thread: ThreadObservability) {
       threads.push(thread);
     },
@@ -104,9 +107,9 @@ export function createObservability(deps: { db: Db; eventStore: EventStore; queu
       check('eventStore', async () => (await deps.eventStore.readStream('$healthcheck'), null)),
       ...(deps.queue.depth && queues.size ? [check('queue', async () => (await deps.queue.depth!([...queues][0]), null))] : []),
     ]);
-    if (checks.database.ok && checks.eventStore.ok && followers.size) {
+    if (checks.database.ok && checks.eventStore.ok && followed().length) {
       await check('readModels', async () => {
-        const behind = (await lag.lag([...followers.values()])).filter((l) => l.events >= READY_MAX_LAG_EVENTS);
+        const behind = (await lag.lag(followed())).filter((l) => l.events >= READY_MAX_LAG_EVENTS);
         return behind.length ? `behind the log by ${READY_MAX_LAG_EVENTS} events or more: ${behind.map((l) => l.follower.name).join(', ')}` : null;
       });
     }

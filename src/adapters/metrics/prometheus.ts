@@ -76,8 +76,6 @@ export function createPrometheusMetrics() {
         help: gauge.help,
         labelNames: gauge.labelNames,
         registers: [registry],
-        // two threads reading the same lag or depth from the database: one value, not their sum
-        aggregator: 'max',
         async collect() {
           this.reset();
           await gauge.collect((labels, value) => this.set(labels, value));
