@@ -1,10 +1,10 @@
 import { createTestDatabase } from '../../test/support/db.js';
 import { spawnServer } from '../../test/support/spawn-server.js';
-import { call, measureClosedLoop, scaled, type BenchModule, prepareSendBench } from './lib.js';
+import { call, measureClosedLoop, percentiles, scaled, type BenchModule, prepareSendBench } from './lib.js';
 
 const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
 
-const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.99))];
+const p99 = (values: number[]) => percentiles([...values]).p99;
 
 /**
  * Issue 28, scheduled sends: how late after its sendAt a scheduled message reaches the provider (p99,

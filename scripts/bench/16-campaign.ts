@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createTestDatabase, type TestDatabase } from '../../test/support/db.js';
 import { spawnServer } from '../../test/support/spawn-server.js';
-import { call, measureClosedLoop, measureLatency, scaled, type BenchFigure, type BenchModule, prepareSendBench } from './lib.js';
+import { call, measureClosedLoop, measureLatency, percentiles, scaled, type BenchFigure, type BenchModule, prepareSendBench } from './lib.js';
 
 const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
 
@@ -31,8 +31,7 @@ async function timeToProvider(testDb: TestDatabase, sends: { id: string; accepte
     const { rows } = await testDb.db.raw('SELECT message_id, (extract(epoch FROM created_at) * 1000)::float8 AS at FROM sandbox_emails WHERE message_id = ANY(?)', [sends.map((s) => s.id)]);
     if (rows.length === sends.length) {
       const arrived = new Map<string, number>(rows.map((r: { message_id: string; at: number }) => [r.message_id, r.at]));
-      const waits = sends.map((s) => arrived.get(s.id)! - s.acceptedAt).sort((a, b) => a - b);
-      return waits[Math.min(waits.length - 1, Math.floor(waits.length * 0.99))];
+      return percentiles(sends.map((s) => arrived.get(s.id)! - s.acceptedAt)).p99;
     }
     if (Date.now() > deadline) throw new Error(`${sends.length - rows.length} of ${sends.length} transactional sends not at the provider after 5 min`);
     await new Promise((r) => setTimeout(r, 500));
@@ -126,8 +125,7 @@ async function campaignRun(topology: Topology, contacts: number, scale: number, 
       during.push(performance.now() - t);
     }
     await watch;
-    during.sort((a, b) => a - b);
-    const duringP99 = during[Math.min(during.length - 1, Math.floor(during.length * 0.99))];
+    const duringP99 = percentiles(during).p99;
     const rate = contacts / (queuedAllMs / 1000);
     const duringToProvider = await timeToProvider(testDb, followed);
     log(`${topology}: ${contacts} campaign messages queued in ${(queuedAllMs / 1000).toFixed(1)} s (${Math.round(rate)}/s); ${during.length} transactional sends meanwhile, p99 ${duringP99.toFixed(1)} ms, 201 to provider p99 ${duringToProvider.toFixed(0)} ms`);

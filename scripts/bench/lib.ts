@@ -118,7 +118,8 @@ export async function measureLatency(op: (i: number) => Promise<unknown>, iterat
   return percentiles(samples);
 }
 
-function percentiles(samples: number[]): { p50: number; p99: number } {
+/** The p50 and p99 of `samples` (sorted in place). */
+export function percentiles(samples: number[]): { p50: number; p99: number } {
   samples.sort((a, b) => a - b);
   const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
   return { p50: at(0.5), p99: at(0.99) };
