@@ -151,7 +151,12 @@ export function createSealingEventStore(
     return { accountId: owner.accountId, person };
   }
 
-  async function openAll(events: RecordedEvent[]): Promise<RecordedEvent[]> {
+  /**
+   * The events with their personal data opened. `remember`: the plaintexts are kept a moment for this
+   * process's other readers (DataKeys.opened); a one-off reader (a rebuild paging through the log)
+   * would only churn that cache.
+   */
+  async function openAll(events: RecordedEvent[], remember: boolean): Promise<RecordedEvent[]> {
     const refs: { id: string; accountId?: string; person?: string }[] = [];
     const clear = new Map<RecordedEvent, { accountId: string; person: string }>();
     for (const e of events) {
@@ -191,7 +196,7 @@ export function createSealingEventStore(
       let text = key ? deps.keys.opened(e.id) : undefined;
       if (key && text === undefined) {
         text = open(key, Buffer.from(sealed.slice(dot + 1), 'base64'), aad(e.type, id))?.toString('utf8');
-        if (text !== undefined) deps.keys.rememberOpened(e.id, text, rest.accountId as string | undefined, e.metadata.person as string | undefined);
+        if (text !== undefined && remember) deps.keys.rememberOpened(e.id, text, rest.accountId as string | undefined, e.metadata.person as string | undefined);
       }
       return { ...e, data: text !== undefined ? Object.assign(rest, JSON.parse(text)) : redact(rule, rest) };
     });
@@ -205,13 +210,13 @@ export function createSealingEventStore(
       });
     },
     async readStream(streamId, options) {
-      return openAll(await inner.readStream(streamId, options));
+      return openAll(await inner.readStream(streamId, options), true);
     },
     async readAll(options) {
-      return openAll(await inner.readAll(options));
+      return openAll(await inner.readAll(options), false);
     },
     subscribe(options) {
-      return inner.subscribe({ ...options, onEvents: async (events) => options.onEvents(await openAll(events)) });
+      return inner.subscribe({ ...options, onEvents: async (events) => options.onEvents(await openAll(events, true)) });
     },
     close: () => inner.close(),
   };
