@@ -152,12 +152,13 @@ export function createSealingEventStore(
   }
 
   /**
-   * The events with their personal data opened. `remember`: the plaintexts are kept a moment for this
-   * process's other readers (DataKeys.opened); a one-off reader (a rebuild paging through the log)
-   * would only churn that cache.
+   * The events with their personal data opened. `live`: read by this process's live readers, whose
+   * plaintexts are kept a moment for the others (DataKeys.opened) and whose streams' owners are learnt
+   * for the outcomes appended to them next; a one-off reader (a rebuild paging through the log) would
+   * only churn both caches.
    */
-  async function openAll(events: RecordedEvent[], remember: boolean): Promise<RecordedEvent[]> {
-    const refs: { id: string; accountId?: string; person?: string }[] = [];
+  async function openAll(events: RecordedEvent[], live: boolean): Promise<RecordedEvent[]> {
+    const refs = new Map<string, { id: string; accountId?: string; person?: string }>();
     const clear = new Map<RecordedEvent, { accountId: string; person: string }>();
     for (const e of events) {
       const rule = PERSONAL_DATA[e.type];
@@ -167,14 +168,14 @@ export function createSealingEventStore(
         const id = sealed.slice(0, sealed.indexOf('.'));
         const person = e.metadata.person as string | undefined;
         const accountId = typeof e.data.accountId === 'string' ? e.data.accountId : undefined;
-        refs.push({ id, accountId, person });
-        if (person && !owners.has(e.streamId)) owners.set(e.streamId, { accountId, person, keyId: id });
+        if (!refs.has(id)) refs.set(id, { id, accountId, person });
+        if (live && person && !owners.has(e.streamId)) owners.set(e.streamId, { accountId, person, keyId: id });
       } else {
         const person = clearPerson(e, rule);
         if (person) clear.set(e, person);
       }
     }
-    const keys = refs.length ? await deps.keys.byIds(refs) : new Map<string, Buffer | null>();
+    const keys = refs.size ? await deps.keys.byIds(refs.values()) : new Map<string, Buffer | null>();
     const erased = clear.size ? await deps.store.erased([...clear.values()]) : new Set<string>();
     return events.map((e) => {
       if (e.type === CONTACT_ERASED) deps.keys.forget(e.data.accountId, e.data.person);
@@ -196,7 +197,7 @@ export function createSealingEventStore(
       let text = key ? deps.keys.opened(e.id) : undefined;
       if (key && text === undefined) {
         text = open(key, Buffer.from(sealed.slice(dot + 1), 'base64'), aad(e.type, id))?.toString('utf8');
-        if (text !== undefined && remember) deps.keys.rememberOpened(e.id, text, rest.accountId as string | undefined, e.metadata.person as string | undefined);
+        if (text !== undefined && live) deps.keys.rememberOpened(e.id, text, rest.accountId as string | undefined, e.metadata.person as string | undefined);
       }
       return { ...e, data: text !== undefined ? Object.assign(rest, JSON.parse(text)) : redact(rule, rest) };
     });
