@@ -54,7 +54,10 @@ export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 export async function spawnServer(role: 'api' | 'worker' | 'all', env: Record<string, string>, options: SpawnOptions = {}): Promise<SpawnedServer> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const main = options.root ? join(options.root, 'src', 'main.ts') : fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', PORT: String(port), ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, ...env };
+  // A worker answers on WORKER_PORT once it has started (its queue, read models and managers running):
+  // the wait below is for that, so that a test's clock starts with a worker that can do its work.
+  const workerPort = role === 'worker' ? Number(env.WORKER_PORT ?? port) : undefined;
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', PORT: String(port), ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, ...(workerPort ? { WORKER_PORT: String(workerPort) } : {}), ...env };
   for (const name of options.unset ?? []) delete childEnv[name];
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(process.env.SPAWN_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(options.nodeArgs ?? []), '--import', 'tsx', main, role], {
     env: childEnv,
@@ -77,7 +80,7 @@ export async function spawnServer(role: 'api' | 'worker' | 'all', env: Record<st
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited: ${output}`);
       try {
-        if (role === 'worker' || (await fetch(`${baseUrl}/healthz`)).ok) break;
+        if ((await fetch(`http://127.0.0.1:${workerPort ?? port}/healthz`)).ok) break;
       } catch {
         /* not yet listening */
       }
