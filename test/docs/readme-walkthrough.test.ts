@@ -130,7 +130,9 @@ describe('README walkthrough ("Five minutes with curl"), pasted as written', fun
       for (const re of expectation.shows) expect(printed, `block ${i + 3}:\n${block}`).to.match(re);
       // Every variable a block sets holds a value (a failed lookup prints "undefined", and exits 0).
       for (const [, name] of block.matchAll(/^([A-Z_]+)=\$\(/gm)) {
-        const value = (await shell.run(`printf '%s\\n' "$${name}"`)).trim();
+        // the walkthrough's receiver runs in the background of the same shell and prints when a webhook arrives
+        const out = await shell.run(`printf '%s\\n' "$${name}"`);
+        const value = out.split('\n').filter((line) => !line.startsWith('received ')).join('\n').trim();
         expect(value, `${name} after block ${i + 3}`).to.match(/^(?!undefined$|null$)\S+$/);
       }
     }

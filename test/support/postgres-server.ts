@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/adapters/db/embedded-postgres.js';
+import { freePort } from './spawn-server.js';
 
 /**
  * The PostgreSQL server the tests use: DATABASE_URL when set (CI sets it), else a server already on
@@ -33,12 +34,21 @@ export async function postgresServerUrl(): Promise<string> {
   } else if (process.env.TEST_OWN_POSTGRES !== 'true' && (await reachable(5432))) {
     serverUrl = 'postgres://postgres@127.0.0.1:5432/postgres';
   } else {
-    embedded = await startEmbeddedPostgres({
-      dataDir: mkdtempSync(join(tmpdir(), 'courier-test-pg-')),
-      port: 54330 + Math.floor(Math.random() * 1000),
-      database: 'postgres',
-      persistent: false,
-    });
+    // A port the system just gave out as free (a fixed range collided with clients' ephemeral ports);
+    // taken by someone else before the server binds it, the next free one.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        embedded = await startEmbeddedPostgres({
+          dataDir: mkdtempSync(join(tmpdir(), 'courier-test-pg-')),
+          port: await freePort(),
+          database: 'postgres',
+          persistent: false,
+        });
+        break;
+      } catch (err) {
+        if (attempt >= 3 || !/which is in use/.test(String(err))) throw err;
+      }
+    }
     serverUrl = embedded.url;
   }
   return serverUrl;
