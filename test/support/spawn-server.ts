@@ -18,7 +18,7 @@ export async function freePort(): Promise<number> {
 export interface SpawnOptions {
   /** variables taken out of the inherited environment (CI sets DATABASE_URL and REDIS_URL) */
   unset?: string[];
-  /** how long to wait for /healthz; a first embedded-PostgreSQL boot runs initdb */
+  /** how long to wait for /healthz (30 s, a worker 90 s); a first embedded-PostgreSQL boot runs initdb */
   startTimeoutMs?: number;
   /** node options for this process only (`--import` of a test hook) */
   nodeArgs?: string[];
@@ -75,7 +75,8 @@ export async function spawnServer(role: 'api' | 'worker' | 'all', env: Record<st
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
+  // a worker restarted in a fault test may start while PostgreSQL is away: it retries, and is waited for longer
+  const deadline = Date.now() + (options.startTimeoutMs ?? (role === 'worker' ? 90_000 : 30_000));
   try {
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited: ${output}`);
