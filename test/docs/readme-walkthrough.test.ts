@@ -3,6 +3,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { freePort, spawnServer, type SpawnedServer } from '../support/spawn-server.js';
+import { deliveryDiagnosis } from '../support/delivery-diagnosis.js';
 
 // The README's "Five minutes with curl" is what a newcomer pastes first: every block of it runs here,
 // as written, in one bash session against a fresh server started with the environment the README's
@@ -143,10 +144,8 @@ describe('README walkthrough ("Five minutes with curl"), pasted as written', fun
     while (!unsubscribed.test(shell.printed()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     if (!unsubscribed.test(shell.printed())) {
       // where the delivery stands, for the one who reads the failure
-      const effects = await testDb.db('side_effects').select('id', 'kind', 'status', 'run_after', 'claimed_until', 'created_at', 'done_at').catch((err) => String(err));
-      const managers = await testDb.db('process_manager_checkpoints').select().catch((err) => String(err));
       expect.fail(
-        `no contact.unsubscribed at the receiver within 20 s of the last block\nside effects: ${JSON.stringify(effects)}\nmanagers: ${JSON.stringify(managers)}\n` +
+        `no contact.unsubscribed at the receiver within 20 s of the last block\n${await deliveryDiagnosis(testDb.db)}\n` +
           `shell printed:\n${shell.printed().slice(-3000)}\nservice said:\n${server!.output().slice(-4000)}`,
       );
     }
