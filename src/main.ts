@@ -63,12 +63,20 @@ async function main(role: Role): Promise<void> {
   }
   // In the `all` role the workers run on a thread of their own; one that dies takes the process with
   // it, so that whatever supervises the service restarts the whole of it.
+  // A death while createApplication still runs (after the thread's start, the API's set-up and first
+  // boot) has no application to stop yet: it is remembered and acted on once there is one.
+  let workersDied = false;
   let onWorkersExit = (err: Error): void => {
     logger.fatal({ err }, 'the workers thread stopped while the service started');
+    workersDied = true;
     void started?.stop().finally(() => process.exit(1));
   };
   const workersThread = role === 'all' ? { env: process.env, onExit: (err: Error) => onWorkersExit(err) } : undefined;
   const application = (started = await startRetrying(() => createApplication(role, { config, logger, workersThread }), logger));
+  if (workersDied) {
+    await application.stop().catch(() => {});
+    process.exit(1);
+  }
   const { infra, api, boot } = application;
   if (infra.embedded) logger.info({ dataDir: config.DATA_DIR, databaseDir: infra.embedded.databaseDir }, 'embedded PostgreSQL started');
 
