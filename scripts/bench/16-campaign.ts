@@ -45,8 +45,8 @@ type Topology = 'all' | 'api+worker';
  * Issue 27, campaigns: how fast a campaign to 100,000 contacts has every message queued (against the
  * same run's transactional send rate, the send module's figure), and the transactional send p99 while
  * it fans out against the same sends' p99 on an idle service. Measured twice, once per topology: in
- * the `all` role the fan-out shares the API's event loop; with an API and a worker process the
- * operating system shares the cores between them.
+ * the `all` role the workers run on a thread of their own below the API's priority; with an API and
+ * a worker process the operating system shares the cores between the two processes.
  */
 async function campaignRun(topology: Topology, contacts: number, scale: number, log: (line: string) => void) {
   const testDb = await createTestDatabase();
