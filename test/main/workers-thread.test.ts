@@ -33,7 +33,8 @@ describe('npm start (the all role): the workers on a thread of their own', funct
 
   before(async () => {
     testDb = await createTestDatabase({ migrate: false });
-    server = await spawnServer('all', { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+    // as npm start runs it: through the tsx command, whose signals the SIGTERM test below sends
+    server = await spawnServer('all', { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password }, { tsxCommand: true });
   });
   after(async () => {
     await server?.stop();
@@ -67,7 +68,7 @@ describe('npm start (the all role): the workers on a thread of their own', funct
     expect(ready.status, ready.text).to.equal(200);
   });
 
-  it('stops both threads and exits 0 on SIGTERM', async () => {
+  it('stops both threads and exits 0 on SIGTERM (sent to tsx, which relays it)', async () => {
     server.process.kill('SIGTERM');
     expect(await server.exited).to.deep.equal({ code: 0, signal: null });
   });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +25,8 @@ export interface SpawnOptions {
   nodeArgs?: string[];
   /** run another copy of the project, from its own directory (as `npm start` there would) */
   root?: string;
+  /** through the tsx command, as `npm start` runs it: `process` is then tsx's, which relays signals to the service's */
+  tsxCommand?: boolean;
 }
 
 export interface SpawnedServer {
@@ -59,7 +62,9 @@ export async function spawnServer(role: 'api' | 'worker' | 'all', env: Record<st
   const workerPort = role === 'worker' ? Number(env.WORKER_PORT ?? port) : undefined;
   const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', PORT: String(port), ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, ...(workerPort ? { WORKER_PORT: String(workerPort) } : {}), ...env };
   for (const name of options.unset ?? []) delete childEnv[name];
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(process.env.SPAWN_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(options.nodeArgs ?? []), '--import', 'tsx', main, role], {
+  const nodeArgs = [...SERVICE_NODE_FLAGS, ...(process.env.SPAWN_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(options.nodeArgs ?? [])];
+  const args = options.tsxCommand ? [createRequire(import.meta.url).resolve('tsx/cli'), ...nodeArgs, main, role] : [...nodeArgs, '--import', 'tsx', main, role];
+  const child = spawn(process.execPath, args, {
     env: childEnv,
     cwd: options.root,
     stdio: ['ignore', 'pipe', 'pipe'],
