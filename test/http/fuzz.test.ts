@@ -32,7 +32,10 @@ const describeRequest = (r: ConcreteRequest) =>
 /** Every problem with one response; empty when it is as the spec says. */
 function problems(op: Operation, req: ConcreteRequest, out: Outcome): string[] {
   const found: string[] = [];
-  if (out.status >= 500) found.push(`status ${out.status}`);
+  // the API's one expected 500 (docs/api.md, Errors): a provider that cannot be reached (the walk may switch the account to SES,
+  // which this app points at a closed port), in the error shape checked below
+  const providerFailure = out.status === 500 && /"message":"Provider error: /.test(out.text);
+  if (out.status >= 500 && !providerFailure) found.push(`status ${out.status}`);
   if (out.status >= 400 && out.text !== '') {
     // the human-facing pages (/u, /o, /r) may answer HTML; the API answers JSON
     const api = !/^\/[our]\//.test(op.path);
@@ -73,7 +76,13 @@ describe('fuzz: every operation of /openapi.json with hostile requests (no 5xx, 
 
   before(async () => {
     console.log('fuzz seed', RANDOM_SEED, `(fixed seed ${FIXED_SEED}; replay with FUZZ_SEED=${RANDOM_SEED})`);
-    app = await startTestApp({ ALLOW_SIGNUP: 'true', POSTMARK_WEBHOOK_USER: POSTMARK.user, POSTMARK_WEBHOOK_PASSWORD: POSTMARK.password });
+    app = await startTestApp({
+      ALLOW_SIGNUP: 'true',
+      POSTMARK_WEBHOOK_USER: POSTMARK.user,
+      POSTMARK_WEBHOOK_PASSWORD: POSTMARK.password,
+      // SES, should the walk choose it, fails at once here instead of looking for AWS credentials
+      AWS_ENDPOINT_URL_SESV2: 'http://127.0.0.1:9',
+    });
     const sender = await readyToSend(app, { scopes: ['send', 'sms:send', 'read_events', 'contacts:read', 'contacts:write'] });
     // a key the walk may revoke or delete without losing its own
     const spare = await app.createApiKey(['send']);
