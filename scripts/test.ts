@@ -54,4 +54,11 @@ const results = await Promise.all(
     return result;
   }),
 );
+// A CI log is often read from its end: the failures of every stream are repeated last.
+for (const [i, result] of results.entries()) {
+  if (result.code === 0) continue;
+  const at = result.output.search(/^ +\d+ failing/m);
+  const failures = at >= 0 ? result.output.slice(at).split('\n').slice(0, 300) : result.output.split('\n').slice(-100);
+  console.log(`\n===== failures of ${streams[i].name} (exit ${result.code}) =====\n${failures.join('\n')}`);
+}
 process.exit(results.find((r) => r.code !== 0)?.code ?? 0);
