@@ -6,6 +6,8 @@
 export function isStoreUnavailable(err: unknown): boolean {
   for (let e = err as ErrorLike | undefined, depth = 0; e && depth < 5; e = e.cause as ErrorLike | undefined, depth++) {
     if (typeof e.code === 'string' && (UNREACHABLE_CODES.has(e.code) || e.code.startsWith('08') || SERVER_GOING_AWAY.has(e.code))) return true;
+    // a Unix-domain socket whose server stopped (it removes the socket's file)
+    if (e.code === 'ENOENT' && e.syscall === 'connect') return true;
     if (typeof e.message === 'string' && DROPPED_CONNECTION.test(e.message)) return true;
     if (e.name === 'KnexTimeoutError') return true;
     // A refused connection to both ::1 and 127.0.0.1 is an AggregateError whose parts carry the codes.
@@ -16,6 +18,7 @@ export function isStoreUnavailable(err: unknown): boolean {
 
 interface ErrorLike {
   code?: unknown;
+  syscall?: unknown;
   message?: unknown;
   name?: unknown;
   cause?: unknown;

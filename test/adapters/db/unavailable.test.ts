@@ -12,6 +12,7 @@ describe('isStoreUnavailable: a lost or refused database, told from a bad statem
     ['too many connections (53300)', withCode('sorry, too many clients already', '53300')],
     ['a connection exception (class 08)', withCode('connection failure', '08006')],
     ['a refused connection', withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')],
+    ['a Unix-domain socket whose server stopped (its file gone)', Object.assign(withCode('connect ENOENT /data/postgres/.s.PGSQL.54329', 'ENOENT'), { syscall: 'connect' })],
     ['a refused connection to ::1 and 127.0.0.1 (an AggregateError with the codes on its parts)', new AggregateError([withCode('', 'ECONNREFUSED'), withCode('', 'ECONNREFUSED')])],
     ['a pool that could not get a connection in time', Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' })],
     ['one wrapped as the cause of another', new Error('reading the stream failed', { cause: withCode('read ECONNRESET', 'ECONNRESET') })],
@@ -22,6 +23,7 @@ describe('isStoreUnavailable: a lost or refused database, told from a bad statem
     ['a syntax error (42601)', withCode('syntax error at or near "SELEC"', '42601')],
     ['a unique violation (23505)', withCode('duplicate key value violates unique constraint', '23505')],
     ['a plain error', new Error('something else')],
+    ['a file not found (ENOENT, not from a connect)', Object.assign(withCode("open '/nowhere'", 'ENOENT'), { syscall: 'open' })],
     ['not an error', 'Connection terminated'],
     ['nothing', undefined],
   ];
