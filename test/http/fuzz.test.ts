@@ -32,8 +32,8 @@ const describeRequest = (r: ConcreteRequest) =>
 /** Every problem with one response; empty when it is as the spec says. */
 function problems(op: Operation, req: ConcreteRequest, out: Outcome): string[] {
   const found: string[] = [];
-  // the API's one expected 500 (docs/api.md, Errors): a provider that cannot be reached (the walk may switch the account to SES,
-  // which this app points at a closed port), in the error shape checked below
+  // the API's one expected 500 (docs/api.md, Errors): a provider that cannot be reached (the walk may
+  // switch the account to SES, which this app points at a closed port), in the error shape checked below
   const providerFailure = out.status === 500 && /"message":"Provider error: /.test(out.text);
   if (out.status >= 500 && !providerFailure) found.push(`status ${out.status}`);
   if (out.status >= 400 && out.text !== '') {
