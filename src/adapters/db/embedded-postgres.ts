@@ -25,7 +25,7 @@ const PASSWORD = 'password';
  * about 10 % more sends a second). None on Windows, or when the socket's path would be longer than
  * the operating system allows (about 107 bytes): TCP alone then.
  */
-function socketDirectory(databaseDir: string, port: number): string | undefined {
+export function socketDirectory(databaseDir: string, port: number): string | undefined {
   if (process.platform === 'win32') return undefined;
   return Buffer.byteLength(join(databaseDir, `.s.PGSQL.${port}`)) <= 100 ? databaseDir : undefined;
 }
