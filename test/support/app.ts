@@ -6,7 +6,7 @@ import type { Infrastructure } from '../../src/infrastructure.js';
 import { listen } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestDatabase } from './db.js';
-import { TEST_ENCRYPTION_KEY } from './spawn-server.js';
+import { redisPrefixFor, TEST_ENCRYPTION_KEY } from './spawn-server.js';
 
 export const ADMIN_EMAIL = 'admin@localhost';
 export const ADMIN_PASSWORD = 'correct-horse-battery';
@@ -42,6 +42,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     // as a deployment sets one (unset, the key would be kept in the working directory's DATA_DIR);
     // the processes spawned beside the app on its database use the same
     ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    ...(env.REDIS_URL ? { REDIS_PREFIX: redisPrefixFor(testDb.url) } : {}),
     ...env,
   });
   const application = await createApplication('all', { config, logger: createLogger(config.LOG_LEVEL), clock: options.clock });

@@ -53,6 +53,17 @@ const SERVICE_NODE_FLAGS = startScript.split(' ').filter((arg) => arg.startsWith
  */
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 
+/**
+ * The Redis key prefix of one test's processes: they share its database, and no other test's. With
+ * the default prefix, every process that inherited CI's REDIS_URL shared one BullMQ queue per job
+ * name: a worker of one test took another test's jobs, found no such side effect in its own database
+ * and finished them, and the other test's delivery waited for good (the two test streams run at once).
+ */
+export function redisPrefixFor(databaseUrl: string): string {
+  const name = new URL(databaseUrl).pathname.slice(1).replace(/[^\w.-]/g, '_');
+  return `test-${name || 'default'}`.slice(0, 64);
+}
+
 /** Another server process (`src/main.ts <role>`) on the same database, for cross-process tests. */
 export async function spawnServer(role: 'api' | 'worker' | 'all', env: Record<string, string>, options: SpawnOptions = {}): Promise<SpawnedServer> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
@@ -62,6 +73,7 @@ export async function spawnServer(role: 'api' | 'worker' | 'all', env: Record<st
   const workerPort = role === 'worker' ? Number(env.WORKER_PORT ?? port) : undefined;
   const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', PORT: String(port), ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, ...(workerPort ? { WORKER_PORT: String(workerPort) } : {}), ...env };
   for (const name of options.unset ?? []) delete childEnv[name];
+  if (childEnv.REDIS_URL && !env.REDIS_PREFIX && childEnv.DATABASE_URL) childEnv.REDIS_PREFIX = redisPrefixFor(childEnv.DATABASE_URL);
   const nodeArgs = [...SERVICE_NODE_FLAGS, ...(process.env.SPAWN_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(options.nodeArgs ?? [])];
   const args = options.tsxCommand ? [createRequire(import.meta.url).resolve('tsx/cli'), ...nodeArgs, main, role] : [...nodeArgs, '--import', 'tsx', main, role];
   const child = spawn(process.execPath, args, {

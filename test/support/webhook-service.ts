@@ -6,7 +6,7 @@ import type { Infrastructure } from '../../src/infrastructure.js';
 import { listen } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestApp } from './app.js';
-import { spawnServer, TEST_ENCRYPTION_KEY } from './spawn-server.js';
+import { redisPrefixFor, spawnServer, TEST_ENCRYPTION_KEY } from './spawn-server.js';
 
 /** Settings shared by the API and every worker process of one test: short retries, local receivers allowed. */
 export function webhookEnv(databaseUrl: string, env: Record<string, string> = {}): Record<string, string> {
@@ -23,7 +23,7 @@ export const spawnWorker = (env: Record<string, string>) => spawnServer('worker'
  * `close()` leaves the database in place.
  */
 export async function startApiOnly(env: Record<string, string>): Promise<Omit<TestApp, 'createApiKey'> & { infra: Infrastructure }> {
-  const config = loadConfig({ PORT: '0', ...env });
+  const config = loadConfig({ PORT: '0', ...(env.REDIS_URL ? { REDIS_PREFIX: redisPrefixFor(env.DATABASE_URL) } : {}), ...env });
   const application = await createApplication('api', { config, logger: createLogger(config.LOG_LEVEL) });
   const { infra, api, boot } = application as Required<typeof application>;
   await api.waitFor('accounts', boot.position);
