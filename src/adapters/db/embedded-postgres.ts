@@ -54,7 +54,7 @@ export function runningServer(databaseDir: string): { pid: number; port: number;
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
   }
   // the lock file's fifth line: the first socket directory, when it listens on one
-  return { pid, port, ...(lines[4] && lines[4] === databaseDir ? { socketDir: lines[4] } : {}) };
+  return { pid, port, ...(lines[4] === databaseDir ? { socketDir: databaseDir } : {}) };
 }
 
 let redirected = false;
