@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config/env.js';
 import type { Infrastructure } from './infrastructure.js';
-import type { SharedServices } from './application.js';
+import type { SharedServices } from './shared-services.js';
 import { getOrCreateSecret } from './adapters/db/secrets.js';
 import { assertAllowedTarget } from './adapters/webhooks/ssrf-guard.js';
 import { createAccountCommands } from './commands/accounts.js';
@@ -23,7 +23,7 @@ import { createIdempotencyGate } from './http/idempotency.js';
 import { createIdempotentRequests } from './commands/idempotency.js';
 import { createPgIdempotencyStore } from './adapters/db/idempotency-store.js';
 import { createAuthenticator } from './http/auth.js';
-import { createJwtIssuer } from './http/jwt.js';
+import { createJwtIssuer } from './adapters/session/jwt.js';
 import { ensureProjection } from './projections/generations.js';
 import { projections } from './projections/registry.js';
 import { logFollower } from './projections/lag.js';
@@ -39,7 +39,8 @@ import { createChangeNotifier } from './projections/change-notifier.js';
 import { emailProviderUnavailable } from './adapters/email/index.js';
 import { createCampaignCommands } from './commands/campaigns.js';
 import { createAuditQueries } from './commands/audit.js';
-import { DELIVER_WEBHOOK_JOB, forgetDeliveryBodies } from './process-managers/webhook-fanout.js';
+import { DELIVER_WEBHOOK_JOB } from './domain/webhooks/delivery.js';
+import { forgetDeliveryBodies } from './process-managers/webhook-fanout.js';
 import { SEND_JOB } from './process-managers/send-messages.js';
 import { forgetPersonMessageCopies, forgetPersonParkedProviderEvents } from './adapters/db/message-copies.js';
 

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import pino from 'pino';
 import { createApp } from '../../src/http/app.js';
 import { createAuthenticator } from '../../src/http/auth.js';
-import { createJwtIssuer } from '../../src/http/jwt.js';
+import { createJwtIssuer } from '../../src/adapters/session/jwt.js';
 import { defineRoute } from '../../src/http/route.js';
 import { startTestApp } from '../../test/support/app.js';
 import { call, measureRates, type BenchModule } from './lib.js';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createWebhookSender } from '../../src/adapters/webhooks/http-sender.js';
 import { WEBHOOK_EVENTS, webhookStream } from '../../src/domain/webhooks/subscription.js';
-import { signedRequest } from '../../src/jobs/deliver-webhook.js';
+import { signedRequest } from '../../src/adapters/webhooks/signed-request.js';
 import { startTestApp } from '../../test/support/app.js';
 import { measureThroughput, scaled, type BenchModule } from './lib.js';
 

@@ -11,7 +11,7 @@ import { userDecider, userStream } from '../domain/accounts/user.js';
 import { fold } from '../domain/decider.js';
 import { AppError, unauthorized } from '../domain/errors.js';
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type Position } from '../ports/event-store.js';
-import type { JwtIssuer } from '../http/jwt.js';
+import type { SessionTokens } from '../ports/session-tokens.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import { executeTogether } from './execute-together.js';
@@ -30,7 +30,7 @@ export function settingsView(row: Record<string, any>): SettingsView {
   };
 }
 
-export function createAccountCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection; jwt: JwtIssuer }) {
+export function createAccountCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection; jwt: SessionTokens }) {
   const { eventStore } = deps;
 
   /**

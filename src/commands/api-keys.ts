@@ -5,7 +5,7 @@ import { apiKeyDecider, apiKeyStream } from '../domain/accounts/api-key.js';
 import { badRequest } from '../domain/errors.js';
 import { normaliseIp } from '../domain/ip.js';
 import type { EventStore } from '../ports/event-store.js';
-import { SCOPES, type Scope } from '../http/principal.js';
+import { SCOPES, type Scope } from '../domain/principal.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import { accountRow } from './account-row.js';

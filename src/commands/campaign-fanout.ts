@@ -6,7 +6,7 @@ import { recipientVariables, unfilledPlaceholders } from '../domain/campaigns/re
 import { fold } from '../domain/decider.js';
 import { renderTemplate } from '../domain/email/render.js';
 import { AppError } from '../domain/errors.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../domain/principal.js';
 import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
 import type { SendEmailInput, SendEmailResult } from './send-email.js';

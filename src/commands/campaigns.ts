@@ -3,7 +3,7 @@ import type { Db } from '../adapters/db/knex.js';
 import { campaignDecider, campaignStream, type CampaignCommand, type CampaignDefinition } from '../domain/campaigns/campaign.js';
 import { emailDomain, normaliseEmail } from '../domain/email/address.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../domain/principal.js';
 import type { EventStore } from '../ports/event-store.js';
 import { callerMetadata, type Caller } from './caller.js';
 import { execute } from './execute.js';

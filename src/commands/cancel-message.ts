@@ -3,7 +3,7 @@ import { fold } from '../domain/decider.js';
 import { conflict, notFound } from '../domain/errors.js';
 import { messageStream } from '../domain/messages/events.js';
 import { HANDED_TO_PROVIDER, messageDecider, type MessageState } from '../domain/messages/message.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../domain/principal.js';
 import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
 import type { WaitForProjection } from './read-your-writes.js';

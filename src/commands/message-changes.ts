@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../adapters/db/knex.js';
 import { badRequest } from '../domain/errors.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../domain/principal.js';
 import type { ChangeNotifier } from '../projections/change-notifier.js';
 
 export const MAX_WAIT_SECONDS = 30;

@@ -1,7 +1,7 @@
 import type { Db } from '../adapters/db/knex.js';
 import { badRequest } from '../domain/errors.js';
 import type { MessageStatus } from '../domain/messages/message.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../domain/principal.js';
 import { countLabel, labelsOf } from '../projections/message-counts.js';
 
 export type Interval = 'hour' | 'day';

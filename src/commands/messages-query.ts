@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../adapters/db/knex.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import type { MessageStatus } from '../domain/messages/message.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../domain/principal.js';
 import type { EventStore } from '../ports/event-store.js';
 import { contactView } from './contacts.js';
 import { replayMessage } from './replay.js';

@@ -12,7 +12,7 @@ import { messageDecider } from '../domain/messages/message.js';
 import { sendAtProblem } from '../domain/messages/schedule.js';
 import { admitEmailSend, type EmailSendFacts } from '../domain/messages/send-admission.js';
 import { keyColumnsSql, keyRefusalSql, type CheckedKeyRow, type PresentedKey } from './api-keys.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../domain/principal.js';
 import type { AttachmentStore } from '../ports/attachment-store.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { PersonOf } from '../ports/key-store.js';

@@ -4,7 +4,7 @@ import { capScopes, utcDay, type SendCounters } from '../adapters/db/send-counte
 import { messageStream, type SmsQueued } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
 import { admitSmsSend, checkSmsInput, MAX_SMS_SEGMENTS, type SmsSendFacts } from '../domain/messages/send-admission.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../domain/principal.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { PersonOf } from '../ports/key-store.js';
 import { admitSend } from './admit-send.js';

@@ -1,11 +1,10 @@
 import type { Db } from '../adapters/db/knex.js';
 import type { WebhookSender } from '../adapters/webhooks/http-sender.js';
 import { classifyAttempt } from '../domain/webhooks/classify-response.js';
-import { deliveryDecider, deliveryStream } from '../domain/webhooks/delivery.js';
+import { DELIVER_WEBHOOK_JOB, deliveryDecider, deliveryEffectId, deliveryStream } from '../domain/webhooks/delivery.js';
 import { notFound } from '../domain/errors.js';
-import { DELIVER_WEBHOOK_JOB, deliveryEffectId } from '../process-managers/webhook-fanout.js';
-import { enqueueSideEffects, recordSideEffects } from '../process-managers/side-effects.js';
-import { signedRequest } from '../jobs/deliver-webhook.js';
+import { enqueueSideEffects, recordSideEffects } from '../adapters/db/side-effects.js';
+import { signedRequest } from '../adapters/webhooks/signed-request.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import { execute } from './execute.js';

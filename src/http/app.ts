@@ -10,7 +10,8 @@ import { mapError } from './error-mapping.js';
 import { buildOpenApi } from './openapi.js';
 import { createApiDocs } from './api-docs.js';
 import type { PresentedKey } from '../commands/api-keys.js';
-import type { Principal, RouteAuth, Scope } from './principal.js';
+import type { Principal, Scope } from '../domain/principal.js';
+import type { RouteAuth } from './principal.js';
 import type { AnyRoute } from './route.js';
 import { callerScope, idempotencyKeyOf, requestFingerprint, type IdempotencyGate } from './idempotency.js';
 

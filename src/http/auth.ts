@@ -2,12 +2,12 @@ import type { Request } from 'express';
 import { query, type Db } from '../adapters/db/knex.js';
 import { hashApiKey, keyColumnsSql, keyRefusalSql, type CheckedKeyRow, type KeyRefusal, type PresentedKey } from '../commands/api-keys.js';
 import { forbidden, unauthorized, type AppError } from '../domain/errors.js';
+import type { SessionTokens } from '../ports/session-tokens.js';
 import type { KeyFailureThrottle } from '../commands/key-failure-throttle.js';
 import { createGroupCommit } from '../group-commit.js';
 import type { Authenticate } from './app.js';
 import { requestClientIp } from './client-ip.js';
-import type { JwtIssuer } from './jwt.js';
-import type { Principal, Scope } from './principal.js';
+import type { Principal, Scope } from '../domain/principal.js';
 import { checkCsrf, readCookie, SESSION_COOKIE } from './session.js';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -42,7 +42,7 @@ export interface Authenticator {
  * nothing secret compared in JavaScript) on every request: no cache, so a revocation is seen by the very
  * next request in every process.
  */
-export function createAuthenticator(deps: { db: Db; jwt: JwtIssuer; now?: () => Date; keyFailures?: KeyFailureThrottle }): Authenticator {
+export function createAuthenticator(deps: { db: Db; jwt: SessionTokens; now?: () => Date; keyFailures?: KeyFailureThrottle }): Authenticator {
   const now = deps.now ?? (() => new Date());
   const lastUsedWritten = new Map<string, number>();
   // The 401s of a key that was presented and refused (not of a missing key, nor a 403 for a scope).

@@ -5,7 +5,7 @@ import type { HeldClaim, IdempotentRequests } from '../commands/idempotency.js';
 import { badRequest } from '../domain/errors.js';
 import { CLAIM_LEASE_MS, CLAIM_RENEWAL_MS, CLAIM_RENEWED_FOR_MS, messageIdFor } from '../domain/idempotency/record.js';
 import { mapError } from './error-mapping.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../domain/principal.js';
 import type { RouteResult } from './route.js';
 
 // a CommonJS module whose typings declare an ES default export: under Node's ESM the default import is the function itself

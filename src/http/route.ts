@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { PresentedKey } from '../commands/api-keys.js';
-import type { Principal, RouteAuth } from './principal.js';
+import type { Principal } from '../domain/principal.js';
+import type { RouteAuth } from './principal.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
 

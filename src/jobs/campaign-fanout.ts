@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../adapters/db/knex.js';
 import type { CampaignFanout } from '../commands/campaign-fanout.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
-import { createSideEffectLeases, rescheduleSideEffect, type SideEffectJob } from '../process-managers/side-effects.js';
+import { createSideEffectLeases, rescheduleSideEffect, type SideEffectJob } from '../adapters/db/side-effects.js';
 
 const RETRY_DELAY_MS = 5_000;
 

@@ -1,4 +1,3 @@
-import { createId } from '../cuid.js';
 import type { Logger } from 'pino';
 import type { Db } from '../adapters/db/knex.js';
 import type { WebhookSender } from '../adapters/webhooks/http-sender.js';
@@ -8,7 +7,7 @@ import { createGroupCommit } from '../group-commit.js';
 import { fold } from '../domain/decider.js';
 import { classifyAttempt, nextAttemptDelay, parseRetryAfter } from '../domain/webhooks/classify-response.js';
 import { deliveryDecider, deliveryStream, type DeliveryCommand, type DeliveryScheduled, type DeliveryState } from '../domain/webhooks/delivery.js';
-import { signWebhookPayload } from '../domain/webhooks/signature.js';
+import { signedRequest } from '../adapters/webhooks/signed-request.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import {
@@ -17,7 +16,7 @@ import {
   releaseSideEffect,
   rescheduleSideEffect,
   type SideEffectJob,
-} from '../process-managers/side-effects.js';
+} from '../adapters/db/side-effects.js';
 
 export interface DeliverWebhookJob extends SideEffectJob {
   deliveryId: string;
@@ -27,27 +26,6 @@ export interface DeliverWebhookJob extends SideEffectJob {
 
 /** How long a delivery waits before looking again when an earlier one for the same contact is unfinished. */
 const PREDECESSOR_WAIT_MS = 2_000;
-
-export interface SignedRequest {
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** The delivery headers (docs/webhooks.md), signed now: every attempt is re-timestamped and re-signed. */
-export function signedRequest(secret: string, event: string, body: string, attempt: number, now = new Date()): SignedRequest {
-  const timestamp = Math.floor(now.getTime() / 1000);
-  return {
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'x-service-event': event,
-      'x-service-delivery': createId(),
-      'x-service-timestamp': String(timestamp),
-      'x-service-signature': signWebhookPayload(secret, timestamp, body),
-      'x-service-attempt': String(attempt),
-    },
-  };
-}
 
 /**
  * One attempt of one delivery: sign, POST, classify (the retry table of docs/webhooks.md), record on the delivery

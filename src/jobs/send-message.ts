@@ -14,7 +14,7 @@ import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
 import { NO_METRICS, type Metrics } from '../ports/metrics.js';
-import { createSideEffectLeases, endLease, releaseSideEffect, rescheduleSideEffect, type SideEffectJob } from '../process-managers/side-effects.js';
+import { createSideEffectLeases, endLease, releaseSideEffect, rescheduleSideEffect, type SideEffectJob } from '../adapters/db/side-effects.js';
 
 /** Delays before provider attempts 2..6 for transient errors (throttling, outages). */
 export const PROVIDER_RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000];

@@ -4,7 +4,7 @@ import type { Db } from '../adapters/db/knex.js';
 import { checkpointPosition } from '../adapters/db/checkpoint-position.js';
 import { comparePositions, START, type EventStore, type Position, type RecordedEvent } from '../ports/event-store.js';
 import type { JobQueue } from '../ports/job-queue.js';
-import { enqueueSideEffects, recordSideEffects, type SideEffect } from './side-effects.js';
+import { enqueueSideEffects, recordSideEffects, type SideEffect } from '../adapters/db/side-effects.js';
 
 export interface ProcessManager {
   name: string;

@@ -4,15 +4,11 @@ import { fold } from '../domain/decider.js';
 import { deterministicEventId } from '../domain/event-id.js';
 import { SUPPRESSION_STREAM_PREFIX, webhookEventFor, type AddressSuppressed } from '../domain/suppression/suppression.js';
 import { WEBHOOK_STREAM_PREFIX } from '../domain/webhooks/subscription.js';
+import { DELIVER_WEBHOOK_JOB, deliveryEffectId } from '../domain/webhooks/delivery.js';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../ports/event-store.js';
 import type { ProcessManager } from './runner.js';
-import type { SideEffect } from './side-effects.js';
+import type { SideEffect } from '../adapters/db/side-effects.js';
 import type { JobQueue } from '../ports/job-queue.js';
-
-export const DELIVER_WEBHOOK_JOB = 'webhook.deliver';
-
-/** The side effect that makes a delivery's attempts of one series (1: the first; a manual retry starts the next). */
-export const deliveryEffectId = (deliveryId: string, series: number) => `webhook:${deliveryId}:${series}`;
 
 /** The contact of a suppressed address as it stood when the suppression was recorded. */
 export interface ContactAtEvent {

@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 import { DELIVERY_STREAM_PREFIX, type DeliveryEvent } from '../domain/webhooks/delivery.js';
 import type { RecordedEvent } from '../ports/event-store.js';
 import type { ProcessManager } from './runner.js';
-import type { SideEffect } from './side-effects.js';
-import { DELIVER_WEBHOOK_JOB, deliveryEffectId } from './webhook-fanout.js';
+import type { SideEffect } from '../adapters/db/side-effects.js';
+import { DELIVER_WEBHOOK_JOB, deliveryEffectId } from '../domain/webhooks/delivery.js';
 
 /**
  * How long after a retry is recorded the effect decided here becomes due. The retry endpoint records

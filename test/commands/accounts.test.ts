@@ -3,7 +3,7 @@ import { createPostgresEventStore } from '../../src/adapters/eventstore/postgres
 import { createAccountCommands, DEFAULT_ACCOUNT_ID } from '../../src/commands/accounts.js';
 import { accountStream } from '../../src/domain/accounts/account.js';
 import { userStream } from '../../src/domain/accounts/user.js';
-import { createJwtIssuer } from '../../src/http/jwt.js';
+import { createJwtIssuer } from '../../src/adapters/session/jwt.js';
 import type { EventStore } from '../../src/ports/event-store.js';
 import { createProjectionWaiter } from '../../src/projections/waiter.js';
 import { startTestApp, type TestApp } from '../support/app.js';

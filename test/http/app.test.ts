@@ -10,7 +10,7 @@ import { createHealthRoutes } from '../../src/http/routes/health.js';
 import { createLogger } from '../../src/logger.js';
 import type { EventStore } from '../../src/ports/event-store.js';
 import { createApiServices } from '../../src/services.js';
-import { createSharedServices } from '../../src/application.js';
+import { createSharedServices } from '../../src/shared-services.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { freePort } from '../support/spawn-server.js';
 

@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { purgeFailedDeliveries } from '../../src/commands/webhook-deliveries.js';
 import { execute } from '../../src/commands/execute.js';
 import { deliveryDecider, deliveryStream } from '../../src/domain/webhooks/delivery.js';
-import { deliveryEffectId } from '../../src/process-managers/webhook-fanout.js';
+import { deliveryEffectId } from '../../src/domain/webhooks/delivery.js';
 import { eventually } from '../support/email-setup.js';
 import { verifyWebhook } from '../support/webhook-guide.js';
 import { hookRequests, newAccount, startScriptedReceiver, type Reply, type ScriptedReceiver } from '../support/webhook-receiver.js';

@@ -6,7 +6,8 @@ import { webhookStream, type WebhookSubscriptionEvent } from '../../src/domain/w
 import type { EventStore, Position, RecordedEvent } from '../../src/ports/event-store.js';
 import type { JobQueue } from '../../src/ports/job-queue.js';
 import { createProcessManagerRunner, type ProcessManager } from '../../src/process-managers/runner.js';
-import { createWebhookFanoutManager, DELIVER_WEBHOOK_JOB } from '../../src/process-managers/webhook-fanout.js';
+import { createWebhookFanoutManager } from '../../src/process-managers/webhook-fanout.js';
+import { DELIVER_WEBHOOK_JOB } from '../../src/domain/webhooks/delivery.js';
 import { webhooksProjection } from '../../src/projections/webhooks.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { eventually } from '../support/email-setup.js';

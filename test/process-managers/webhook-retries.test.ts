@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { deliveryEffectId, DELIVER_WEBHOOK_JOB } from '../../src/process-managers/webhook-fanout.js';
+import { deliveryEffectId, DELIVER_WEBHOOK_JOB } from '../../src/domain/webhooks/delivery.js';
 import { RETRY_TAKEOVER_MS, webhookRetriesManager } from '../../src/process-managers/webhook-retries.js';
-import { recordSideEffects } from '../../src/process-managers/side-effects.js';
+import { recordSideEffects } from '../../src/adapters/db/side-effects.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { recorded } from '../support/given.js';
 

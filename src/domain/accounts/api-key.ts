@@ -1,6 +1,6 @@
 import { badRequest, notFound } from '../errors.js';
 import type { Decider } from '../decider.js';
-import type { Scope } from '../../http/principal.js';
+import type { Scope } from '../principal.js';
 
 export interface ApiKeyCreated {
   type: 'ApiKeyCreated';

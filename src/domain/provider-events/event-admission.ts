@@ -1,5 +1,5 @@
 import { normaliseEmail } from '../email/address.js';
-import type { MessageState } from '../messages/message.js';
+import type { EmailQueued, SmsQueued } from '../messages/events.js';
 
 export type EventProvider = 'ses' | 'postmark';
 
@@ -11,6 +11,13 @@ export interface ProviderEventOrigin {
 }
 
 export type EventAdmission = { ok: true } | { ok: false; reason: string };
+
+/** What an event is checked against: the message's stream folded (its MessageState). */
+export interface MessageSent {
+  queued: EmailQueued['data'] | SmsQueued['data'] | null;
+  channel: 'email' | 'sms' | null;
+  providerMessageId: string | null;
+}
 
 /**
  * Whether a provider event may touch the message it names (by our id or by the provider's). Our message
@@ -24,7 +31,7 @@ export type EventAdmission = { ok: true } | { ok: false; reason: string };
  *   anyone else, of this account or another, on a suppression list.
  * Pure: `message` is the message stream folded, the authority (the read models may lag behind it).
  */
-export function admitProviderEvent(message: Pick<MessageState, 'queued' | 'channel' | 'providerMessageId'>, origin: ProviderEventOrigin): EventAdmission {
+export function admitProviderEvent(message: MessageSent, origin: ProviderEventOrigin): EventAdmission {
   const queued = message.queued;
   if (!queued) return { ok: false, reason: 'no such message' };
   if (message.channel !== 'email' || queued.provider !== origin.provider) return { ok: false, reason: `message was not sent through ${origin.provider}` };

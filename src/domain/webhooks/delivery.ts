@@ -57,6 +57,12 @@ export interface DeliveryState {
 }
 
 export const deliveryStream = (id: string) => `delivery-${id}`;
+
+/** The job that makes a delivery's attempts. */
+export const DELIVER_WEBHOOK_JOB = 'webhook.deliver';
+
+/** The side effect that makes a delivery's attempts of one series (1: the first; a manual retry starts the next). */
+export const deliveryEffectId = (deliveryId: string, series: number) => `webhook:${deliveryId}:${series}`;
 export const DELIVERY_STREAM_PREFIX = 'delivery-';
 
 export const deliveryDecider: Decider<DeliveryState, DeliveryCommand, DeliveryEvent> = {

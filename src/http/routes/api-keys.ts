@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { createApiKeyCommands } from '../../commands/api-keys.js';
-import { SCOPES } from '../principal.js';
+import { SCOPES } from '../../domain/principal.js';
 import { defineRoute } from '../route.js';
 import { accountOf, callerOf } from './principal-helpers.js';
 

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Caller } from '../../commands/caller.js';
 import { requestClientIp } from '../client-ip.js';
-import type { Principal } from '../principal.js';
+import type { Principal } from '../../domain/principal.js';
 
 export const accountOf = (p: Principal | undefined): string => p!.accountId;
 

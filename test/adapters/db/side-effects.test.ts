@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { JobQueue } from '../../src/ports/job-queue.js';
-import { createSideEffectLeases, recordSideEffects, releaseSideEffect, type SideEffect } from '../../src/process-managers/side-effects.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import type { JobQueue } from '../../../src/ports/job-queue.js';
+import { createSideEffectLeases, recordSideEffects, releaseSideEffect, type SideEffect } from '../../../src/adapters/db/side-effects.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
 
 describe('side-effect leases (claims and completions of concurrent handlers)', () => {
   let db: TestDatabase;

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { query, type Db } from '../adapters/db/knex.js';
-import { createGroupCommit } from '../group-commit.js';
-import type { JobQueue } from '../ports/job-queue.js';
+import { query, type Db } from './knex.js';
+import { createGroupCommit } from '../../group-commit.js';
+import type { JobQueue } from '../../ports/job-queue.js';
 
 export interface SideEffect {
   /** unique per (event, target): deciding the same effect twice records it once */

@@ -1,12 +1,13 @@
 import { SignJWT, jwtVerify } from 'jose';
+import type { SessionTokens, SessionUser } from '../../ports/session-tokens.js';
 
 const TTL_SECONDS = 12 * 3600;
 
 /** Dashboard tokens: HS256, subject = user id, `acc` = account id. */
-export function createJwtIssuer(secret: string) {
+export function createJwtIssuer(secret: string): SessionTokens {
   const key = new TextEncoder().encode(secret);
   return {
-    async issue(user: { userId: string; accountId: string }) {
+    async issue(user) {
       const expiresAt = new Date(Date.now() + TTL_SECONDS * 1000);
       const token = await new SignJWT({ acc: user.accountId })
         .setProtectedHeader({ alg: 'HS256' })
@@ -16,8 +17,7 @@ export function createJwtIssuer(secret: string) {
         .sign(key);
       return { token, expiresAt: expiresAt.toISOString() };
     },
-    /** null for anything that is not a valid, unexpired token of ours */
-    async verify(token: string): Promise<{ userId: string; accountId: string } | null> {
+    async verify(token): Promise<SessionUser | null> {
       try {
         const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
         if (typeof payload.sub !== 'string' || typeof payload.acc !== 'string') return null;
@@ -28,4 +28,3 @@ export function createJwtIssuer(secret: string) {
     },
   };
 }
-export type JwtIssuer = ReturnType<typeof createJwtIssuer>;

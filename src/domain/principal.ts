@@ -1,0 +1,7 @@
+/** Who is calling: an API key (limited to its own messages) or a dashboard user (account-wide). */
+export type Scope = 'send' | 'sms:send' | 'read_events' | 'contacts:read' | 'contacts:write';
+export const SCOPES: readonly Scope[] = ['send', 'sms:send', 'read_events', 'contacts:read', 'contacts:write'];
+
+export type Principal =
+  | { kind: 'apiKey'; accountId: string; apiKeyId: string; scopes: Scope[]; dailyLimit: number | null }
+  | { kind: 'user'; accountId: string; userId: string };
