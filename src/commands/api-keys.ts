@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createId } from '../cuid.js';
 import type { Db } from '../adapters/db/knex.js';
 import { apiKeyDecider, apiKeyStream } from '../domain/accounts/api-key.js';
+import type { StoredKey } from '../domain/accounts/key-check.js';
 import { badRequest } from '../domain/errors.js';
 import { normaliseIp } from '../domain/ip.js';
 import type { EventStore } from '../ports/event-store.js';
@@ -23,33 +24,31 @@ export interface PresentedKey {
   at: Date;
 }
 
-/** What a statement that checks a key reads of it (`keyColumnsSql`, and `keyRefusalSql` as `refusal`). */
+/**
+ * What a statement that looks a presented key up reads of it (`keyColumnsSql`): all null when no key
+ * has the presented hash. The checks themselves are keyRefusal's (src/domain/accounts/key-check.ts),
+ * so a statement doing work of its own (the send API's admission) reads the key beside its other
+ * facts, and the key is judged exactly as every other request's.
+ */
 export interface CheckedKeyRow {
   id: string | null;
   account_id: string | null;
   scopes: Scope[] | null;
   daily_limit: number | null;
-  refusal: KeyRefusal | null;
+  revoked_at: Date | null;
+  expires_at: Date | null;
+  ip_allowlist: string[] | null;
 }
 
-export type KeyRefusal = 'invalid' | 'expired' | 'ip' | 'scope';
+/** The api_keys columns a key check reads, for the api_keys row `k`. */
+export const keyColumnsSql = (k: string) =>
+  `${k}.id, ${k}.account_id, ${k}.scopes, ${k}.daily_limit, ${k}.revoked_at, ${k}.expires_at, ${k}.ip_allowlist`;
 
-/** The api_keys columns a checked key gives its principal, for the api_keys row `k`. */
-export const keyColumnsSql = (k: string) => `${k}.id, ${k}.account_id, ${k}.scopes, ${k}.daily_limit`;
-
-/**
- * Why the api_keys row `k` (all NULL when no key has the presented hash) refuses a request from
- * `ip` for `scope` at `at`, or NULL: the per-key checks (docs/api.md) in order of severity (unknown or
- * revoked, expired, client IP, scope). Written once, in SQL, so that a statement doing work of its
- * own (the send API's admission, which takes daily-cap slots only for an accepted key) checks the key
- * in that same statement, exactly as every other request's key lookup does.
- */
-export const keyRefusalSql = (k: string, ip: string, scope: string, at: string) => `CASE
-    WHEN ${k}.id IS NULL OR ${k}.revoked_at IS NOT NULL THEN 'invalid'
-    WHEN ${k}.expires_at IS NOT NULL AND ${k}.expires_at <= ${at} THEN 'expired'
-    WHEN jsonb_array_length(${k}.ip_allowlist) > 0 AND NOT coalesce(${k}.ip_allowlist @> jsonb_build_array(${ip}), false) THEN 'ip'
-    WHEN NOT ${k}.scopes @> jsonb_build_array(${scope}) THEN 'scope'
-  END`;
+/** The row as keyRefusal takes it: null when no key has the presented hash. */
+export function storedKey(row: CheckedKeyRow): StoredKey | null {
+  if (row.id === null) return null;
+  return { revokedAt: row.revoked_at, expiresAt: row.expires_at, ipAllowlist: row.ip_allowlist ?? [], scopes: row.scopes ?? [] };
+}
 
 export interface CreateApiKeyInput {
   name: string;

@@ -11,7 +11,7 @@ import { messageStream, type EmailQueued } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
 import { sendAtProblem } from '../domain/messages/schedule.js';
 import { admitEmailSend, type EmailSendFacts } from '../domain/messages/send-admission.js';
-import { keyColumnsSql, keyRefusalSql, type CheckedKeyRow, type PresentedKey } from './api-keys.js';
+import { keyColumnsSql, type CheckedKeyRow, type PresentedKey } from './api-keys.js';
 import type { Principal } from '../domain/principal.js';
 import type { AttachmentStore } from '../ports/attachment-store.js';
 import type { EventStore } from '../ports/event-store.js';
@@ -72,23 +72,23 @@ interface SendFactsRow extends CheckedKeyRow {
 }
 
 // What the send rules (admitEmailSend) are decided over, for all sends arriving together in one
-// statement: the presented key checked as every request's is, the sender's account, whether the
-// recipient is suppressed and whether the sender is verified (its domain in full, or the address as a
-// single sender). A send whose sender is already known (a principal) comes without a key to check.
+// statement: the presented key (checked by keyRefusal, as every request's is), the sender's account,
+// whether the recipient is suppressed and whether the sender is verified (its domain in full, or the
+// address as a single sender). A send whose sender is already known (a principal) comes without a
+// key, and its account, key and key cap come with it: a row's key columns are all null without a key.
 const SEND_FACTS = `
   WITH r AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[])
-      WITH ORDINALITY AS r (key_hash, ip, scope, at, account_id, key_id, key_cap, person, domain, sender, i)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[])
+      WITH ORDINALITY AS r (key_hash, account_id, key_id, key_cap, person, domain, sender, i)
   ),
   who AS (
     SELECT r.i, r.person, r.domain, r.sender, ${keyColumnsSql('k')},
-      CASE WHEN r.key_hash IS NOT NULL THEN ${keyRefusalSql('k', 'r.ip', 'r.scope', 'r.at')} END AS refusal,
-      CASE WHEN r.key_hash IS NULL THEN r.account_id ELSE k.account_id END AS sender_account,
-      CASE WHEN r.key_hash IS NULL THEN r.key_id ELSE k.id END AS sender_key,
-      CASE WHEN r.key_hash IS NULL THEN r.key_cap ELSE k.daily_limit END AS key_cap
+      coalesce(k.account_id, r.account_id) AS sender_account,
+      coalesce(k.id, r.key_id) AS sender_key,
+      coalesce(k.daily_limit, r.key_cap) AS key_cap
     FROM r LEFT JOIN api_keys k ON k.key_hash = r.key_hash
   )
-  SELECT w.id, w.account_id, w.scopes, w.daily_limit, w.refusal, w.sender_account, w.sender_key, w.key_cap,
+  SELECT w.id, w.account_id, w.scopes, w.daily_limit, w.revoked_at, w.expires_at, w.ip_allowlist, w.sender_account, w.sender_key, w.key_cap,
     a.id IS NOT NULL AS account_found, a.daily_send_cap, a.email_provider, a.tracking,
     EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = a.id AND s.person = w.person) AS suppressed,
     EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id AND i.verified
@@ -134,9 +134,6 @@ export function createSendEmail(deps: SendEmailDeps) {
     const principals = items.map((a) => a.principal);
     return query<SendFactsRow>(db, SEND_FACTS, [
       items.map((a) => a.key?.hash ?? null),
-      items.map((a) => a.key?.clientIp ?? null),
-      items.map((a) => a.key?.scope ?? null),
-      items.map((a) => a.key?.at ?? null),
       principals.map((p) => p?.accountId ?? null),
       principals.map((p) => (p?.kind === 'apiKey' ? p.apiKeyId : null)),
       principals.map((p) => (p?.kind === 'apiKey' ? p.dailyLimit : null)),

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { query, type Db } from '../adapters/db/knex.js';
-import { hashApiKey, keyColumnsSql, keyRefusalSql, type CheckedKeyRow, type KeyRefusal, type PresentedKey } from '../commands/api-keys.js';
+import { hashApiKey, keyColumnsSql, storedKey, type CheckedKeyRow, type PresentedKey } from '../commands/api-keys.js';
+import { keyRefusal, type KeyRefusal } from '../domain/accounts/key-check.js';
 import { forbidden, unauthorized, type AppError } from '../domain/errors.js';
 import type { SessionTokens } from '../ports/session-tokens.js';
 import type { KeyFailureThrottle } from '../commands/key-failure-throttle.js';
@@ -13,8 +14,8 @@ import { checkCsrf, readCookie, SESSION_COOKIE } from './session.js';
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 const KEY_LOOKUP = `
-  SELECT r.i, ${keyColumnsSql('k')}, ${keyRefusalSql('k', 'r.ip', 'r.scope', 'r.at')} AS refusal
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) WITH ORDINALITY AS r (key_hash, ip, scope, at, i)
+  SELECT r.i, ${keyColumnsSql('k')}
+  FROM unnest($1::text[]) WITH ORDINALITY AS r (key_hash, i)
   LEFT JOIN api_keys k ON k.key_hash = r.key_hash
   ORDER BY r.i`;
 
@@ -63,12 +64,7 @@ export function createAuthenticator(deps: { db: Db; jwt: SessionTokens; now?: ()
   // Requests arriving together look their keys up in one statement. A request never shares a lookup
   // that was already running when it arrived, so a revocation is still seen by the next request.
   const keyLookups = createGroupCommit<PresentedKey, CheckedKeyRow>(async (keys) => {
-    return query<CheckedKeyRow>(deps.db, KEY_LOOKUP, [
-      keys.map((k) => k.hash),
-      keys.map((k) => k.clientIp),
-      keys.map((k) => k.scope),
-      keys.map((k) => k.at),
-    ], 'api_key_lookup');
+    return query<CheckedKeyRow>(deps.db, KEY_LOOKUP, [keys.map((k) => k.hash)], 'api_key_lookup');
   });
 
   function presentKey(req: Request, scope: Scope): PresentedKey {
@@ -78,8 +74,9 @@ export function createAuthenticator(deps: { db: Db; jwt: SessionTokens; now?: ()
   }
 
   function acceptKey(row: CheckedKeyRow, presented: PresentedKey): Principal {
-    if (row.refusal) {
-      const refusal = refusals[row.refusal](presented.scope);
+    const refused = keyRefusal(storedKey(row), presented);
+    if (refused) {
+      const refusal = refusals[refused](presented.scope);
       if (refusal.status === 401) keyRefusals.add(refusal);
       throw refusal;
     }
