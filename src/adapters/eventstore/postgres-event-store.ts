@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { createGroupCommit, ItemFailure } from '../../group-commit.js';
+import { createLogTail } from './log-tail.js';
 import { categoryOf, decodeNotice, encodeNotice, mayMatch } from './commit-notice.js';
 import {
   START,
@@ -37,6 +38,13 @@ export interface PostgresEventStoreOptions {
   minReadIntervalMs?: number;
   /** the shortest time between two commit notices to other processes (default 10 ms): commits in between share one */
   minNoticeIntervalMs?: number;
+  /**
+   * Subscriptions read the log's newest events from one shared tail (log-tail.ts) once this store
+   * has this many of them (default 4: a worker's followers), each from the log itself before that.
+   */
+  sharedTailFrom?: number;
+  /** events the shared tail keeps (default 10,000) */
+  sharedTailCapacity?: number;
 }
 
 const COLUMNS =
@@ -109,6 +117,11 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const minReadIntervalMs = options.minReadIntervalMs ?? 20;
   const subscriptions = new Set<Subscription>();
+  const sharedTailFrom = options.sharedTailFrom ?? 4;
+  const tail = createLogTail({
+    capacity: options.sharedTailCapacity,
+    read: (after, limit) => readAllWithHead({ after, limit }),
+  });
 
   // NOTIFY after commit, not inside the append (migration 013): a NOTIFY in the appending transaction
   // holds a database-wide lock through its WAL flush and so serialises all appends. Subscribers of
@@ -500,6 +513,13 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     let closed = false;
     let position: Position = opts.after ?? START;
     const limit = opts.limit ?? 500;
+    const types = opts.eventTypes?.length ? new Set(opts.eventTypes) : null;
+    const prefixes = opts.streamPrefixes?.length ? opts.streamPrefixes : null;
+    const matches = (e: RecordedEvent) => (!types || types.has(e.type)) && (!prefixes || prefixes.some((p) => e.streamId.startsWith(p)));
+    /** From the shared tail while this store has enough subscriptions and this one is within it, else from the log. */
+    const read = async () =>
+      (subscriptions.size >= sharedTailFrom ? await tail.read(position, limit, matches) : null) ??
+      { ...(await readAllWithHead({ ...opts, after: position, limit })), complete: true };
     // A commit that lands while a read is running is kept, not lost, so the next read follows at once
     // instead of after the poll interval.
     let pending = false;
@@ -531,7 +551,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         await ensureListener();
         try {
           lastRead = Date.now();
-          const { events: batch, head } = await readAllWithHead({ ...opts, after: position, limit });
+          const { events: batch, head, complete } = await read();
           if (batch.length > 0) {
             await opts.onEvents(batch);
             position = batch[batch.length - 1].position;
@@ -539,6 +559,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
           }
           // nothing else matches up to the head: later reads start there instead of rescanning
           if (head && comparePositions(head, position) > 0) position = head;
+          // the tail is still reading a backlog
+          if (!complete) continue;
         } catch (err) {
           closed = true;
           opts.onError?.(err);

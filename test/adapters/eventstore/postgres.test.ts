@@ -19,6 +19,19 @@ eventStoreContract('PostgreSQL', async () => {
   };
 });
 
+// Every subscription through the shared tail (log-tail.ts), kept short so that readers fall behind it too.
+eventStoreContract('PostgreSQL, subscriptions through the shared tail', async () => {
+  const db = await createTestDatabase();
+  const store = createPostgresEventStore({ connectionString: db.url, pollIntervalMs: 50, sharedTailFrom: 1, sharedTailCapacity: 3 });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await db.drop();
+    },
+  };
+});
+
 describe('PostgreSQL event store', function () {
   let db: TestDatabase;
   let store: EventStore;
