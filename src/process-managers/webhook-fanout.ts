@@ -100,8 +100,6 @@ export function createWebhookFanoutManager(deps: {
       const subscribed = suppressions.flatMap((event) => {
         const d = event.data as AddressSuppressed['data'];
         const name = webhookEventFor(d.reason);
-        // per endpoint and person, by keyed hash: an ordering key is kept in clear (side_effects)
-        const person = (event.metadata.person as string | undefined) ?? d.value;
         const subscriptionIds = endpoints.filter((w) => w.account_id === d.accountId && w.events.includes(name)).map((w) => w.id);
         return subscriptionIds.length ? [{ event, subscriptionIds }] : [];
       });
