@@ -100,34 +100,39 @@ async function campaignRun(topology: Topology, contacts: number, scale: number, 
       const each = processes.map((p) => cpuSeconds(p.process.pid));
       return each.includes(null) ? null : each.reduce((a, b) => a! + b!, 0);
     };
-    const started = performance.now();
+    const started = Date.now();
     const cpuAtStart = cpuOfService();
     const sent = await call(base, 'POST', `/api/campaigns/${campaign.body.id}/send`, { headers: auth, body: {} });
     if (sent.status !== 202) throw new Error(`send refused: ${sent.status} ${JSON.stringify(sent.body)}`);
     let queuedAllMs = 0;
     let cpuUsed = null as number | null; // set by the watch below
+    // Progress is read as the dashboard reads it, every 2 s: a campaign's view counts its messages'
+    // statuses, so reading it every 200 ms (as this module did) took a growing share of PostgreSQL as
+    // the campaign grew. The end is the campaign's own finishedAt, on the same machine's clock.
     const watch = (async () => {
       for (;;) {
         const c = await call(base, 'GET', `/api/campaigns/${campaign.body.id}`, { headers: auth });
-        if (c.body.progress.queued + c.body.progress.skipped >= contacts) {
-          queuedAllMs = performance.now() - started;
-          cpuUsed = cpuAtStart === null ? null : cpuOfService()! - cpuAtStart;
+        if (c.body.progress.queued + c.body.progress.skipped >= contacts && c.body.finishedAt) {
+          cpuUsed = cpuAtStart === null ? null : cpuOfService()! - cpuAtStart; // up to 2 s after the end
+          queuedAllMs = Date.parse(c.body.finishedAt) - started;
           return;
         }
-        if (performance.now() - started > 600_000) throw new Error(`campaign not queued in 10 min: ${JSON.stringify(c.body.progress)}`);
-        await new Promise((r) => setTimeout(r, 200));
+        if (Date.now() - started > 600_000) throw new Error(`campaign not queued in 10 min: ${JSON.stringify(c.body.progress)}`);
+        await new Promise((r) => setTimeout(r, 2_000));
       }
     })();
     // one sender's transactional sends while the campaign fans out, for as long as it does
-    const during: number[] = [];
+    const during: { at: number; ms: number }[] = [];
     followed = [];
     while (!queuedAllMs) {
+      const at = Date.now();
       const t = performance.now();
       await send();
-      during.push(performance.now() - t);
+      during.push({ at, ms: performance.now() - t });
     }
     await watch;
-    const duringP99 = percentiles(during).p99;
+    // the sends that began while the campaign was fanning out
+    const duringP99 = percentiles(during.filter((d) => d.at < started + queuedAllMs).map((d) => d.ms)).p99;
     const rate = contacts / (queuedAllMs / 1000);
     const duringToProvider = await timeToProvider(testDb, followed);
     log(`${topology}: ${contacts} campaign messages queued in ${(queuedAllMs / 1000).toFixed(1)} s (${Math.round(rate)}/s); ${during.length} transactional sends meanwhile, p99 ${duringP99.toFixed(1)} ms, 201 to provider p99 ${duringToProvider.toFixed(0)} ms`);
