@@ -80,6 +80,16 @@ export interface ReadAllOptions {
   eventTypes?: string[];
 }
 
+/**
+ * Whether `options` read an event, for a store that filters in memory: its stream starts with one of
+ * the prefixes and its type is one of the types (either absent or empty: any).
+ */
+export function readsEvent(options: Pick<ReadAllOptions, 'streamPrefixes' | 'eventTypes'>): (e: RecordedEvent) => boolean {
+  const prefixes = options.streamPrefixes?.length ? options.streamPrefixes : null;
+  const types = options.eventTypes?.length ? new Set(options.eventTypes) : null;
+  return (e) => (!types || types.has(e.type)) && (!prefixes || prefixes.some((p) => e.streamId.startsWith(p)));
+}
+
 export interface SubscribeOptions extends ReadAllOptions {
   /** Called with each batch in order; the next batch waits for the promise. A throw stops the subscription and is passed to onError. */
   onEvents(events: RecordedEvent[]): Promise<void>;

@@ -17,6 +17,7 @@ import {
   START,
   WrongExpectedRevisionError,
   comparePositions,
+  readsEvent,
   type AppendOptions,
   type AppendResult,
   type EventStore,
@@ -66,8 +67,6 @@ function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedE
 }
 
 // The server filters on stream names or on event types, not both: types are filtered here.
-const ofTypes = (e: RecordedEvent, types: string[] | undefined) => !types?.length || types.includes(e.type);
-
 function filterFor(prefixes: string[] | undefined) {
   return prefixes?.length ? streamNameFilter({ prefixes }) : excludeSystemEvents();
 }
@@ -134,7 +133,7 @@ export function createEventStoreDbEventStore(options: { connectionString: string
     const limit = opts.limit ?? 1000;
     const isStart = after.commit === 0n && after.prepare === 0n;
     const out: RecordedEvent[] = [];
-    const prefixes = opts.streamPrefixes;
+    const reads = readsEvent(opts);
     // readAll has no server-side filter in this client: read in pages and filter here.
     let from: Position | typeof ESDB_START = isStart ? ESDB_START : after;
     for (;;) {
@@ -146,8 +145,7 @@ export function createEventStoreDbEventStore(options: { connectionString: string
         if (pos) lastPos = { commit: pos.commit, prepare: pos.prepare };
         const e = toRecorded(resolved);
         if (!e || comparePositions(e.position, after) <= 0) continue;
-        if (prefixes?.length && !prefixes.some((p) => e.streamId.startsWith(p))) continue;
-        if (!ofTypes(e, opts.eventTypes)) continue;
+        if (!reads(e)) continue;
         out.push(e);
         if (out.length >= limit) return out;
       }
@@ -160,6 +158,8 @@ export function createEventStoreDbEventStore(options: { connectionString: string
     const after = opts.after ?? START;
     const isStart = after.commit === 0n && after.prepare === 0n;
     const stream = client.subscribeToAll({ fromPosition: isStart ? ESDB_START : after, filter: filterFor(opts.streamPrefixes) });
+    // the server filters by stream prefix; the types are ours to filter
+    const ofTypes = readsEvent({ eventTypes: opts.eventTypes });
     let closed = false;
     const loop = (async () => {
       try {
@@ -168,7 +168,7 @@ export function createEventStoreDbEventStore(options: { connectionString: string
         for await (const resolved of stream) {
           if (closed) break;
           const e = toRecorded(resolved);
-          if (!e || comparePositions(e.position, after) <= 0 || !ofTypes(e, opts.eventTypes)) continue;
+          if (!e || comparePositions(e.position, after) <= 0 || !ofTypes(e)) continue;
           batch.push(e);
           // Deliver at once when nothing else is buffered, else in batches.
           if (batch.length >= batchSize || stream.readableLength === 0) {

@@ -7,6 +7,7 @@ import {
   START,
   WrongExpectedRevisionError,
   comparePositions,
+  readsEvent,
   type AppendOptions,
   type AppendResult,
   type EventStore,
@@ -513,9 +514,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     let closed = false;
     let position: Position = opts.after ?? START;
     const limit = opts.limit ?? 500;
-    const types = opts.eventTypes?.length ? new Set(opts.eventTypes) : null;
-    const prefixes = opts.streamPrefixes?.length ? opts.streamPrefixes : null;
-    const matches = (e: RecordedEvent) => (!types || types.has(e.type)) && (!prefixes || prefixes.some((p) => e.streamId.startsWith(p)));
+    const matches = readsEvent(opts);
     /** From the shared tail while this store has enough subscriptions and this one is within it, else from the log. */
     const read = async () =>
       (subscriptions.size >= sharedTailFrom ? await tail.read(position, limit, matches) : null) ??
