@@ -55,8 +55,7 @@ export function createLogTail(options: LogTailOptions) {
   const pageSize = options.pageSize ?? 1_000;
   const capacityChars = options.capacityChars ?? 32 * 1024 * 1024;
   let events: RecordedEvent[] = [];
-  /** each kept event's size (sizeOf), and their sum */
-  let sizes: number[] = [];
+  /** the kept events' sizes (sizeOf), summed */
   let chars = 0;
   /** exclusive; null until the first read: every event after it up to `head` is in `events` */
   let from: Position | null = null;
@@ -75,10 +74,8 @@ export function createLogTail(options: LogTailOptions) {
     }
     const page = await options.read(head, pageSize);
     for (const e of page.events) {
-      const size = sizeOf(e);
       events.push(e);
-      sizes.push(size);
-      chars += size;
+      chars += sizeOf(e);
     }
     const last = page.events.at(-1)?.position;
     complete = page.events.length < pageSize;
@@ -86,12 +83,11 @@ export function createLogTail(options: LogTailOptions) {
     if (last) head = last;
     if (complete && page.head && comparePositions(page.head, head) > 0) head = page.head;
     let cut = Math.max(0, events.length - capacity);
-    for (let i = 0; i < cut; i++) chars -= sizes[i];
-    while (cut < events.length && chars > capacityChars) chars -= sizes[cut++];
+    for (let i = 0; i < cut; i++) chars -= sizeOf(events[i]);
+    while (cut < events.length && chars > capacityChars) chars -= sizeOf(events[cut++]);
     if (cut > 0) {
       from = events[cut - 1].position;
       events = events.slice(cut);
-      sizes = sizes.slice(cut);
     }
   }
 
