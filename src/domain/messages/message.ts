@@ -1,15 +1,12 @@
 import type { Decider } from '../decider.js';
 import { conflict, notFound } from '../errors.js';
-import { admitProviderEvent, type ProviderEventOrigin } from '../provider-events/event-admission.js';
+import { admitProviderEvent, type MessageSent, type ProviderEventOrigin } from '../provider-events/event-admission.js';
 import type { EmailQueued, MessageEvent, ProviderOutcome, SmsQueued } from './events.js';
 
 export type MessageStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'failed' | 'cancelled';
 
-export interface MessageState {
-  queued: EmailQueued['data'] | SmsQueued['data'] | null;
-  channel: 'email' | 'sms' | null;
+export interface MessageState extends MessageSent {
   status: MessageStatus | null;
-  providerMessageId: string | null;
   attempts: number;
   seenProviderEvents: Set<string>;
 }

@@ -12,7 +12,7 @@ export interface ProviderEventOrigin {
 
 export type EventAdmission = { ok: true } | { ok: false; reason: string };
 
-/** What an event is checked against: the message's stream folded (its MessageState). */
+/** What an event is checked against: the message's stream folded (the part of MessageState it reads, declared here). */
 export interface MessageSent {
   queued: EmailQueued['data'] | SmsQueued['data'] | null;
   channel: 'email' | 'sms' | null;
