@@ -141,7 +141,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
       changes: createMessageChanges({ db, notifier: createChangeNotifier({ db, logger }), cursors: createChangeCursors(await getOrCreateSecret(db, 'changes-cursor')) }),
     },
     messages: { messages, cancel: createCancelMessage({ db, eventStore, waitFor }), counts: createMessageCountQueries({ db }) },
-    campaigns: { campaigns: createCampaignCommands({ db, eventStore, waitFor, aggregate: messages.aggregate, clock: shared.clock }) },
+    campaigns: { campaigns: createCampaignCommands({ db, eventStore, waitFor, campaignStats: messages.campaignStats, clock: shared.clock }) },
     webhookDeliveries: { deliveries },
     audit: { audit: createAuditQueries({ db }) },
     smsOptOuts: { optOuts },

@@ -7,7 +7,7 @@ import type { Principal } from '../domain/principal.js';
 import type { EventStore } from '../ports/event-store.js';
 import { callerMetadata, type Caller } from './caller.js';
 import { execute } from './execute.js';
-import type { MessageFilters, MessageQueries } from './messages-query.js';
+import type { Aggregate, MessageQueries } from './messages-query.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
 const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
@@ -19,7 +19,7 @@ export type CampaignInput = Omit<CampaignDefinition, 'fromName' | 'replyTo' | 'v
 };
 
 /** A campaign as the API shows it; `stats` is the messages aggregate of its messages. */
-export function campaignView(row: Record<string, any>, stats: unknown) {
+function campaignView(row: Record<string, any>, stats: Aggregate) {
   const queued = row.queued as number;
   const skipped = row.skipped as number;
   // Contacts added to the audience while it was sending are reached too: the count only grows.
@@ -53,18 +53,19 @@ export function createCampaignCommands(deps: {
   db: Db;
   eventStore: EventStore;
   waitFor: WaitForProjection;
-  aggregate: MessageQueries['aggregate'];
+  campaignStats: MessageQueries['campaignStats'];
   clock?: () => Date;
 }) {
   const now = () => (deps.clock ?? (() => new Date()))().toISOString();
 
-  async function view(principal: Principal, row: Record<string, any>) {
-    return campaignView(row, await deps.aggregate(principal, { campaignId: row.id } satisfies MessageFilters));
+  async function views(principal: Principal, rows: Record<string, any>[]) {
+    const stats = await deps.campaignStats(principal, rows.map((row) => row.id));
+    return rows.map((row) => campaignView(row, stats.get(row.id)!));
   }
   async function get(principal: Principal, id: string) {
     const row = await deps.db('campaigns').where({ id, account_id: principal.accountId }).first();
     if (!row) throw notFound(`campaign ${id} not found`);
-    return view(principal, row);
+    return (await views(principal, [row]))[0];
   }
   async function run(id: string, caller: Caller, command: CampaignCommand) {
     const result = await execute(campaignDecider, command, { eventStore: deps.eventStore, streamId: campaignStream(id), metadata: callerMetadata(caller) });
@@ -89,7 +90,7 @@ export function createCampaignCommands(deps: {
     get,
     async list(principal: Principal) {
       const rows = await deps.db('campaigns').where({ account_id: principal.accountId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
-      return Promise.all(rows.map((row) => view(principal, row)));
+      return views(principal, rows);
     },
     async create(principal: Principal, caller: Caller, input: CampaignInput) {
       await checkSendable(principal.accountId, input.templateId, input.fromEmail);

@@ -7,6 +7,7 @@ import { statusAfter, type MessageStatus } from '../domain/messages/message.js';
 import { attachmentSummary, type QueuedAttachment } from '../domain/email/attachments.js';
 import { insertRows, rowsById, updateRows } from './bulk-writes.js';
 import { PERSONAL_DATA } from '../domain/privacy/personal-data.js';
+import { campaignStatsChange, CAMPAIGN_STATS_TABLE, setupCampaignStats } from './campaign-stats.js';
 import type { Projection } from './projection.js';
 
 /** The message timeline's kinds (sent, delivered, bounced, complained, opened, clicked), by event type. */
@@ -22,6 +23,8 @@ export const TIMELINE_KIND: Record<string, string> = {
 /** The mutable part of a message row, kept in memory while a batch is applied. */
 interface MessageState {
   id: string;
+  account_id: string;
+  campaign_id: string | null;
   status: MessageStatus;
   provider_message_id: string | null;
   error: string | null;
@@ -99,9 +102,9 @@ function evolve(row: MessageState, e: RecordedEvent): void {
 export const messagesProjection: Projection = {
   name: 'messages',
   // 2: batched handler, status and campaign covering indexes; 3: tags and metadata (GIN-indexed), send_at (scheduled sends), attachment summaries;
-  // 4: the recipient's keyed hash, erasures and retention redact
-  version: 4,
-  tables: ['messages', 'message_events'],
+  // 4: the recipient's keyed hash, erasures and retention redact; 5: campaign stats
+  version: 5,
+  tables: ['messages', 'message_events', CAMPAIGN_STATS_TABLE],
   // contact streams for their erasures, account streams for retention's cutoffs
   streamPrefixes: [MESSAGE_STREAM_PREFIX, CONTACT_STREAM_PREFIX, ACCOUNT_STREAM_PREFIX],
 
@@ -159,6 +162,7 @@ export const messagesProjection: Projection = {
       tb.boolean('suspected_bot').notNullable().defaultTo(false);
       tb.primary(['message_id', 'revision']);
     });
+    await setupCampaignStats(trx, t);
   },
 
   async handle(events: RecordedEvent[], trx: Knex.Transaction, t: (base: string) => string) {
@@ -173,8 +177,10 @@ export const messagesProjection: Projection = {
       trx,
       t('messages'),
       events.filter((e) => !queuedHere.has(e.streamId) && e.streamId.startsWith(MESSAGE_STREAM_PREFIX)).map((e) => e.streamId.slice(MESSAGE_STREAM_PREFIX.length)),
-      ['id', 'status', 'provider_message_id', 'error', 'opens', 'clicks', 'updated_at'],
+      ['id', 'account_id', 'campaign_id', 'status', 'provider_message_id', 'error', 'opens', 'clicks', 'updated_at'],
     );
+    const campaignStats = campaignStatsChange();
+    for (const [id, row] of existing) campaignStats.before(id, row);
 
     for (const e of events) {
       if (e.type === CONTACT_ERASED) {
@@ -214,8 +220,11 @@ export const messagesProjection: Projection = {
       }
     }
 
+    for (const [id, row] of [...created, ...touched]) campaignStats.after(id, row);
     await insertRows(trx, t('messages'), [...created.values()], { target: ['id'] });
-    await updateRows(trx, t('messages'), [...touched.values()]);
+    // whose it is and its campaign never change
+    await updateRows(trx, t('messages'), [...touched.values()].map(({ account_id, campaign_id, ...changed }) => changed));
+    await campaignStats.write(trx, t);
     await insertRows(trx, t('message_events'), timeline, { target: ['message_id', 'revision'] });
     for (const { accountId, person, before } of erasures) {
       const ids = () => {
