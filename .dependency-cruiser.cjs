@@ -34,11 +34,18 @@ module.exports = {
       to: { path: '^src/', pathNot: ['^src/ports/', '^src/domain/'] },
     },
     {
+      name: 'read-models-below-their-readers',
+      comment: 'The read-model queries are read by commands, routes, jobs and process managers; they call none of them.',
+      severity: 'error',
+      from: { path: '^src/read-models/' },
+      to: { path: '^src/(http|commands|jobs|process-managers|projections/runner|workers|services|application)' },
+    },
+    {
       name: 'adapters-below-the-application',
       comment: 'Adapters implement ports for the layers above; they call none of them.',
       severity: 'error',
       from: { path: '^src/adapters/' },
-      to: { path: '^src/(http|commands|jobs|process-managers|projections|workers|services|application)' },
+      to: { path: '^src/(http|commands|read-models|jobs|process-managers|projections|workers|services|application)' },
     },
   ],
   options: {

@@ -31,14 +31,15 @@ import { createSnsMessageVerifier } from './adapters/sns-verify/verify-sns-messa
 import { createEngagementCommands } from './commands/engagement.js';
 import { createWebhookDeliveryCommands } from './commands/webhook-deliveries.js';
 import { createContactCommands } from './commands/contacts.js';
-import { createMessageQueries } from './commands/messages-query.js';
+import { createMessageQueries } from './read-models/messages.js';
+import { createMessageHistory } from './commands/replay.js';
 import { createCancelMessage } from './commands/cancel-message.js';
-import { createMessageCountQueries } from './commands/message-counts-query.js';
+import { createMessageCountQueries } from './read-models/message-counts.js';
 import { createChangeCursors, createMessageChanges } from './commands/message-changes.js';
 import { createChangeNotifier } from './projections/change-notifier.js';
 import { emailProviderUnavailable } from './adapters/email/index.js';
 import { createCampaignCommands } from './commands/campaigns.js';
-import { createAuditQueries } from './commands/audit.js';
+import { createAuditQueries } from './read-models/audit.js';
 import { DELIVER_WEBHOOK_JOB } from './domain/webhooks/delivery.js';
 import { forgetDeliveryBodies } from './process-managers/webhook-fanout.js';
 import { SEND_JOB } from './process-managers/send-messages.js';
@@ -112,7 +113,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
   });
   const engagement = createEngagementCommands({ eventStore, suppressions });
   const deliveries = createWebhookDeliveryCommands({ eventStore, db, queue: infra.queue, sender: shared.webhookSender, waitFor });
-  const messages = createMessageQueries({ db, eventStore });
+  const messages = createMessageQueries({ db });
   const sns = createSnsMessageVerifier({ certUrlPattern: config.SNS_CERT_URL_PATTERN });
   if (!config.SNS_TOPIC_ARNS) logger.warn('SNS_TOPIC_ARNS is not set: SNS messages from any topic are accepted, and anyone can publish to a topic of their own');
 
@@ -140,7 +141,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     messageChanges: {
       changes: createMessageChanges({ db, notifier: createChangeNotifier({ db, logger }), cursors: createChangeCursors(await getOrCreateSecret(db, 'changes-cursor')) }),
     },
-    messages: { messages, cancel: createCancelMessage({ db, eventStore, waitFor }), counts: createMessageCountQueries({ db }) },
+    messages: { messages, history: createMessageHistory({ eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }), counts: createMessageCountQueries({ db }) },
     campaigns: { campaigns: createCampaignCommands({ db, eventStore, waitFor, campaignStats: messages.campaignStats, clock: shared.clock }) },
     webhookDeliveries: { deliveries },
     audit: { audit: createAuditQueries({ db }) },

@@ -3,7 +3,7 @@ import type { Config } from './config/env.js';
 import type { Infrastructure } from './infrastructure.js';
 import type { SharedServices } from './shared-services.js';
 import { findLongTransaction } from './adapters/eventstore/long-transactions.js';
-import { purgeFailedDeliveries } from './commands/webhook-deliveries.js';
+import { purgeFailedDeliveries } from './read-models/webhook-deliveries.js';
 import { createDeliverWebhookHandler } from './jobs/deliver-webhook.js';
 import { createSendMessageHandler } from './jobs/send-message.js';
 import { createProcessManagerRunner } from './process-managers/runner.js';

@@ -15,7 +15,7 @@ import type { SessionTokens } from '../ports/session-tokens.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import { executeTogether } from './execute-together.js';
-import { accountRow } from './account-row.js';
+import { accountRow } from '../read-models/accounts.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
 export const DEFAULT_ACCOUNT_ID = 'default';

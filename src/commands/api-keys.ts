@@ -2,14 +2,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createId } from '../cuid.js';
 import type { Db } from '../adapters/db/knex.js';
 import { apiKeyDecider, apiKeyStream } from '../domain/accounts/api-key.js';
-import type { StoredKey } from '../domain/accounts/key-check.js';
 import { badRequest } from '../domain/errors.js';
 import { normaliseIp } from '../domain/ip.js';
 import type { EventStore } from '../ports/event-store.js';
 import { SCOPES, type Scope } from '../domain/principal.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
-import { accountRow } from './account-row.js';
+import { accountRow } from '../read-models/accounts.js';
+import { apiKeysOf } from '../read-models/api-keys.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
 export const API_KEY_PREFIX = 'cl_';
@@ -22,32 +22,6 @@ export interface PresentedKey {
   clientIp: string | null;
   scope: Scope;
   at: Date;
-}
-
-/**
- * What a statement that looks a presented key up reads of it (`keyColumnsSql`): all null when no key
- * has the presented hash. The checks themselves are keyRefusal's (src/domain/accounts/key-check.ts),
- * so a statement doing work of its own (the send API's admission) reads the key beside its other
- * facts, and the key is judged exactly as every other request's.
- */
-export interface CheckedKeyRow {
-  id: string | null;
-  account_id: string | null;
-  scopes: Scope[] | null;
-  daily_limit: number | null;
-  revoked_at: Date | null;
-  expires_at: Date | null;
-  ip_allowlist: string[] | null;
-}
-
-/** The api_keys columns a key check reads, for the api_keys row `k`. */
-export const keyColumnsSql = (k: string) =>
-  `${k}.id, ${k}.account_id, ${k}.scopes, ${k}.daily_limit, ${k}.revoked_at, ${k}.expires_at, ${k}.ip_allowlist`;
-
-/** The row as keyRefusal takes it: null when no key has the presented hash. */
-export function storedKey(row: CheckedKeyRow): StoredKey | null {
-  if (row.id === null) return null;
-  return { revokedAt: row.revoked_at, expiresAt: row.expires_at, ipAllowlist: row.ip_allowlist ?? [], scopes: row.scopes ?? [] };
 }
 
 export interface CreateApiKeyInput {
@@ -123,13 +97,7 @@ export function createApiKeyCommands(deps: { eventStore: EventStore; db: Db; wai
     },
 
     async list(accountId: string) {
-      const rows = await deps
-        .db('api_keys as k')
-        .leftJoin('api_key_usage as u', 'u.api_key_id', 'k.id')
-        .where('k.account_id', accountId)
-        .orderBy('k.created_at', 'desc')
-        .select('k.*', 'u.last_used_at');
-      return rows.map(toView);
+      return (await apiKeysOf(deps.db, accountId)).map(toView);
     },
   };
 }

@@ -1,6 +1,5 @@
-import type { Knex } from 'knex';
 import type { Db } from '../adapters/db/knex.js';
-import { campaignDecider, campaignStream, type Audience, type CampaignCommand } from '../domain/campaigns/campaign.js';
+import { campaignDecider, campaignStream, type CampaignCommand } from '../domain/campaigns/campaign.js';
 import { campaignMessageId, nextUtcMidnight } from '../domain/campaigns/personalise.js';
 import { recipientVariables, unfilledPlaceholders } from '../domain/campaigns/recipient-variables.js';
 import { fold } from '../domain/decider.js';
@@ -10,25 +9,11 @@ import type { Principal } from '../domain/principal.js';
 import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
 import type { SendEmailInput, SendEmailResult } from './send-email.js';
+import { audiencePage, audienceSize } from '../read-models/contacts.js';
+import { recordedMessageIds } from '../read-models/messages.js';
+import { templateRow } from '../read-models/templates.js';
 
 type SendEmail = (sender: Principal, input: SendEmailInput, options: { messageId: string; at: Date }) => Promise<SendEmailResult>;
-
-/** The account's contacts a campaign's audience names (both filters when both are given). */
-export function audienceContacts(db: Knex, accountId: string, audience: Audience): Knex.QueryBuilder {
-  const q = db('contacts').where('account_id', accountId);
-  if (audience.listId !== undefined) q.andWhereRaw('list_ids @> ARRAY[?]::text[]', [audience.listId]);
-  if (audience.tag !== undefined) q.andWhereRaw('tags @> ARRAY[?]::text[]', [audience.tag]);
-  return q;
-}
-
-interface AudienceContact {
-  id: string;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  company: string | null;
-  status: string;
-}
 
 type Outcome = 'queued' | 'skipped' | 'daily_send_cap' | 'sender_not_verified';
 
@@ -93,20 +78,16 @@ export function createCampaignFanout(deps: CampaignFanoutDeps) {
         metadata: { actor: 'system:campaign-fanout', correlationId: campaignId, ...(causationId ? { causationId } : {}) },
       });
 
-    const template = await deps.db('templates').where({ id: campaign.templateId, account_id: accountId }).first('subject', 'html', 'text');
+    const template = await templateRow(deps.db, accountId, campaign.templateId, ['subject', 'html', 'text']);
     if (!template) {
       await record({ progress: { cursor: fromCursor, queued: 0, skipped: 0, unfilled: 0 }, done: false, stoppedBy: { reason: 'template_deleted' } });
       return false;
     }
-    const audience = fromCursor === null ? Number((await audienceContacts(deps.db, accountId, campaign.audience).count({ n: '*' }).first())!.n) : undefined;
-    const rows: AudienceContact[] = await audienceContacts(deps.db, accountId, campaign.audience)
-      .andWhere('id', '>', fromCursor ?? '')
-      .orderBy('id')
-      .limit(stepSize + 1)
-      .select('id', 'email', 'first_name', 'last_name', 'company', 'status');
+    const audience = fromCursor === null ? await audienceSize(deps.db, accountId, campaign.audience) : undefined;
+    const rows = await audiencePage(deps.db, accountId, campaign.audience, fromCursor, stepSize + 1);
     const page = rows.slice(0, stepSize);
     const ids = page.map((c) => campaignMessageId(campaignId, c.id));
-    const already = new Set<string>(await deps.db('messages').whereIn('id', ids).pluck('id'));
+    const already = await recordedMessageIds(deps.db, ids);
     const sender: Principal = { kind: 'user', accountId, userId: state.createdBy!.replace(/^user:/, '') };
 
     const outcomes = await pooled(page, concurrency, async (contact): Promise<{ outcome: Outcome; unfilled: boolean }> => {

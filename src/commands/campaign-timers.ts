@@ -2,6 +2,7 @@ import type { Db } from '../adapters/db/knex.js';
 import { campaignDecider, campaignStream } from '../domain/campaigns/campaign.js';
 import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
+import { dueCampaigns } from '../read-models/campaigns.js';
 
 /**
  * Starts scheduled campaigns whose time has come and resumes those the daily cap paused once their day
@@ -10,11 +11,7 @@ import { execute } from './execute.js';
 export function createCampaignTimers(deps: { db: Db; eventStore: EventStore; clock: () => Date }) {
   return async function runTimers(): Promise<number> {
     const at = deps.clock().toISOString();
-    const due = await deps
-      .db('campaigns')
-      .where((q) => q.where('status', 'scheduled').andWhere('scheduled_at', '<=', at))
-      .orWhere((q) => q.where({ status: 'paused', paused_reason: 'daily_send_cap' }).andWhere('resume_at', '<=', at))
-      .select('id', 'status');
+    const due = await dueCampaigns(deps.db, at);
     for (const c of due) {
       await execute(campaignDecider, c.status === 'scheduled' ? { kind: 'start', now: at } : { kind: 'resumeAfterCap', now: at }, {
         eventStore: deps.eventStore,

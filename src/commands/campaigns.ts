@@ -1,14 +1,17 @@
 import { createId } from '../cuid.js';
 import type { Db } from '../adapters/db/knex.js';
 import { campaignDecider, campaignStream, type CampaignCommand, type CampaignDefinition } from '../domain/campaigns/campaign.js';
-import { emailDomain, normaliseEmail } from '../domain/email/address.js';
+import { normaliseEmail } from '../domain/email/address.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { EventStore } from '../ports/event-store.js';
 import { callerMetadata, type Caller } from './caller.js';
 import { execute } from './execute.js';
-import type { Aggregate, MessageQueries } from './messages-query.js';
+import type { Aggregate, MessageQueries } from '../read-models/messages.js';
 import type { WaitForProjection } from './read-your-writes.js';
+import { campaignRow, campaignsOf } from '../read-models/campaigns.js';
+import { isVerifiedSender } from '../read-models/identities.js';
+import { templateRow } from '../read-models/templates.js';
 
 const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
 
@@ -58,14 +61,14 @@ export function createCampaignCommands(deps: {
 }) {
   const now = () => (deps.clock ?? (() => new Date()))().toISOString();
 
-  async function views(principal: Principal, rows: Record<string, any>[]) {
-    const stats = await deps.campaignStats(principal, rows.map((row) => row.id));
+  async function views(rows: Record<string, any>[]) {
+    const stats = await deps.campaignStats(rows.map((row) => row.id));
     return rows.map((row) => campaignView(row, stats.get(row.id)!));
   }
   async function get(principal: Principal, id: string) {
-    const row = await deps.db('campaigns').where({ id, account_id: principal.accountId }).first();
+    const row = await campaignRow(deps.db, principal.accountId, id);
     if (!row) throw notFound(`campaign ${id} not found`);
-    return (await views(principal, [row]))[0];
+    return (await views([row]))[0];
   }
   async function run(id: string, caller: Caller, command: CampaignCommand) {
     const result = await execute(campaignDecider, command, { eventStore: deps.eventStore, streamId: campaignStream(id), metadata: callerMetadata(caller) });
@@ -75,22 +78,14 @@ export function createCampaignCommands(deps: {
 
   /** The checks a send of the same template from the same sender makes, with the same words. */
   async function checkSendable(accountId: string, templateId: string, fromEmail: string) {
-    const template = await deps.db('templates').where({ id: templateId, account_id: accountId }).first('id');
-    if (!template) throw badRequest(`templateId ${templateId} not found`);
-    const sender = normaliseEmail(fromEmail);
-    const verified = await deps
-      .db('identities')
-      .where({ account_id: accountId, verified: true })
-      .andWhere((q) => q.where({ kind: 'domain', value: emailDomain(sender) }).orWhere({ kind: 'email', value: sender }))
-      .first('id');
-    if (!verified) throw badRequest(`${fromEmail} is not verified for sending`);
+    if (!(await templateRow(deps.db, accountId, templateId, ['id']))) throw badRequest(`templateId ${templateId} not found`);
+    if (!(await isVerifiedSender(deps.db, accountId, normaliseEmail(fromEmail)))) throw badRequest(`${fromEmail} is not verified for sending`);
   }
 
   return {
     get,
     async list(principal: Principal) {
-      const rows = await deps.db('campaigns').where({ account_id: principal.accountId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
-      return views(principal, rows);
+      return views(await campaignsOf(deps.db, principal.accountId));
     },
     async create(principal: Principal, caller: Caller, input: CampaignInput) {
       await checkSendable(principal.accountId, input.templateId, input.fromEmail);
@@ -108,7 +103,7 @@ export function createCampaignCommands(deps: {
       return get(principal, id);
     },
     async send(principal: Principal, caller: Caller, id: string, scheduledAt: string | null) {
-      const row = await deps.db('campaigns').where({ id, account_id: principal.accountId }).first('template_id', 'from_email');
+      const row = await campaignRow(deps.db, principal.accountId, id, ['template_id', 'from_email']);
       if (!row) throw notFound(`campaign ${id} not found`);
       await checkSendable(principal.accountId, row.template_id, row.from_email);
       await run(id, caller, { kind: 'send', accountId: principal.accountId, scheduledAt: scheduledAt && new Date(scheduledAt).toISOString(), now: now() });

@@ -1,7 +1,7 @@
 import type { Db } from '../adapters/db/knex.js';
 import { fold } from '../domain/decider.js';
 import { conflict, notFound } from '../domain/errors.js';
-import { messageStream } from '../domain/messages/events.js';
+import { isMessageId, messageStream } from '../domain/messages/events.js';
 import { HANDED_TO_PROVIDER, messageDecider, type MessageState } from '../domain/messages/message.js';
 import type { Principal } from '../domain/principal.js';
 import type { EventStore } from '../ports/event-store.js';
@@ -14,7 +14,6 @@ import type { WaitForProjection } from './read-your-writes.js';
  */
 export const SEND_EFFECT = { id: (messageId: string) => `send:${messageId}`, kind: 'provider.send' };
 
-const MESSAGE_ID = /^[\w.:-]{1,100}$/;
 
 /** Who may cancel: the key that sent the message, or a dashboard user of its account. */
 function mayCancel(principal: Principal, state: MessageState): boolean {
@@ -36,7 +35,7 @@ function mayCancel(principal: Principal, state: MessageState): boolean {
 export function createCancelMessage(deps: { db: Db; eventStore: EventStore; waitFor: WaitForProjection }) {
   return async function cancelMessage(principal: Principal, id: string): Promise<{ id: string; status: 'cancelled' }> {
     const streamId = messageStream(id);
-    const read = async () => (MESSAGE_ID.test(id) ? fold(messageDecider, await deps.eventStore.readStream(streamId)) : messageDecider.initialState);
+    const read = async () => (isMessageId(id) ? fold(messageDecider, await deps.eventStore.readStream(streamId)) : messageDecider.initialState);
     const before = await read();
     // Another key's message, or another account's, is not there for this caller.
     if (!mayCancel(principal, before)) throw notFound(`message ${id} not found`);

@@ -10,6 +10,7 @@ import { execute } from './execute.js';
 import type { WaitForProjection } from './read-your-writes.js';
 import type { KeyStore, PersonOf } from '../ports/key-store.js';
 import { callerMetadata, type Caller } from './caller.js';
+import { contactRow, contactsByEmail, contactsPage, contactView } from '../read-models/contacts.js';
 
 export { contactInput, MAX_IMPORT, type ContactInput } from '../domain/contacts/contact-input.js';
 
@@ -22,21 +23,6 @@ type Outcome = 'created' | 'updated' | 'unchanged';
 interface Row {
   email: string;
   input: ContactInput;
-}
-
-export function contactView(row: Record<string, any>) {
-  return {
-    id: row.id,
-    email: row.email,
-    firstName: row.first_name,
-    lastName: row.last_name,
-    company: row.company,
-    tags: row.tags,
-    status: row.status,
-    listIds: row.list_ids,
-    createdAt: new Date(row.created_at).toISOString(),
-    updatedAt: new Date(row.updated_at).toISOString(),
-  };
 }
 
 /** The decider's state as the read model last saw it, and the stream revision that state is at. */
@@ -53,7 +39,6 @@ function stateFromRow(row: Record<string, any> | undefined): { state: ContactSta
   return { state: { contactId: row.id, fields }, revision: Number(row.revision) };
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export interface ContactDeps {
   eventStore: EventStore;
@@ -96,11 +81,12 @@ export function createContactCommands(deps: ContactDeps) {
    */
   async function importChunk(accountId: string, caller: Caller, items: Row[], addListIds: string[], tally: (o: Outcome, p?: Position) => void): Promise<Row[]> {
     if (!deps.eventStore.appendMany) return items;
-    const rows = await deps
-      .db('contacts')
-      .where({ account_id: accountId })
-      .whereIn('email', items.map((i) => i.email))
-      .select('id', 'email', 'first_name', 'last_name', 'company', 'tags', 'upserted_status', 'list_ids', 'revision');
+    const rows = await contactsByEmail(
+      deps.db,
+      accountId,
+      items.map((i) => i.email),
+      ['id', 'email', 'first_name', 'last_name', 'company', 'tags', 'upserted_status', 'list_ids', 'revision'],
+    );
     const byEmail = new Map(rows.map((r) => [r.email as string, r]));
     const settle: Row[] = [];
     const appends: (StreamAppend & { outcome: Outcome })[] = [];
@@ -132,7 +118,7 @@ export function createContactCommands(deps: ContactDeps) {
   }
 
   async function read(accountId: string, email: string) {
-    const row = await deps.db('contacts').where({ account_id: accountId, email }).first();
+    const row = await contactRow(deps.db, accountId, email);
     if (!row) throw notFound(`contact ${email} not found`);
     return contactView(row);
   }
@@ -203,22 +189,7 @@ export function createContactCommands(deps: ContactDeps) {
     },
 
     async list(accountId: string, q: { page: number; limit: number; search?: string; status?: string; tag?: string; listId?: string }) {
-      const base = deps.db('contacts').where({ account_id: accountId });
-      if (q.status) base.andWhere({ status: q.status });
-      if (q.tag) base.andWhereRaw('tags @> ARRAY[?]::text[]', [q.tag]);
-      if (q.listId) base.andWhereRaw('list_ids @> ARRAY[?]::text[]', [q.listId]);
-      if (q.search) {
-        // The same expression as the trigram index in src/projections/contacts.ts, so the index serves it.
-        base.andWhereRaw(`(email || ' ' || coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(company, '')) ILIKE ?`, [
-          `%${escapeLike(q.search)}%`,
-        ]);
-      }
-      // The count is the costly half on a broad filter (every match is visited); run both at once.
-      const [[{ n }], rows] = await Promise.all([
-        base.clone().count('* as n'),
-        base.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset((q.page - 1) * q.limit).limit(q.limit),
-      ]);
-      const total = Number(n);
+      const { rows, total } = await contactsPage(deps.db, accountId, q);
       return { items: rows.map(contactView), total, page: q.page, pageSize: q.limit, totalPages: Math.ceil(total / q.limit) };
     },
   };

@@ -7,7 +7,8 @@ import { ProviderError, type EmailProvider } from '../ports/email-provider.js';
 import type { EmailProviderKind } from '../domain/accounts/account.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
-import { accountRow } from './account-row.js';
+import { accountRow } from '../read-models/accounts.js';
+import { hasIdentity, identitiesOf, identityRow } from '../read-models/identities.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
 export function identityView(row: Record<string, any>) {
@@ -37,7 +38,7 @@ export function createIdentityCommands(deps: {
   }
 
   async function read(accountId: string, id: string) {
-    const row = await deps.db('identities').where({ id, account_id: accountId }).first();
+    const row = await identityRow(deps.db, accountId, id);
     if (!row) throw notFound(`${id} not found`);
     return identityView(row);
   }
@@ -45,8 +46,7 @@ export function createIdentityCommands(deps: {
   return {
     async add(accountId: string, caller: Caller, kind: IdentityKind, rawValue: string) {
       const value = rawValue.trim().toLowerCase();
-      const existing = await deps.db('identities').where({ account_id: accountId, kind, value }).first('id');
-      if (existing) throw conflict(`${value} already exists`);
+      if (await hasIdentity(deps.db, accountId, kind, value)) throw conflict(`${value} already exists`);
       const checks = await (await provider(accountId)).createIdentity(value);
       const id = createId();
       const result = await execute(
@@ -59,7 +59,7 @@ export function createIdentityCommands(deps: {
     },
 
     async verify(accountId: string, caller: Caller, kind: IdentityKind, id: string) {
-      const row = await deps.db('identities').where({ id, account_id: accountId, kind }).first('value');
+      const row = await identityRow(deps.db, accountId, id, kind);
       if (!row) throw notFound(`${id} not found`);
       const p = await provider(accountId);
       // Added under another provider (the account switched since): register it with this one.
@@ -77,8 +77,7 @@ export function createIdentityCommands(deps: {
     },
 
     async list(accountId: string, kind: IdentityKind) {
-      const rows = await deps.db('identities').where({ account_id: accountId, kind }).orderBy('created_at');
-      return rows.map(identityView);
+      return (await identitiesOf(deps.db, accountId, kind)).map(identityView);
     },
   };
 }

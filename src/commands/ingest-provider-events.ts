@@ -10,6 +10,7 @@ import { execute } from './execute.js';
 import { executeTogether, type Step } from './execute-together.js';
 import type { SuppressionCommands } from './suppressions.js';
 import type { PersonOf } from '../ports/key-store.js';
+import { messageIdForProvider } from '../read-models/provider-message-ids.js';
 
 /** How long an event naming an unknown provider message id is kept waiting for that id. */
 const PARKED_FOR_MS = 7 * 24 * 3_600_000;
@@ -31,8 +32,7 @@ export function createProviderEventIngest(deps: {
   async function resolveMessageId(e: NormalizedProviderEvent): Promise<string | null> {
     if (e.messageId) return e.messageId;
     if (!e.providerMessageId) return null;
-    const row = await deps.db('provider_message_ids').where({ provider_message_id: e.providerMessageId }).first('message_id');
-    return row?.message_id ?? null;
+    return messageIdForProvider(deps.db, e.providerMessageId);
   }
 
   /**

@@ -3,6 +3,7 @@ import type { Db } from '../adapters/db/knex.js';
 import { badRequest } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { ChangeNotifier } from '../projections/change-notifier.js';
+import { changesAfter } from '../read-models/message-changes.js';
 
 export const MAX_WAIT_SECONDS = 30;
 export const MAX_CHANGES_PAGE = 1000;
@@ -50,27 +51,17 @@ const iso = (v: unknown) => new Date(v as string).toISOString();
  * by a cursor and optionally long-polled. A key sees its own messages, a dashboard user the account's.
  */
 export function createMessageChanges(deps: { db: Db; notifier: ChangeNotifier; cursors: ReturnType<typeof createChangeCursors> }) {
-  async function page(principal: Principal, after: LogPosition, limit: number) {
-    const q = deps.db('message_changes').where('account_id', principal.accountId);
-    if (principal.kind === 'apiKey') q.andWhere('api_key_id', principal.apiKeyId);
-    return q
-      .andWhereRaw('(commit_pos, prepare_pos) > (?::bigint, ?::bigint)', [after.commit, after.prepare])
-      .orderBy([{ column: 'commit_pos' }, { column: 'prepare_pos' }])
-      .limit(limit)
-      .select('event_id', 'message_id', 'type', 'occurred_at', 'data', deps.db.raw('commit_pos::text AS commit_pos'), deps.db.raw('prepare_pos::text AS prepare_pos'));
-  }
-
   return {
     async changes(principal: Principal, options: { after?: string; wait: number; limit: number; signal?: AbortSignal }) {
       const after = options.after === undefined ? START : deps.cursors.decode(options.after);
       const deadline = Date.now() + options.wait * 1000;
       const scope = principal.kind === 'apiKey' ? { accountId: principal.accountId, apiKeyId: principal.apiKeyId } : { accountId: principal.accountId };
-      let rows: Awaited<ReturnType<typeof page>> = [];
+      let rows: Awaited<ReturnType<typeof changesAfter>> = [];
       // Watch before each read: a change committed after the read wakes the wait (no connection held meanwhile).
       for (;;) {
         const watch = options.wait > 0 ? await deps.notifier.watch(scope, options.signal) : undefined;
         try {
-          rows = await page(principal, after, options.limit);
+          rows = await changesAfter(deps.db, principal, after, options.limit);
           const left = deadline - Date.now();
           if (!watch || rows.length > 0 || left <= 0 || options.signal?.aborted) break;
           let timer: NodeJS.Timeout | undefined;

@@ -1,5 +1,7 @@
 import { attachmentSummary, type QueuedAttachment } from '../domain/email/attachments.js';
-import { messageStream } from '../domain/messages/events.js';
+import { isMessageId, messageStream } from '../domain/messages/events.js';
+import { notFound } from '../domain/errors.js';
+import type { Principal } from '../domain/principal.js';
 import { messageDecider, type MessageState } from '../domain/messages/message.js';
 import type { EventStore } from '../ports/event-store.js';
 
@@ -68,3 +70,13 @@ export async function formatReplay(eventStore: EventStore, messageId: string): P
   }
   return lines;
 }
+
+/** A message's events in order, each with actor, metadata and the state it led to (auditors): its own account's only. */
+export function createMessageHistory(deps: { eventStore: EventStore }) {
+  return async function history(principal: Principal, id: string): Promise<ReplayedEvent[]> {
+    const { accountId, events } = isMessageId(id) ? await replayMessage(deps.eventStore, id) : { accountId: null, events: [] };
+    if (events.length === 0 || accountId !== principal.accountId) throw notFound(`message ${id} not found`);
+    return events;
+  };
+}
+export type MessageHistory = ReturnType<typeof createMessageHistory>;

@@ -4,6 +4,7 @@ import { retentionCutoff } from '../domain/privacy/personal-data.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { execute } from './execute.js';
+import { accountsWithRetention } from '../read-models/accounts.js';
 
 /**
  * The retention job (docs/privacy.md): for each account with `retentionDays`, destroys the data keys
@@ -23,7 +24,7 @@ export function createRetention(deps: {
 }) {
   return {
     async apply(now = new Date()): Promise<{ accounts: number; keys: number }> {
-      const accounts = await deps.db('accounts').whereNotNull('retention_days').select('id', 'retention_days');
+      const accounts = await accountsWithRetention(deps.db);
       let keys = 0;
       for (const account of accounts) {
         const before = retentionCutoff(account.retention_days, now);

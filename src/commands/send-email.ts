@@ -1,5 +1,5 @@
 import { createId } from '../cuid.js';
-import { query, type Db } from '../adapters/db/knex.js';
+import type { Db } from '../adapters/db/knex.js';
 import { capScopes, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
 import { emailDomain, formatFromHeader, normaliseEmail } from '../domain/email/address.js';
 import { attachmentBlobId, attachmentSummary, type CheckedAttachment } from '../domain/email/attachments.js';
@@ -11,7 +11,10 @@ import { messageStream, type EmailQueued } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
 import { sendAtProblem } from '../domain/messages/schedule.js';
 import { admitEmailSend, type EmailSendFacts } from '../domain/messages/send-admission.js';
-import { keyColumnsSql, type CheckedKeyRow, type PresentedKey } from './api-keys.js';
+import type { PresentedKey } from './api-keys.js';
+import type { CheckedKeyRow } from '../read-models/api-keys.js';
+import { emailSendFacts, type EmailSendFactsRow } from '../read-models/send-facts.js';
+import { templateRow } from '../read-models/templates.js';
 import type { Principal } from '../domain/principal.js';
 import type { AttachmentStore } from '../ports/attachment-store.js';
 import type { EventStore } from '../ports/event-store.js';
@@ -57,45 +60,6 @@ interface FactsRequest {
   sender: string;
 }
 
-interface SendFactsRow extends CheckedKeyRow {
-  /** the sender's account, key and key cap: the presented key's, or the known principal's */
-  sender_account: string | null;
-  sender_key: string | null;
-  key_cap: number | null;
-  /** false when the sender's account has no row (cannot happen through the API) */
-  account_found: boolean;
-  daily_send_cap: number;
-  email_provider: EmailQueued['data']['provider'];
-  tracking: EmailQueued['data']['tracking'];
-  suppressed: boolean;
-  verified_sender: boolean;
-}
-
-// What the send rules (admitEmailSend) are decided over, for all sends arriving together in one
-// statement: the presented key (checked by keyRefusal, as every request's is), the sender's account,
-// whether the recipient is suppressed and whether the sender is verified (its domain in full, or the
-// address as a single sender). A send whose sender is already known (a principal) comes without a
-// key, and its account, key and key cap come with it: a row's key columns are all null without a key.
-const SEND_FACTS = `
-  WITH r AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[])
-      WITH ORDINALITY AS r (key_hash, account_id, key_id, key_cap, person, domain, sender, i)
-  ),
-  who AS (
-    SELECT r.i, r.person, r.domain, r.sender, ${keyColumnsSql('k')},
-      coalesce(k.account_id, r.account_id) AS sender_account,
-      coalesce(k.id, r.key_id) AS sender_key,
-      coalesce(k.daily_limit, r.key_cap) AS key_cap
-    FROM r LEFT JOIN api_keys k ON k.key_hash = r.key_hash
-  )
-  SELECT w.id, w.account_id, w.scopes, w.daily_limit, w.revoked_at, w.expires_at, w.ip_allowlist, w.sender_account, w.sender_key, w.key_cap,
-    a.id IS NOT NULL AS account_found, a.daily_send_cap, a.email_provider, a.tracking,
-    EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = a.id AND s.person = w.person) AS suppressed,
-    EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id AND i.verified
-              AND ((i.kind = 'domain' AND i.value = w.domain) OR (i.kind = 'email' AND i.value = w.sender))) AS verified_sender
-  FROM who w LEFT JOIN accounts a ON a.id = w.sender_account
-  ORDER BY w.i`;
-
 /** A scheduled send also says so, and when it goes out. */
 export type SendEmailResult = { queued: true; messageLogId: string } | { queued: true; messageLogId: string; status: 'scheduled'; sendAt: string };
 
@@ -126,26 +90,15 @@ export interface SendEmailDeps {
 export function createSendEmail(deps: SendEmailDeps) {
   const metrics = deps.metrics ?? NO_METRICS;
   const refused = (reason: string) => metrics.messageRefused('email', reason);
-  // The hot path: one statement reads the facts of the sends arriving together (SEND_FACTS), the rules
+  // The hot path: one statement reads the facts of the sends arriving together (emailSendFacts), the rules
   // decide in memory, and the admitted ones take their slots together in one more (counters.reserve).
   // A send never joins a statement already running, so a revocation or a suppression recorded before
   // the send was asked is always seen.
-  const facts = deps.counters.factBatches<FactsRequest, SendFactsRow>((db, items) => {
-    const principals = items.map((a) => a.principal);
-    return query<SendFactsRow>(db, SEND_FACTS, [
-      items.map((a) => a.key?.hash ?? null),
-      principals.map((p) => p?.accountId ?? null),
-      principals.map((p) => (p?.kind === 'apiKey' ? p.apiKeyId : null)),
-      principals.map((p) => (p?.kind === 'apiKey' ? p.dailyLimit : null)),
-      items.map((a) => a.person),
-      items.map((a) => a.domain),
-      items.map((a) => a.sender),
-    ], 'send_facts');
-  });
+  const facts = deps.counters.factBatches<FactsRequest, EmailSendFactsRow>((db, items) => emailSendFacts(db, items));
 
   /**
    * Queues one email from `sender`: a principal already authenticated, or the key a request presents,
-   * checked in the statement that reads the send's facts (SEND_FACTS). A send with a template needs its
+   * checked in the statement that reads the send's facts (emailSendFacts). A send with a template needs its
    * account before that statement, and one whose placeholders do not render must not be answered before its key is
    * checked: for those the key is checked on its own first.
    */
@@ -166,7 +119,7 @@ export function createSendEmail(deps: SendEmailDeps) {
     }
     let fields = { subject: input.subject, html: input.html, text: input.text };
     if (input.templateId && !input.campaign) {
-      const template = await deps.db('templates').where({ id: input.templateId, account_id: known!.accountId }).first('subject', 'html', 'text');
+      const template = await templateRow(deps.db, known!.accountId, input.templateId, ['subject', 'html', 'text']);
       if (!template) throw badRequest(`templateId ${input.templateId} not found`);
       fields = { subject: input.subject ?? template.subject, html: input.html ?? template.html, text: input.text ?? template.text };
     }

@@ -1,5 +1,4 @@
 import { createId } from '../cuid.js';
-import { query } from '../adapters/db/knex.js';
 import { capScopes, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
 import { messageStream, type SmsQueued } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
@@ -10,6 +9,7 @@ import type { PersonOf } from '../ports/key-store.js';
 import { admitSend } from './admit-send.js';
 import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { execute } from './execute.js';
+import { smsSendFacts, type SmsSendFactsRow } from '../read-models/send-facts.js';
 
 export { MAX_SMS_SEGMENTS };
 
@@ -17,30 +17,6 @@ interface SmsFactsRequest {
   principal: Principal;
   to: string;
 }
-
-interface SmsFactsRow {
-  account_found: boolean;
-  daily_send_cap: number;
-  sms_enabled: boolean;
-  origination_number: string | null;
-  sandbox: boolean;
-  sandbox_destination: boolean;
-  /** why the destination is suppressed, null when it is not */
-  suppression_reason: string | null;
-}
-
-// What the SMS rules (admitSmsSend) are decided over, for all sends arriving together in one statement,
-// as SEND_FACTS does for email: the account's SMS settings and the destination's suppression.
-const SMS_FACTS = `
-  SELECT a.id IS NOT NULL AS account_found, a.daily_send_cap,
-    coalesce((a.sms->>'enabled')::boolean, false) AS sms_enabled,
-    a.sms->>'originationNumber' AS origination_number,
-    coalesce((a.sms->>'sandbox')::boolean, false) AS sandbox,
-    coalesce(a.sms->'sandboxDestinations' ? r.to_value, false) AS sandbox_destination,
-    (SELECT s.reason FROM suppressions s WHERE s.account_id = a.id AND s.person = r.person) AS suppression_reason
-  FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS r (account_id, to_value, person, i)
-  LEFT JOIN accounts a ON a.id = r.account_id
-  ORDER BY r.i`;
 
 /**
  * SendSms: every 400 of docs/api.md's SMS list with a message saying which rule failed, then the caps, then
@@ -50,8 +26,8 @@ export function createSendSms(deps: { eventStore: EventStore; counters: SendCoun
   const metrics = deps.metrics ?? NO_METRICS;
   const refused = (reason: string) => metrics.messageRefused('sms', reason);
   // A send never joins a statement already running, so an opt-out recorded before it was asked is seen.
-  const facts = deps.counters.factBatches<SmsFactsRequest, SmsFactsRow>((db, items) =>
-    query<SmsFactsRow>(db, SMS_FACTS, [items.map((a) => a.principal.accountId), items.map((a) => a.to), items.map((a) => deps.personOf(a.to))], 'sms_facts'),
+  const facts = deps.counters.factBatches<SmsFactsRequest, SmsSendFactsRow>((db, items) =>
+    smsSendFacts(db, items.map((a) => ({ accountId: a.principal.accountId, to: a.to, person: deps.personOf(a.to) }))),
   );
 
   return async function sendSms(principal: Principal, input: { to: string; body: string }, options: { messageId?: string } = {}) {

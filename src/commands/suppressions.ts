@@ -18,6 +18,7 @@ import type { Step } from './execute-together.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import type { WaitForProjection } from './read-your-writes.js';
+import { suppressionOfPerson, suppressionsPage } from '../read-models/suppressions.js';
 
 export interface SuppressInput {
   accountId: string;
@@ -132,18 +133,12 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
 
     /** One entry as the list shows it, or null when the value is not suppressed. */
     async get(accountId: string, value: string) {
-      const row = await deps.db('suppressions').where({ account_id: accountId, person: deps.personOf(value) }).first();
+      const row = await suppressionOfPerson(deps.db, accountId, deps.personOf(value));
       return row ? suppressionView(row) : null;
     },
 
     async list(accountId: string, opts: { search?: string; cursor?: string; limit: number }) {
-      let q = deps.db('suppressions').where({ account_id: accountId });
-      if (opts.search) q = q.andWhere('value', 'ilike', `%${opts.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-      if (opts.cursor) {
-        const [ts, value] = decodeCursor(opts.cursor);
-        q = q.andWhereRaw('(created_at, value) < (?, ?)', [ts, value]);
-      }
-      const rows = await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'value', order: 'desc' }]).limit(opts.limit + 1);
+      const rows = await suppressionsPage(deps.db, accountId, { search: opts.search, after: opts.cursor ? decodeCursor(opts.cursor) : undefined, limit: opts.limit + 1 });
       const page = rows.slice(0, opts.limit);
       const last = page[page.length - 1];
       const nextCursor =

@@ -4,6 +4,8 @@ import { comparePositions, type Position } from '../ports/event-store.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
 import { createProjectionWaiter } from '../projections/waiter.js';
 import type { SuppressionCommands } from './suppressions.js';
+import { accountsSendingSms } from '../read-models/accounts.js';
+import { suppressedPhones } from '../read-models/suppressions.js';
 
 const LOCK_KEY = 'sms-optout-sync';
 const ACTOR = 'system:sms-optout-sync';
@@ -82,15 +84,13 @@ export function createSmsOptOutSync(deps: {
 
   async function runLocked(): Promise<SyncResult> {
     const [run] = await deps.db('sms_optout_sync_runs').insert({}).returning('id');
-    const accounts = await deps.db('accounts').whereRaw("(sms->>'enabled')::boolean").select('id');
+    const accounts = await accountsSendingSms(deps.db);
     // A server where no account sends SMS has no business asking the provider (nor AWS credentials for it).
     const numbers = accounts.length ? await listAll() : [];
     let synced = 0;
     let last: Position | undefined;
     for (const { id: accountId } of accounts) {
-      const known = new Set(
-        (await deps.db('suppressions').where({ account_id: accountId, kind: 'phone' }).whereRaw('value = ANY(?)', [numbers]).select('value')).map((r) => r.value),
-      );
+      const known = await suppressedPhones(deps.db, accountId, numbers);
       await inParallel(
         numbers.filter((n) => !known.has(n)),
         CONCURRENCY,

@@ -6,6 +6,7 @@ import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import type { WaitForProjection } from './read-your-writes.js';
+import { templateRow, templatesOf } from '../read-models/templates.js';
 
 export function templateView(row: Record<string, any>) {
   return {
@@ -21,7 +22,7 @@ export function templateView(row: Record<string, any>) {
 
 export function createTemplateCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection }) {
   async function get(accountId: string, id: string) {
-    const row = await deps.db('templates').where({ id, account_id: accountId }).first();
+    const row = await templateRow(deps.db, accountId, id);
     if (!row) throw notFound(`template ${id} not found`);
     return templateView(row);
   }
@@ -33,8 +34,7 @@ export function createTemplateCommands(deps: { eventStore: EventStore; db: Db; w
   return {
     get,
     async list(accountId: string) {
-      const rows = await deps.db('templates').where({ account_id: accountId }).orderBy('created_at', 'desc');
-      return rows.map(templateView);
+      return (await templatesOf(deps.db, accountId)).map(templateView);
     },
     async create(accountId: string, caller: Caller, fields: TemplateFields) {
       const id = createId();

@@ -10,20 +10,8 @@ import type { JobQueue } from '../ports/job-queue.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import type { WaitForProjection } from './read-your-writes.js';
-
-/** Failed deliveries stay listed this long (14 days, docs/webhooks.md), then are purged from the read model. */
-export const FAILED_DELIVERY_RETENTION_MS = 14 * 24 * 3600 * 1000;
-
-/**
- * Drops failed deliveries older than the retention from the read model (the delivery streams keep
- * them). `now` is a parameter so the 14 days can be tested without waiting for them.
- */
-export async function purgeFailedDeliveries(db: Db, now = new Date()): Promise<number> {
-  return db('webhook_deliveries')
-    .where({ status: 'failed' })
-    .andWhere('updated_at', '<', new Date(now.getTime() - FAILED_DELIVERY_RETENTION_MS))
-    .delete();
-}
+import { deliveriesOf, deliveryRow } from '../read-models/webhook-deliveries.js';
+import { webhookRow } from '../read-models/webhooks.js';
 
 const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
 
@@ -43,22 +31,14 @@ export function deliveryView(row: Record<string, any>) {
 export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db: Db; queue: JobQueue; sender: WebhookSender; waitFor: WaitForProjection }) {
   return {
     async list(accountId: string, subscriptionId: string) {
-      const sub = await deps.db('webhooks').where({ id: subscriptionId, account_id: accountId }).first('id');
-      if (!sub) throw notFound(`webhook ${subscriptionId} not found`);
-      const rows = await deps
-        .db('webhook_deliveries')
-        .where({ subscription_id: subscriptionId, account_id: accountId })
-        .andWhere((q) => q.whereNot('status', 'failed').orWhere('updated_at', '>', new Date(Date.now() - FAILED_DELIVERY_RETENTION_MS)))
-        .orderBy('created_at', 'desc')
-        .limit(500);
-      return rows.map(deliveryView);
+      if (!(await webhookRow(deps.db, accountId, subscriptionId, ['id']))) throw notFound(`webhook ${subscriptionId} not found`);
+      return (await deliveriesOf(deps.db, accountId, subscriptionId)).map(deliveryView);
     },
 
     /** A failed delivery gets a new series of attempts. */
     async retry(accountId: string, caller: Caller, deliveryId: string) {
       // only what the log lists can be retried: another account's, or one purged after 14 days, is not found
-      const listed = await deps.db('webhook_deliveries').where({ id: deliveryId, account_id: accountId }).first('id');
-      if (!listed) throw notFound(`delivery ${deliveryId} not found`);
+      if (!(await deliveryRow(deps.db, accountId, deliveryId, ['id']))) throw notFound(`delivery ${deliveryId} not found`);
       const result = await execute(deliveryDecider, { kind: 'retry', accountId, by: caller.actor, now: new Date().toISOString() }, {
         eventStore: deps.eventStore,
         streamId: deliveryStream(deliveryId),
@@ -78,7 +58,7 @@ export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db
       };
       await recordSideEffects(deps.db, [effect]);
       await deps.waitFor('webhook_deliveries', result.position);
-      const row = await deps.db('webhook_deliveries').where({ id: deliveryId, account_id: accountId }).first();
+      const row = await deliveryRow(deps.db, accountId, deliveryId);
       // The answer is the delivery as the retry left it: read before the job is queued, which a fast
       // receiver would otherwise have answered already.
       await enqueueSideEffects(deps.queue, [effect]);
@@ -95,7 +75,7 @@ export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db
      * retry still works on it.
      */
     async test(accountId: string, caller: Caller, subscriptionId: string) {
-      const sub = await deps.db('webhooks').where({ id: subscriptionId, account_id: accountId }).first('url', 'secret');
+      const sub = await webhookRow(deps.db, accountId, subscriptionId, ['url', 'secret']);
       if (!sub) throw notFound(`webhook ${subscriptionId} not found`);
       const now = new Date();
       const deliveryId = crypto.randomUUID();

@@ -7,6 +7,7 @@ import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import type { WaitForProjection } from './read-your-writes.js';
+import { webhookRow, webhooksOf } from '../read-models/webhooks.js';
 
 export function webhookView(row: Record<string, any>) {
   return {
@@ -24,7 +25,7 @@ export function webhookView(row: Record<string, any>) {
  */
 export function createWebhookCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection; checkTarget(url: string): Promise<void> }) {
   async function get(accountId: string, id: string) {
-    const row = await deps.db('webhooks').where({ id, account_id: accountId }).first();
+    const row = await webhookRow(deps.db, accountId, id);
     if (!row) throw notFound(`webhook ${id} not found`);
     return webhookView(row);
   }
@@ -35,8 +36,7 @@ export function createWebhookCommands(deps: { eventStore: EventStore; db: Db; wa
   return {
     get,
     async list(accountId: string) {
-      const rows = await deps.db('webhooks').where({ account_id: accountId }).orderBy('created_at');
-      return rows.map(webhookView);
+      return (await webhooksOf(deps.db, accountId)).map(webhookView);
     },
     async create(accountId: string, caller: Caller, input: { url: string; events?: WebhookFields['events'] }) {
       await deps.checkTarget(input.url);
@@ -64,7 +64,7 @@ export function createWebhookCommands(deps: { eventStore: EventStore; db: Db; wa
         streamId: webhookStream(id),
         metadata: callerMetadata(caller),
       });
-      const row = await deps.db('webhooks').where({ id, account_id: accountId }).first('secret');
+      const row = await webhookRow(deps.db, accountId, id, ['secret']);
       if (!row) throw notFound(`webhook ${id} not found`);
       return { id, secret: row.secret as string };
     },

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
-import { query, type Db } from '../adapters/db/knex.js';
-import { hashApiKey, keyColumnsSql, storedKey, type CheckedKeyRow, type PresentedKey } from '../commands/api-keys.js';
+import type { Db } from '../adapters/db/knex.js';
+import { hashApiKey, type PresentedKey } from '../commands/api-keys.js';
+import { keysByHash, storedKey, type CheckedKeyRow } from '../read-models/api-keys.js';
 import { keyRefusal, type KeyRefusal } from '../domain/accounts/key-check.js';
 import { forbidden, unauthorized, type AppError } from '../domain/errors.js';
 import type { SessionTokens } from '../ports/session-tokens.js';
@@ -12,12 +13,6 @@ import type { Principal, Scope } from '../domain/principal.js';
 import { checkCsrf, readCookie, SESSION_COOKIE } from './session.js';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-const KEY_LOOKUP = `
-  SELECT r.i, ${keyColumnsSql('k')}
-  FROM unnest($1::text[]) WITH ORDINALITY AS r (key_hash, i)
-  LEFT JOIN api_keys k ON k.key_hash = r.key_hash
-  ORDER BY r.i`;
 
 const refusals: Record<KeyRefusal, (scope: Scope) => AppError> = {
   invalid: () => unauthorized('invalid API key'),
@@ -63,9 +58,7 @@ export function createAuthenticator(deps: { db: Db; jwt: SessionTokens; now?: ()
 
   // Requests arriving together look their keys up in one statement. A request never shares a lookup
   // that was already running when it arrived, so a revocation is still seen by the next request.
-  const keyLookups = createGroupCommit<PresentedKey, CheckedKeyRow>(async (keys) => {
-    return query<CheckedKeyRow>(deps.db, KEY_LOOKUP, [keys.map((k) => k.hash)], 'api_key_lookup');
-  });
+  const keyLookups = createGroupCommit<PresentedKey, CheckedKeyRow>((keys) => keysByHash(deps.db, keys.map((k) => k.hash)));
 
   function presentKey(req: Request, scope: Scope): PresentedKey {
     const secret = req.get('x-api-key');

@@ -12,11 +12,11 @@ import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import {
   createSideEffectLeases,
-  pendingPredecessorSql,
   releaseSideEffect,
   rescheduleSideEffect,
   type SideEffectJob,
 } from '../adapters/db/side-effects.js';
+import { deliveryTargets } from '../read-models/webhooks.js';
 
 export interface DeliverWebhookJob extends SideEffectJob {
   deliveryId: string;
@@ -48,19 +48,7 @@ export function createDeliverWebhookHandler(deps: {
   // One round trip for the attempts running side by side: for each, whether an earlier delivery to the
   // same endpoint and contact is unfinished, and where to send.
   const targets = createGroupCommit<{ effectId: string; subscriptionId: string }, { blocked: boolean; subscription?: { url: string; secret: string } }>(
-    async (items) => {
-      const { rows } = await deps.db.raw(
-        `SELECT ${pendingPredecessorSql('r.effect_id')} AS blocked, w.url, w.secret
-         FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS r (effect_id, subscription_id, i)
-         LEFT JOIN webhooks w ON w.id = r.subscription_id
-         ORDER BY r.i`,
-        [items.map((t) => t.effectId), items.map((t) => t.subscriptionId)],
-      );
-      return rows.map((r: { blocked: boolean; url: string | null; secret: string }) => ({
-        blocked: r.blocked,
-        subscription: r.url === null ? undefined : { url: r.url, secret: r.secret },
-      }));
-    },
+    (items) => deliveryTargets(deps.db, items),
   );
   return async function handle(job: Job<DeliverWebhookJob>): Promise<void> {
     if (!(await leases.claim(job.data))) return;

@@ -1,5 +1,6 @@
 import type { Db } from '../adapters/db/knex.js';
 import type { RateLimiter, RateLimiters } from '../ports/rate-limiter.js';
+import { providerRatePerSecond } from '../read-models/accounts.js';
 
 /** How long a worker keeps an account's rate setting before reading it again. */
 const SETTING_TTL_MS = 1_000;
@@ -25,7 +26,7 @@ export function createProviderRate(deps: { db: Db; limiters: RateLimiters; sleep
   function rateOf(accountId: string): Promise<number | null> {
     const known = settings.get(accountId);
     if (known && known.until > Date.now()) return known.rate;
-    const rate = deps.db('accounts').where({ id: accountId }).first('provider_rate_per_second').then((row) => (row?.provider_rate_per_second ?? null) as number | null);
+    const rate = providerRatePerSecond(deps.db, accountId);
     const entry = { rate, until: Infinity };
     settings.set(accountId, entry);
     rate.then(

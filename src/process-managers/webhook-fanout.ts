@@ -9,6 +9,7 @@ import { comparePositions, type EventStore, type Position, type RecordedEvent } 
 import type { ProcessManager } from './runner.js';
 import type { SideEffect } from '../adapters/db/side-effects.js';
 import type { JobQueue } from '../ports/job-queue.js';
+import { webhooksOfAccounts } from '../read-models/webhooks.js';
 
 /** The contact of a suppressed address as it stood when the suppression was recorded. */
 export interface ContactAtEvent {
@@ -94,9 +95,7 @@ export function createWebhookFanoutManager(deps: {
       // (most accounts have none, and an import can suppress thousands of addresses at once).
       const suppressions = events.filter((e) => e.type === 'AddressSuppressed');
       const accounts = [...new Set(suppressions.map((e) => (e.data as AddressSuppressed['data']).accountId))];
-      const endpoints: { id: string; account_id: string; events: string[] }[] = accounts.length
-        ? await deps.db('webhooks').whereIn('account_id', accounts).select('id', 'account_id', 'events')
-        : [];
+      const endpoints = accounts.length ? await webhooksOfAccounts(deps.db, accounts) : [];
       const subscribed = suppressions.flatMap((event) => {
         const d = event.data as AddressSuppressed['data'];
         const name = webhookEventFor(d.reason);

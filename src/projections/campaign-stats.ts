@@ -4,7 +4,6 @@ import type { MessageStatus } from '../domain/messages/message.js';
 /** What a message row holds that a campaign's stats count. */
 export interface CampaignMessage {
   campaign_id: string | null;
-  account_id: string;
   status: MessageStatus;
   opens: number;
   clicks: number;
@@ -13,7 +12,6 @@ export interface CampaignMessage {
 /** One campaign's count of messages in one status, and their opens and clicks (`opened`: how many have at least one). */
 interface StatsRow {
   campaign_id: string;
-  account_id: string;
   status: MessageStatus;
   messages: number;
   opened: number;
@@ -27,7 +25,6 @@ export const CAMPAIGN_STATS_TABLE = 'campaign_stats';
 export async function setupCampaignStats(trx: Knex.Transaction, t: (base: string) => string) {
   await trx.schema.createTable(t(CAMPAIGN_STATS_TABLE), (tb) => {
     tb.text('campaign_id').notNullable();
-    tb.text('account_id').notNullable();
     tb.text('status').notNullable();
     for (const n of ['messages', 'opened', 'opens', 'clicked', 'clicks']) tb.bigInteger(n).notNullable();
     tb.primary(['campaign_id', 'status']);
@@ -47,7 +44,7 @@ export function campaignStatsChange() {
   const deltas = new Map<string, StatsRow>();
   const add = (m: CampaignMessage, sign: 1 | -1) => {
     const key = `${m.campaign_id}\u0000${m.status}`;
-    const row = deltas.get(key) ?? { campaign_id: m.campaign_id!, account_id: m.account_id, status: m.status, messages: 0, opened: 0, opens: 0, clicked: 0, clicks: 0 };
+    const row = deltas.get(key) ?? { campaign_id: m.campaign_id!, status: m.status, messages: 0, opened: 0, opens: 0, clicked: 0, clicks: 0 };
     row.messages += sign;
     row.opened += sign * Number(m.opens > 0);
     row.opens += sign * m.opens;

@@ -23,7 +23,6 @@ export const TIMELINE_KIND: Record<string, string> = {
 /** The mutable part of a message row, kept in memory while a batch is applied. */
 interface MessageState {
   id: string;
-  account_id: string;
   campaign_id: string | null;
   status: MessageStatus;
   provider_message_id: string | null;
@@ -177,7 +176,7 @@ export const messagesProjection: Projection = {
       trx,
       t('messages'),
       events.filter((e) => !queuedHere.has(e.streamId) && e.streamId.startsWith(MESSAGE_STREAM_PREFIX)).map((e) => e.streamId.slice(MESSAGE_STREAM_PREFIX.length)),
-      ['id', 'account_id', 'campaign_id', 'status', 'provider_message_id', 'error', 'opens', 'clicks', 'updated_at'],
+      ['id', 'campaign_id', 'status', 'provider_message_id', 'error', 'opens', 'clicks', 'updated_at'],
     );
     const campaignStats = campaignStatsChange();
     for (const [id, row] of existing) campaignStats.before(id, row);
@@ -222,8 +221,8 @@ export const messagesProjection: Projection = {
 
     for (const [id, row] of [...created, ...touched]) campaignStats.after(id, row);
     await insertRows(trx, t('messages'), [...created.values()], { target: ['id'] });
-    // whose it is and its campaign never change
-    await updateRows(trx, t('messages'), [...touched.values()].map(({ account_id, campaign_id, ...changed }) => changed));
+    // its campaign never changes
+    await updateRows(trx, t('messages'), [...touched.values()].map(({ campaign_id, ...changed }) => changed));
     await campaignStats.write(trx, t);
     await insertRows(trx, t('message_events'), timeline, { target: ['message_id', 'revision'] });
     for (const { accountId, person, before } of erasures) {

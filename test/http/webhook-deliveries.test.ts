@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { signWebhookPayload, verifyWebhookSignature } from '../../src/domain/webhooks/signature.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { purgeFailedDeliveries } from '../../src/commands/webhook-deliveries.js';
+import { purgeFailedDeliveries } from '../../src/read-models/webhook-deliveries.js';
 import { execute } from '../../src/commands/execute.js';
 import { deliveryDecider, deliveryStream } from '../../src/domain/webhooks/delivery.js';
 import { deliveryEffectId } from '../../src/domain/webhooks/delivery.js';

@@ -89,3 +89,6 @@ const preparedName = (connection: pg.PoolClient, name: string) => {
   const version = renamed.get(connection)?.[name];
   return version ? `${name}_${version}` : name;
 };
+
+/** An ILIKE pattern matching `text` anywhere, its own `%`, `_` and `\` taken literally. */
+export const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -58,7 +58,7 @@ const RESERVE_SLOTS = 'SELECT reserve_send_slots($1::date, $2::text[], $3::int[]
  * them in arrival order under the counters' row locks.
  */
 export function createSendCounters(connectionString: string, options: { pool?: number } = {}) {
-  // Index scans only: the statements of a send (SEND_FACTS, SMS_FACTS, reserve_send_slots) run prepared here, and a
+  // Index scans only: the statements of a send (the send facts of src/read-models/send-facts.ts, reserve_send_slots) run prepared here, and a
   // plan cached while a table was small would otherwise keep scanning it whole as it grows.
   const db = createDb(connectionString, { pool: options.pool ?? 4, settings: { synchronous_commit: 'off', enable_seqscan: 'off' } });
 
@@ -117,7 +117,7 @@ export function createSendCounters(connectionString: string, options: { pool?: n
   });
 
   /**
-   * The statements that read a send's facts (SEND_FACTS, SMS_FACTS), run on the counters'
+   * The statements that read a send's facts (src/read-models/send-facts.ts), run on the counters'
    * connections for their settings, the sends arriving together in one statement.
    */
   function factBatches<T, R>(run: (db: Db, items: T[]) => Promise<R[]>): GroupCommit<T, R> {

@@ -107,3 +107,5 @@ export type MessageEvent = EmailQueued | SmsQueued | ProviderAccepted | Provider
 
 export const messageStream = (id: string) => `message-${id}`;
 export const MESSAGE_STREAM_PREFIX = 'message-';
+/** Whether `id` can name a message (ours are cuid2s, a campaign's `<campaign>.<contact>`): anything else is not one, unread. */
+export const isMessageId = (id: string) => /^[\w.:-]{1,100}$/.test(id);

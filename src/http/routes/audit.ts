@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AuditQueries } from '../../commands/audit.js';
+import type { AuditQueries } from '../../read-models/audit.js';
 import { defineRoute } from '../route.js';
 import { accountOf } from './principal-helpers.js';
 

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { CancelMessage } from '../../commands/cancel-message.js';
-import { MESSAGE_STATUSES, type MessageQueries } from '../../commands/messages-query.js';
+import { MESSAGE_STATUSES, type MessageQueries } from '../../read-models/messages.js';
+import type { MessageHistory } from '../../commands/replay.js';
 import { defineRoute } from '../route.js';
-import { COUNT_KINDS, type MessageCountQueries } from '../../commands/message-counts-query.js';
+import { COUNT_KINDS, type MessageCountQueries } from '../../read-models/message-counts.js';
 import { metadataFilterSchema, tagSchema } from './labels.js';
 
 const instant = z.iso.datetime({ offset: true });
@@ -26,7 +27,7 @@ const listQuery = z.object({ ...filters, cursor: z.string().max(500).optional(),
 const aggregateQuery = z.object({ ...filters, subject: z.string().max(998).optional(), campaignId: z.string().max(100).optional() });
 const idParams = z.object({ id: z.string().min(1).max(100) });
 
-// The list's filters, as far as counts can answer them (message-counts-query.ts refuses the rest).
+// The list's filters, as far as counts can answer them (src/read-models/message-counts.ts refuses the rest).
 const timeseriesQuery = z.object({
   ...filters,
   status: filters.status.describe('messages whose current status is this one: their activity, all of it, under the status they have now'),
@@ -42,7 +43,7 @@ const bucketSchema = z.object({ at: z.string(), ...Object.fromEntries(COUNT_KIND
   { at: z.ZodString } & Record<(typeof COUNT_KINDS)[number], z.ZodNumber>
 >;
 
-export function createMessageRoutes(deps: { messages: MessageQueries; cancel: CancelMessage; counts: MessageCountQueries }) {
+export function createMessageRoutes(deps: { messages: MessageQueries; history: MessageHistory; cancel: CancelMessage; counts: MessageCountQueries }) {
   const auth = { kind: 'apiKeyOrJwt' as const, scope: 'read_events' as const };
   return [
     defineRoute({
@@ -130,7 +131,7 @@ export function createMessageRoutes(deps: { messages: MessageQueries; cancel: Ca
       params: idParams,
       responses: { 200: { description: '[{type, version, occurredAt, actor, data, metadata, state}]' }, 404: { description: 'Not in this account' } },
       async handler({ principal, params }) {
-        return { status: 200, body: await deps.messages.history(principal!, params.id) };
+        return { status: 200, body: await deps.history(principal!, params.id) };
       },
     }),
   ];

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import type { Db } from '../adapters/db/knex.js';
+import { containsPattern, type Db } from '../adapters/db/knex.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import type { MessageStatus } from '../domain/messages/message.js';
 import type { Principal } from '../domain/principal.js';
-import type { EventStore } from '../ports/event-store.js';
-import { contactView } from './contacts.js';
-import { replayMessage } from './replay.js';
+import { isMessageId } from '../domain/messages/events.js';
+import { contactOfPerson, contactView } from './contacts.js';
+import { campaignRow } from './campaigns.js';
 
 export const MESSAGE_STATUSES: MessageStatus[] = ['scheduled', 'queued', 'sent', 'delivered', 'bounced', 'complained', 'failed', 'cancelled'];
 
@@ -55,7 +55,6 @@ export function messageView(row: Record<string, any>) {
 // The cursor is the last row's (createdAt, id). createdAt comes from JavaScript's queuedAt, so
 // millisecond precision loses nothing and the cursor names exactly one position.
 const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const MESSAGE_ID = /^[\w.:-]{1,100}$/;
 
 /** A real instant (not 2024-02-30), written the way toISOString writes it. */
 function roundTrips(time: string): boolean {
@@ -70,7 +69,7 @@ function decodeCursor(cursor: string): [string, string] {
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     // Checked as strictly as it is written, so nothing odd ever reaches the database as a timestamp.
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && CURSOR_TIME.test(v[0]) && roundTrips(v[0]) && typeof v[1] === 'string' && MESSAGE_ID.test(v[1])) {
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && CURSOR_TIME.test(v[0]) && roundTrips(v[0]) && typeof v[1] === 'string' && isMessageId(v[1])) {
       return v as [string, string];
     }
   } catch {
@@ -78,8 +77,6 @@ function decodeCursor(cursor: string): [string, string] {
   }
   throw badRequest('cursor is invalid');
 }
-
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** What `GET /api/messages/aggregate` answers. */
 export interface Aggregate {
@@ -112,11 +109,14 @@ function filtered(db: Db, principal: Principal, f: MessageFilters): Knex.QueryBu
   // Containment, so the GIN indexes on tags and metadata answer it.
   if (f.tags?.length) q.andWhereRaw('tags @> ?::text[]', [f.tags]);
   if (f.metadata && Object.keys(f.metadata).length) q.andWhereRaw('metadata @> ?::jsonb', [JSON.stringify(f.metadata)]);
-  if (f.search) q.andWhereRaw(`(coalesce(to_address, '') || ' ' || from_address || ' ' || coalesce(subject, '')) ILIKE ?`, [`%${escapeLike(f.search)}%`]);
+  if (f.search) q.andWhereRaw(`(coalesce(to_address, '') || ' ' || from_address || ' ' || coalesce(subject, '')) ILIKE ?`, [containsPattern(f.search)]);
   return q;
 }
 
-export function createMessageQueries(deps: { db: Db; eventStore: EventStore }) {
+/** Which of these messages the read model has (queued, whatever happened since). */
+export const recordedMessageIds = async (db: Db, ids: string[]): Promise<Set<string>> => new Set(await db('messages').whereIn('id', ids).pluck('id'));
+
+export function createMessageQueries(deps: { db: Db }) {
   return {
     /** Newest first, keyset-paged on (createdAt, id): new messages land before the first page, never inside a later one. */
     async list(principal: Principal, f: MessageFilters & { cursor?: string; limit: number }) {
@@ -131,7 +131,7 @@ export function createMessageQueries(deps: { db: Db; eventStore: EventStore }) {
     },
 
     async get(principal: Principal, id: string) {
-      if (!MESSAGE_ID.test(id)) throw notFound(`message ${id} not found`);
+      if (!isMessageId(id)) throw notFound(`message ${id} not found`);
       // One snapshot for the row, its timeline and the contact: read apart, a projection commit in
       // between could show a click on the timeline that the row's counts do not have yet.
       return deps.db.transaction(
@@ -145,8 +145,8 @@ export function createMessageQueries(deps: { db: Db; eventStore: EventStore }) {
           };
           // The joined rows are for the dashboard only: a key never sees names it did not send itself.
           if (principal.kind === 'apiKey') return view;
-          const contact = row.channel === 'email' && row.person ? await trx('contacts').where({ account_id: principal.accountId, person: row.person }).first() : undefined;
-          const campaign = row.campaign_id ? await trx('campaigns').where({ id: row.campaign_id, account_id: principal.accountId }).first('id', 'name') : undefined;
+          const contact = row.channel === 'email' && row.person ? await contactOfPerson(trx, principal.accountId, row.person) : undefined;
+          const campaign = row.campaign_id ? await campaignRow(trx, principal.accountId, row.campaign_id, ['id', 'name']) : undefined;
           return { ...view, contact: contact ? contactView(contact) : null, campaign: campaign ? { id: campaign.id, name: campaign.name } : null };
         },
         { isolationLevel: 'repeatable read', readOnly: true },
@@ -176,12 +176,13 @@ export function createMessageQueries(deps: { db: Db; eventStore: EventStore }) {
     /**
      * The aggregate of each campaign's messages, by campaign id, from the stats the messages read
      * model keeps per campaign and status: a few rows per campaign however many messages it has.
-     * Campaigns are the dashboard's (a JWT's whole account), so no key narrows them.
+     * The ids are of campaigns the caller has read from its own account (campaign ids are unique
+     * across accounts); campaigns are the dashboard's (a JWT's whole account), so no key narrows them.
      */
-    async campaignStats(principal: Principal, campaignIds: string[]): Promise<Map<string, Aggregate>> {
+    async campaignStats(campaignIds: string[]): Promise<Map<string, Aggregate>> {
       const stats = new Map(campaignIds.map((id) => [id, emptyAggregate()]));
       if (campaignIds.length === 0) return stats;
-      const rows = await deps.db('campaign_stats').where('account_id', principal.accountId).whereIn('campaign_id', campaignIds);
+      const rows = await deps.db('campaign_stats').whereIn('campaign_id', campaignIds);
       for (const r of rows) {
         const a = stats.get(r.campaign_id)!;
         const messages = Number(r.messages);
@@ -193,14 +194,6 @@ export function createMessageQueries(deps: { db: Db; eventStore: EventStore }) {
         a.clicks.total += Number(r.clicks);
       }
       return stats;
-    },
-
-    /** The message stream's events in order, each with actor, metadata and the state it led to (auditors). */
-    async history(principal: Principal, id: string) {
-      const { accountId, events } = MESSAGE_ID.test(id) ? await replayMessage(deps.eventStore, id) : { accountId: null, events: [] };
-      if (events.length === 0 || accountId !== principal.accountId) throw notFound(`message ${id} not found`);
-      return events;
-    },
-  };
+    },  };
 }
 export type MessageQueries = ReturnType<typeof createMessageQueries>;

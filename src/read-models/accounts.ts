@@ -1,0 +1,27 @@
+import type { Db } from '../adapters/db/knex.js';
+import { readModelBehind } from '../projections/waiter.js';
+
+/**
+ * The row of an authenticated caller's account in the accounts read model. The account exists (the
+ * caller signed in to it), so a missing row means the read model lags: an API process that started
+ * before any worker, or a worker still catching up.
+ */
+export async function accountRow(db: Db, accountId: string, columns: string[] = ['*']): Promise<Record<string, any>> {
+  const row = await db('accounts').where({ id: accountId }).first(columns);
+  if (!row) throw readModelBehind('accounts');
+  return row;
+}
+
+/** The accounts that keep message content for a number of days (retention). */
+export const accountsWithRetention = (db: Db): Promise<{ id: string; retention_days: number }[]> =>
+  db('accounts').whereNotNull('retention_days').select('id', 'retention_days');
+
+/** The accounts with SMS enabled. */
+export const accountsSendingSms = (db: Db): Promise<{ id: string }[]> => db('accounts').whereRaw("(sms->>'enabled')::boolean").select('id');
+
+/** An account's provider send rate (messages a second), null when unlimited or unknown. */
+export const providerRatePerSecond = (db: Db, accountId: string): Promise<number | null> =>
+  db('accounts')
+    .where({ id: accountId })
+    .first('provider_rate_per_second')
+    .then((row) => (row?.provider_rate_per_second ?? null) as number | null);

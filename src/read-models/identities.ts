@@ -1,0 +1,24 @@
+import type { Db } from '../adapters/db/knex.js';
+import type { IdentityKind } from '../domain/accounts/identity.js';
+import { emailDomain } from '../domain/email/address.js';
+
+/** One of an account's sending identities (of one kind when `kind` is given), or undefined. */
+export const identityRow = (db: Db, accountId: string, id: string, kind?: IdentityKind): Promise<Record<string, any> | undefined> =>
+  db('identities').where({ id, account_id: accountId, ...(kind ? { kind } : {}) }).first();
+
+/** Whether the account already has this domain or address. */
+export const hasIdentity = async (db: Db, accountId: string, kind: IdentityKind, value: string): Promise<boolean> =>
+  Boolean(await db('identities').where({ account_id: accountId, kind, value }).first('id'));
+
+/** An account's identities of one kind, oldest first. */
+export const identitiesOf = (db: Db, accountId: string, kind: IdentityKind): Promise<Record<string, any>[]> =>
+  db('identities').where({ account_id: accountId, kind }).orderBy('created_at');
+
+/** Whether a (normalised) sender address may send: its domain verified in full, or the address itself. */
+export const isVerifiedSender = async (db: Db, accountId: string, sender: string): Promise<boolean> =>
+  Boolean(
+    await db('identities')
+      .where({ account_id: accountId, verified: true })
+      .andWhere((q) => q.where({ kind: 'domain', value: emailDomain(sender) }).orWhere({ kind: 'email', value: sender }))
+      .first('id'),
+  );

@@ -1,0 +1,27 @@
+import type { Db } from '../adapters/db/knex.js';
+
+/** Failed deliveries stay listed this long (14 days, docs/webhooks.md), then are purged from the read model. */
+export const FAILED_DELIVERY_RETENTION_MS = 14 * 24 * 3600 * 1000;
+
+/**
+ * Drops failed deliveries older than the retention from the read model (the delivery streams keep
+ * them). `now` is a parameter so the 14 days can be tested without waiting for them.
+ */
+export async function purgeFailedDeliveries(db: Db, now = new Date()): Promise<number> {
+  return db('webhook_deliveries')
+    .where({ status: 'failed' })
+    .andWhere('updated_at', '<', new Date(now.getTime() - FAILED_DELIVERY_RETENTION_MS))
+    .delete();
+}
+
+/** One of an account's deliveries (these columns of it), or undefined; purged ones are gone. */
+export const deliveryRow = (db: Db, accountId: string, id: string, columns: string[] = ['*']): Promise<Record<string, any> | undefined> =>
+  db('webhook_deliveries').where({ id, account_id: accountId }).first(columns);
+
+/** A subscription's deliveries, newest first (the last 500), without failed ones past the retention not purged yet. */
+export const deliveriesOf = (db: Db, accountId: string, subscriptionId: string): Promise<Record<string, any>[]> =>
+  db('webhook_deliveries')
+    .where({ subscription_id: subscriptionId, account_id: accountId })
+    .andWhere((q) => q.whereNot('status', 'failed').orWhere('updated_at', '>', new Date(Date.now() - FAILED_DELIVERY_RETENTION_MS)))
+    .orderBy('created_at', 'desc')
+    .limit(500);
