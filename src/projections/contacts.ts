@@ -5,6 +5,7 @@ import { personOfEvent } from './suppressions.js';
 import { SUPPRESSION_STREAM_PREFIX, type SuppressionReason } from '../domain/suppression/suppression.js';
 import { insertRows } from './bulk-writes.js';
 import type { Projection } from './projection.js';
+import { analyzeAfterGrowth } from './statistics.js';
 
 const STATUS_OF: Record<SuppressionReason, string> = {
   bounced: 'bounced',
@@ -137,5 +138,8 @@ export const contactsProjection: Projection = {
       }
     }
     await flush();
+    // A campaign walks its audience in id order a page at a time; planned without statistics (a list
+    // just imported), that walk read every contact of the account for each page.
+    await analyzeAfterGrowth(trx, t('contacts'), events.filter((e) => e.type === 'ContactUpserted' && e.data.created).length);
   },
 };

@@ -118,4 +118,21 @@ describe('contacts projection (given events, then rows)', function () {
     expect(await status('a1')).to.equal('subscribed');
     expect(await status('a2')).to.equal('bounced');
   });
+
+  it('a batch that adds a tenth or more new contacts leaves the planner counting its rows (a campaign walks a list just imported)', async () => {
+    const reltuples = async () => Number((await spec.db.raw("SELECT reltuples FROM pg_class WHERE oid = 'contacts_spec'::regclass")).rows[0].reltuples);
+    const contact = (n: number, created: boolean): [string, ContactUpserted[]] => {
+      const e = upserted({}, undefined, 'a1', created);
+      return [`contact-a1-r${n}@example.org`, [{ ...e, data: { ...e.data, contactId: `c${n}`, email: `r${n}@example.org` } }]];
+    };
+    const batch = (from: number, n: number, created = true) => Array.from({ length: n }, (_, i) => contact(from + i, created));
+    await spec.given(...batch(0, 99));
+    expect(await reltuples()).to.equal(-1); // never analyzed: a batch this small changes no plan
+    await spec.given(...batch(99, 1_000));
+    expect(await reltuples()).to.equal(1_099);
+    await spec.given(...batch(0, 1_000, false)); // changed, not added
+    expect(await reltuples()).to.equal(1_099);
+    await spec.given(...batch(1_099, 200));
+    expect(await reltuples()).to.equal(1_299);
+  });
 });
