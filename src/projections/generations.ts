@@ -79,12 +79,16 @@ export async function applyBatch(
   // planner seq-scanned 12,000 messages and hash-joined them to update 32 by id. Priced out, not
   // forbidden, for this transaction only; JIT off with it, since a plan priced out that way still costs
   // far above jit_above_cost and would compile itself for every statement.
+  // The commit does not wait for the WAL flush (synchronous_commit off, this transaction only): a batch
+  // lost with the last fraction of a second of WAL when PostgreSQL itself stops loses its checkpoint
+  // with it, and the runner applies the same events again from the durable log. During a campaign,
+  // a dozen read models' commits queued for the flush behind the event appends that must wait for it.
   const { rows } = await trx.raw(
     options.requireActive
-      ? `SELECT c.*, set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true) FROM projection_registry r
+      ? `SELECT c.*, set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true), set_config('synchronous_commit', 'off', true) FROM projection_registry r
          JOIN projection_checkpoints c ON c.name = r.name AND c.generation = r.active_generation
          WHERE r.name = ? AND r.active_generation = ? FOR SHARE OF r FOR UPDATE OF c`
-      : `SELECT c.*, set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true) FROM projection_checkpoints c
+      : `SELECT c.*, set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true), set_config('synchronous_commit', 'off', true) FROM projection_checkpoints c
          WHERE c.name = ? AND c.generation = ? FOR UPDATE`,
     [projection.name, generation],
   );

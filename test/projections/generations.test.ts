@@ -52,4 +52,14 @@ describe('applyBatch (read model and checkpoint in one transaction)', () => {
     const row = await t.db('messages').where({ id: 'bulk-98' }).first();
     expect(row.opens).to.equal(1);
   });
+
+  it("commits without waiting for the WAL flush, in the batch's transaction only: the log it is rebuilt from is durable", async () => {
+    const [queued] = recorded('message-flush', [emailQueued('flush')]);
+    const during = await t.db.transaction(async (trx) => {
+      await applyBatch(trx, messagesProjection, 1, [{ ...queued, position: { commit: 20n, prepare: 1n } }], { requireActive: true });
+      return (await trx.raw(`SELECT current_setting('synchronous_commit') AS v`)).rows[0].v;
+    });
+    expect(during).to.equal('off');
+    expect((await t.db.raw(`SELECT current_setting('synchronous_commit') AS v`)).rows[0].v).to.equal('on');
+  });
 });
