@@ -6,7 +6,7 @@ import { fold } from '../../src/domain/decider.js';
 import { deterministicEventId } from '../../src/domain/event-id.js';
 import { IN_PROGRESS_MESSAGE } from '../../src/domain/idempotency/record.js';
 import { messageDecider } from '../../src/domain/messages/message.js';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -33,8 +33,8 @@ export interface ChaosOptions {
   log?: (line: string) => void;
 }
 
-export type FaultKind = 'kill-api' | 'kill-worker' | 'flush-redis' | 'terminate-postgres' | 'restart-postgres' | 'ses-5xx' | 'ses-throttling' | 'ses-slow' | 'sns-5xx' | 'webhook-timeout';
-const FAULT_KINDS: FaultKind[] = ['kill-api', 'kill-worker', 'flush-redis', 'terminate-postgres', 'restart-postgres', 'ses-5xx', 'ses-throttling', 'ses-slow', 'sns-5xx', 'webhook-timeout'];
+export type FaultKind = 'kill-api' | 'kill-worker' | 'flush-redis' | 'terminate-postgres' | 'restart-postgres' | 'crash-postgres' | 'ses-5xx' | 'ses-throttling' | 'ses-slow' | 'sns-5xx' | 'webhook-timeout';
+const FAULT_KINDS: FaultKind[] = ['kill-api', 'kill-worker', 'flush-redis', 'terminate-postgres', 'restart-postgres', 'crash-postgres', 'ses-5xx', 'ses-throttling', 'ses-slow', 'sns-5xx', 'webhook-timeout'];
 
 export interface ChaosReport {
   seed: number;
@@ -68,6 +68,14 @@ const CAPPED_KEY_LIMIT = 25;
 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /**
  * 2 API and 2 worker processes on BullMQ (a Redis key prefix of their own) and a PostgreSQL database
@@ -265,8 +273,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // --- faults at seeded moments ---
     const faultCount = Math.max(FAULT_KINDS.length, Math.round(options.durationMs / 3_000));
     const kinds = [...FAULT_KINDS].sort(() => random() - 0.5);
-    // the server restarts once; every other fault may come again
-    const repeatable = FAULT_KINDS.filter((k) => k !== 'restart-postgres');
+    // the server restarts once and crashes once; every other fault may come again
+    const repeatable = FAULT_KINDS.filter((k) => k !== 'restart-postgres' && k !== 'crash-postgres');
     while (kinds.length < faultCount) kinds.push(repeatable[Math.floor(random() * repeatable.length)]);
     const schedule = kinds
       .map((kind) => ({ kind, atMs: Math.round(options.durationMs * (0.1 + 0.75 * random())) }))
@@ -316,6 +324,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           await terminateEveryConnection(database.url);
           return;
         case 'restart-postgres': {
+          await postgres.stop();
+          await sleep(1_000);
+          postgres = await startPostgres();
+          return;
+        }
+        case 'crash-postgres': {
+          // An immediate shutdown (SIGQUIT to the postmaster): no checkpoint, and commits made without
+          // waiting for the WAL flush (the read models') may be lost; the restart runs crash recovery.
+          const pid = Number(readFileSync(join(postgres.databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+          process.kill(pid, 'SIGQUIT');
+          while (isAlive(pid)) await sleep(50);
           await postgres.stop();
           await sleep(1_000);
           postgres = await startPostgres();
