@@ -61,14 +61,14 @@ export function createCampaignCommands(deps: {
 }) {
   const now = () => (deps.clock ?? (() => new Date()))().toISOString();
 
-  async function views(rows: Record<string, any>[]) {
-    const stats = await deps.campaignStats(rows.map((row) => row.id));
+  async function views(principal: Principal, rows: Record<string, any>[]) {
+    const stats = await deps.campaignStats(principal, rows.map((row) => row.id));
     return rows.map((row) => campaignView(row, stats.get(row.id)!));
   }
   async function get(principal: Principal, id: string) {
     const row = await campaignRow(deps.db, principal.accountId, id);
     if (!row) throw notFound(`campaign ${id} not found`);
-    return (await views([row]))[0];
+    return (await views(principal, [row]))[0];
   }
   async function run(id: string, caller: Caller, command: CampaignCommand) {
     const result = await execute(campaignDecider, command, { eventStore: deps.eventStore, streamId: campaignStream(id), metadata: callerMetadata(caller) });
@@ -85,7 +85,7 @@ export function createCampaignCommands(deps: {
   return {
     get,
     async list(principal: Principal) {
-      return views(await campaignsOf(deps.db, principal.accountId));
+      return views(principal, await campaignsOf(deps.db, principal.accountId));
     },
     async create(principal: Principal, caller: Caller, input: CampaignInput) {
       await checkSendable(principal.accountId, input.templateId, input.fromEmail);

@@ -86,6 +86,9 @@ export interface Aggregate {
   clicks: { unique: number; total: number };
 }
 
+/** PostgreSQL's error for a relation that does not exist. */
+const UNDEFINED_TABLE = '42P01';
+
 const emptyAggregate = (): Aggregate => ({
   total: 0,
   status: Object.fromEntries(MESSAGE_STATUSES.map((s) => [s, 0])) as Record<MessageStatus, number>,
@@ -117,6 +120,26 @@ function filtered(db: Db, principal: Principal, f: MessageFilters): Knex.QueryBu
 export const recordedMessageIds = async (db: Db, ids: string[]): Promise<Set<string>> => new Set(await db('messages').whereIn('id', ids).pluck('id'));
 
 export function createMessageQueries(deps: { db: Db }) {
+  /** Counted by the database, never by loading rows. */
+  async function aggregate(principal: Principal, f: MessageFilters): Promise<Aggregate> {
+    const row = await filtered(deps.db, principal, f)
+      .select(
+        deps.db.raw('count(*)::int AS total'),
+        ...MESSAGE_STATUSES.map((s) => deps.db.raw(`count(*) FILTER (WHERE status = ?)::int AS ??`, [s, `s_${s}`])),
+        deps.db.raw('count(*) FILTER (WHERE opens > 0)::int AS opens_unique'),
+        deps.db.raw('coalesce(sum(opens), 0)::int AS opens_total'),
+        deps.db.raw('count(*) FILTER (WHERE clicks > 0)::int AS clicks_unique'),
+        deps.db.raw('coalesce(sum(clicks), 0)::int AS clicks_total'),
+      )
+      .first();
+    return {
+      total: row.total,
+      status: Object.fromEntries(MESSAGE_STATUSES.map((s) => [s, row[`s_${s}`]])) as Record<MessageStatus, number>,
+      opens: { unique: row.opens_unique, total: row.opens_total },
+      clicks: { unique: row.clicks_unique, total: row.clicks_total },
+    };
+  }
+
   return {
     /** Newest first, keyset-paged on (createdAt, id): new messages land before the first page, never inside a later one. */
     async list(principal: Principal, f: MessageFilters & { cursor?: string; limit: number }) {
@@ -153,25 +176,7 @@ export function createMessageQueries(deps: { db: Db }) {
       );
     },
 
-    /** Counted by the database, never by loading rows. */
-    async aggregate(principal: Principal, f: MessageFilters): Promise<Aggregate> {
-      const row = await filtered(deps.db, principal, f)
-        .select(
-          deps.db.raw('count(*)::int AS total'),
-          ...MESSAGE_STATUSES.map((s) => deps.db.raw(`count(*) FILTER (WHERE status = ?)::int AS ??`, [s, `s_${s}`])),
-          deps.db.raw('count(*) FILTER (WHERE opens > 0)::int AS opens_unique'),
-          deps.db.raw('coalesce(sum(opens), 0)::int AS opens_total'),
-          deps.db.raw('count(*) FILTER (WHERE clicks > 0)::int AS clicks_unique'),
-          deps.db.raw('coalesce(sum(clicks), 0)::int AS clicks_total'),
-        )
-        .first();
-      return {
-        total: row.total,
-        status: Object.fromEntries(MESSAGE_STATUSES.map((s) => [s, row[`s_${s}`]])) as Record<MessageStatus, number>,
-        opens: { unique: row.opens_unique, total: row.opens_total },
-        clicks: { unique: row.clicks_unique, total: row.clicks_total },
-      };
-    },
+    aggregate,
 
     /**
      * The aggregate of each campaign's messages, by campaign id, from the stats the messages read
@@ -179,10 +184,19 @@ export function createMessageQueries(deps: { db: Db }) {
      * The ids are of campaigns the caller has read from its own account (campaign ids are unique
      * across accounts); campaigns are the dashboard's (a JWT's whole account), so no key narrows them.
      */
-    async campaignStats(campaignIds: string[]): Promise<Map<string, Aggregate>> {
+    async campaignStats(principal: Principal, campaignIds: string[]): Promise<Map<string, Aggregate>> {
       const stats = new Map(campaignIds.map((id) => [id, emptyAggregate()]));
       if (campaignIds.length === 0) return stats;
-      const rows = await deps.db('campaign_stats').whereIn('campaign_id', campaignIds);
+      const rows = await deps.db('campaign_stats').whereIn('campaign_id', campaignIds).catch((err) => {
+        if (err.code === UNDEFINED_TABLE) return undefined;
+        throw err;
+      });
+      if (!rows) {
+        // A read model from before the stats were kept, served while the release that keeps them
+        // rebuilds it: the campaigns' messages are counted instead.
+        for (const id of campaignIds) stats.set(id, await aggregate(principal, { campaignId: id }));
+        return stats;
+      }
       for (const r of rows) {
         const a = stats.get(r.campaign_id)!;
         const messages = Number(r.messages);
@@ -194,6 +208,7 @@ export function createMessageQueries(deps: { db: Db }) {
         a.clicks.total += Number(r.clicks);
       }
       return stats;
-    },  };
+    },
+  };
 }
 export type MessageQueries = ReturnType<typeof createMessageQueries>;
