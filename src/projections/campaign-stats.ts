@@ -34,13 +34,12 @@ export async function setupCampaignStats(trx: Knex.Transaction, t: (base: string
 /**
  * A campaign's stats kept as its messages change, so that reading them (every 2 s on the dashboard,
  * for every campaign of the list) reads a handful of rows, not a count over the campaign's messages.
- * The messages projection tells it each campaign message's row as the batch found it (`before`,
- * absent for a message the batch queued) and as the batch leaves it (`after`); it writes the net
- * difference, so a message whose whole life falls in one batch writes only where it ended.
+ * The messages projection takes off what each stored row it reads counted (`before`, ahead of any
+ * change) and puts on what every row of the batch counts as it leaves it (`after`, the stored rows
+ * among them): the net difference is written, so a message whose whole life falls in one batch
+ * writes only where it ended, and a row the batch left as it was writes nothing.
  */
 export function campaignStatsChange() {
-  const before = new Map<string, CampaignMessage>();
-  const after = new Map<string, CampaignMessage>();
   const deltas = new Map<string, StatsRow>();
   const add = (m: CampaignMessage, sign: 1 | -1) => {
     const key = `${m.campaign_id}\u0000${m.status}`;
@@ -54,19 +53,14 @@ export function campaignStatsChange() {
   };
   return {
     /** A stored row as read, before the batch changes it. */
-    before(id: string, row: CampaignMessage) {
-      if (row.campaign_id) before.set(id, { ...row });
+    before(row: CampaignMessage) {
+      if (row.campaign_id) add(row, -1);
     },
-    /** The row (the same object the batch changes) whose final state counts. */
-    after(id: string, row: CampaignMessage) {
-      if (row.campaign_id) after.set(id, row);
+    /** A row as the batch leaves it. */
+    after(row: CampaignMessage) {
+      if (row.campaign_id) add(row, 1);
     },
     async write(trx: Knex.Transaction, t: (base: string) => string) {
-      for (const [id, row] of after) {
-        const was = before.get(id);
-        if (was) add(was, -1);
-        add(row, 1);
-      }
       const net = [...deltas.values()].filter((d) => d.messages !== 0 || d.opened !== 0 || d.opens !== 0 || d.clicked !== 0 || d.clicks !== 0);
       if (net.length === 0) return;
       const table = t(CAMPAIGN_STATS_TABLE);

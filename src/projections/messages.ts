@@ -179,7 +179,7 @@ export const messagesProjection: Projection = {
       ['id', 'campaign_id', 'status', 'provider_message_id', 'error', 'opens', 'clicks', 'updated_at'],
     );
     const campaignStats = campaignStatsChange();
-    for (const [id, row] of existing) campaignStats.before(id, row);
+    for (const row of existing.values()) campaignStats.before(row);
 
     for (const e of events) {
       if (e.type === CONTACT_ERASED) {
@@ -219,7 +219,7 @@ export const messagesProjection: Projection = {
       }
     }
 
-    for (const [id, row] of [...created, ...touched]) campaignStats.after(id, row);
+    for (const row of [...created.values(), ...existing.values()]) campaignStats.after(row);
     await insertRows(trx, t('messages'), [...created.values()], { target: ['id'] });
     // its campaign never changes
     await updateRows(trx, t('messages'), [...touched.values()].map(({ campaign_id, ...changed }) => changed));
