@@ -6,12 +6,12 @@ import { fold } from '../../src/domain/decider.js';
 import { deterministicEventId } from '../../src/domain/event-id.js';
 import { IN_PROGRESS_MESSAGE } from '../../src/domain/idempotency/record.js';
 import { messageDecider } from '../../src/domain/messages/message.js';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createDb } from '../../src/adapters/db/knex.js';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/adapters/db/embedded-postgres.js';
+import { runningServer, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/adapters/db/embedded-postgres.js';
 import { sesEnv, startFakeSes } from '../../test/support/fake-ses.js';
 import { startFakeSns } from '../../test/support/fake-sns.js';
 import { terminateEveryConnection } from '../../test/support/postgres-faults.js';
@@ -68,14 +68,6 @@ const CAPPED_KEY_LIMIT = 25;
 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /**
  * 2 API and 2 worker processes on BullMQ (a Redis key prefix of their own) and a PostgreSQL database
@@ -332,9 +324,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         case 'crash-postgres': {
           // An immediate shutdown (SIGQUIT to the postmaster): no checkpoint, and commits made without
           // waiting for the WAL flush (the read models') may be lost; the restart runs crash recovery.
-          const pid = Number(readFileSync(join(postgres.databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-          process.kill(pid, 'SIGQUIT');
-          while (isAlive(pid)) await sleep(50);
+          const running = runningServer(postgres.databaseDir);
+          if (running) process.kill(running.pid, 'SIGQUIT');
+          while (runningServer(postgres.databaseDir)) await sleep(50);
           await postgres.stop();
           await sleep(1_000);
           postgres = await startPostgres();
