@@ -29,7 +29,8 @@ export interface ChaosOptions {
   durationMs: number;
   /** concurrent clients */
   clients?: number;
-  redisUrl?: string;
+  /** the job queue: BullMQ on this Redis (the default), or pg-boss in the service's PostgreSQL (`npm start`'s) */
+  queue?: { kind: 'bullmq'; redisUrl?: string } | { kind: 'pg-boss' };
   log?: (line: string) => void;
 }
 
@@ -70,16 +71,19 @@ const CAPPED_KEY_LIMIT = 25;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * 2 API and 2 worker processes on BullMQ (a Redis key prefix of their own) and a PostgreSQL database
- * of their own, emulated SES (publishing Send events through SNS, as a configuration set does), SNS
- * for SMS and two webhook endpoints; clients that retry with an Idempotency-Key spread a mixed load
+ * 2 API and 2 worker processes on BullMQ (a Redis key prefix of their own) or on pg-boss, and a
+ * PostgreSQL database of their own, emulated SES (publishing Send events through SNS, as a
+ * configuration set does), SNS for SMS and two webhook endpoints; clients that retry with an Idempotency-Key spread a mixed load
  * over both APIs while faults strike at seeded moments. Then it checks, from the emulators' records
  * and the event log, that nothing was lost or doubled.
  */
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => {});
   const random = seededRandom(options.seed);
-  const redisUrl = options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const queue = options.queue ?? { kind: 'bullmq' };
+  const redisUrl = queue.kind === 'bullmq' ? (queue.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') : '';
+  // without Redis there is nothing to flush
+  const faultKinds = FAULT_KINDS.filter((k) => redisUrl || k !== 'flush-redis');
   const prefix = `chaos-${options.seed}-${randomBytes(3).toString('hex')}`;
   const problems: string[] = [];
 
@@ -138,7 +142,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   try {
     // All four at once on the empty database: the migrations race, as they may in production.
     await Promise.all([startApi(0), startApi(1), startWorker(0), startWorker(1)]);
-    log(`seed ${options.seed}: 2 API (${apiUrls.join(', ')}) and 2 worker processes up; Redis prefix ${prefix}`);
+    log(`seed ${options.seed}: 2 API (${apiUrls.join(', ')}) and 2 worker processes up; ${redisUrl ? `BullMQ, Redis prefix ${prefix}` : 'pg-boss'}`);
 
     // --- the clients' side: any live API, retried with the same Idempotency-Key ---
     let turn = 0;
@@ -263,10 +267,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     };
 
     // --- faults at seeded moments ---
-    const faultCount = Math.max(FAULT_KINDS.length, Math.round(options.durationMs / 3_000));
-    const kinds = [...FAULT_KINDS].sort(() => random() - 0.5);
+    const faultCount = Math.max(faultKinds.length, Math.round(options.durationMs / 3_000));
+    const kinds = [...faultKinds].sort(() => random() - 0.5);
     // the server restarts once and crashes once; every other fault may come again
-    const repeatable = FAULT_KINDS.filter((k) => k !== 'restart-postgres' && k !== 'crash-postgres');
+    const repeatable = faultKinds.filter((k) => k !== 'restart-postgres' && k !== 'crash-postgres');
     while (kinds.length < faultCount) kinds.push(repeatable[Math.floor(random() * repeatable.length)]);
     const schedule = kinds
       .map((kind) => ({ kind, atMs: Math.round(options.durationMs * (0.1 + 0.75 * random())) }))
@@ -506,7 +510,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     for (const server of [...apis, ...workers]) if (server) server.process.kill('SIGKILL');
     await Promise.all([...apis, ...workers].map((s) => s?.exited));
     await eventStore.close().catch(() => {});
-    await deleteKeys(redisUrl, prefix).catch(() => {});
+    if (redisUrl) await deleteKeys(redisUrl, prefix).catch(() => {});
     await Promise.all([ses.close(), certs.close(), sns.close(), steady.close(), flaky.close()]).catch(() => {});
     await database.db.destroy().catch(() => {});
     await postgres.stop().catch(() => {});

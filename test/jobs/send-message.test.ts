@@ -269,6 +269,21 @@ describe('send worker: crashes and concurrency', function () {
       expect(history[1].data.providerMessageId).to.equal(fake.sent[0].messageId);
     }));
 
+  it('a completion lost with PostgreSQL\'s last WAL (it does not wait for the flush): the run that takes the effect over finds ProviderAccepted and marks it done; one call, no search', () =>
+    withPostmark(async ({ app, fake, key, from }) => {
+      const { db } = app.infra;
+      const id = await sendOne(app, key, from);
+      const effect = () => db('side_effects').where({ id: `send:${id}` }).first('status');
+      await eventually(effect, (e) => e?.status === 'done');
+      // what a crash leaves when the claim was flushed and the completion was not: running, its lease over
+      await db('side_effects').where({ id: `send:${id}` }).update({ status: 'running', done_at: null, claimed_until: db.raw(`now() - interval '1 second'`) });
+      await otherWorker(app)(sendJob(id, 'after-crash'));
+      expect(await effect()).to.deep.equal({ status: 'done' });
+      expect(fake.requests.map((r) => r.path)).to.deep.equal(['/email']);
+      const history = await app.infra.eventStore.readStream(`message-${id}`);
+      expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
+    }));
+
   it('workers handed the same job at once call the provider once (the side-effect lease), and a late duplicate does nothing', () =>
     withPostmark(async ({ app, fake, key, from }) => {
       fake.sendDelayMs = 300; // a slow provider: the racing workers overlap its call

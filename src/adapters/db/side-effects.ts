@@ -162,11 +162,18 @@ export function createSideEffectLeases(db: Db, queue: JobQueue, options: { lease
     });
   });
 
+  // A completion's commit does not wait for the WAL flush (set for this statement's transaction only,
+  // as it updates its first row): every effect is marked done after the durable record of what it did
+  // (the provider's answer, the delivery's outcome, the campaign's last step), so a completion lost
+  // with PostgreSQL's last WAL leaves the effect running until its lease ends, and the run that takes
+  // it over reads that record and marks it done without doing it again.
   const completions = createGroupCommit<string>(async (ids) => {
     const now = new Date();
     const { rows } = await db.raw(
       `WITH done AS (
-         UPDATE side_effects SET status = 'done', claimed_until = NULL, done_at = ? WHERE id = ANY(?::text[]) RETURNING ordering_key, seq
+         UPDATE side_effects SET status = 'done', claimed_until = NULL, done_at = ?
+         WHERE id = ANY(?::text[]) AND set_config('synchronous_commit', 'off', true) IS NOT NULL
+         RETURNING ordering_key, seq
        ),
        next AS (
          SELECT DISTINCT ON (n.ordering_key) n.id FROM side_effects n JOIN done ON n.ordering_key = done.ordering_key AND n.seq > done.seq

@@ -50,14 +50,22 @@ const toSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
  */
 export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
   const onError = options.onError ?? (() => {});
-  const boss = new PgBoss({
+  // `options` reaches node-postgres's pool, which pg-boss builds from this object as it is.
+  const config: PgBoss.ConstructorOptions & { options: string } = {
     connectionString: options.connectionString,
+    // The job tables are bookkeeping, not the truth: what must happen is a side effect recorded in the
+    // service's own transactions, the sweeper queues again an effect whose job was lost, and a job
+    // run twice finds its effect claimed or done. So pg-boss's writes (insert, fetch, complete: three
+    // commits per job) do not wait for the WAL flush; a crash of PostgreSQL loses at most its last
+    // fraction of a second of them.
+    options: '-c synchronous_commit=off',
     schema: options.schema ?? 'pgboss',
     max: options.poolSize ?? 5,
     supervise: true,
     maintenanceIntervalSeconds: toSeconds(options.maintenanceIntervalMs ?? 30_000),
     schedule: false,
-  });
+  };
+  const boss = new PgBoss(config);
   boss.on('error', onError);
 
   const jobOptions = {
