@@ -19,10 +19,13 @@ export interface PgBossQueueOptions {
   maxAttempts?: number;
   /**
    * A run still unfinished this long after it started is taken for lost with its worker and is run
-   * again (default 5 min, rounded up to seconds, at most 23 h). It is also the longest a handler may
-   * take: a slower one gets a second, concurrent run. Lost runs are looked for every
+   * again (default 30 s, rounded up to seconds, at most 23 h). Lost runs are looked for every
    * `maintenanceIntervalMs` (default 30 s) by whichever process's turn it is, so a job whose worker
-   * died runs again within about expireAfterMs + maintenanceIntervalMs + retryDelayMs.
+   * died runs again within about expireAfterMs + maintenanceIntervalMs + retryDelayMs: about a
+   * minute, as BullMQ's stalled-job check does. A slower handler gets a second, concurrent run, which
+   * is harmless here: every handler first claims its side effect under a lease its run keeps renewing,
+   * so the second run finds it taken and ends. (With 5 min, a job fetched by a worker killed before it
+   * claimed the effect kept that message from its provider for five and a half minutes.)
    */
   expireAfterMs?: number;
   maintenanceIntervalMs?: number;
@@ -33,6 +36,8 @@ export interface PgBossQueueOptions {
   /** handler failures and background errors; the queue itself retries, this is for logging */
   onError?: (err: unknown) => void;
 }
+
+export const DEFAULT_EXPIRE_AFTER_MS = 30_000;
 
 const toSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
@@ -72,7 +77,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
     retryLimit: Math.max(0, (options.maxAttempts ?? 100_000) - 1),
     retryDelay: toSeconds(options.retryDelayMs ?? 1000),
     retryBackoff: false,
-    expireInSeconds: Math.min(toSeconds(options.expireAfterMs ?? 300_000), 23 * 3600),
+    expireInSeconds: Math.min(toSeconds(options.expireAfterMs ?? DEFAULT_EXPIRE_AFTER_MS), 23 * 3600),
   };
   const pollingIntervalMs = options.pollingIntervalMs ?? 500;
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createPgBossQueue } from '../../../src/adapters/queue/pg-boss-queue.js';
+import { createPgBossQueue, DEFAULT_EXPIRE_AFTER_MS } from '../../../src/adapters/queue/pg-boss-queue.js';
 import { createTestDatabase } from '../../support/db.js';
 import { indexEntriesRead } from '../../support/index-reads.js';
 import { jobQueueContract } from './contract.js';
@@ -79,6 +79,26 @@ describe('pg-boss queue: a backlog that grew after the statistics were taken', f
       // entries per job; reading the ready backlog per fetch, or the queue per completion, hundreds.
       expect(perJob).to.be.below(10);
     } finally {
+      await database.drop();
+    }
+  });
+});
+
+describe('pg-boss queue: production timings', function () {
+  this.timeout(60_000);
+
+  // A job fetched by a worker that died runs again once it expires (then maintenance finds it, every
+  // 30 s): about a minute in all, as BullMQ's stalled-job check takes, where 5 min had been the default.
+  it('a job is taken for lost 30 s after its run began', async () => {
+    const database = await createTestDatabase({ migrate: false });
+    const queue = createPgBossQueue({ connectionString: database.url, schema: 'jobs_defaults' });
+    try {
+      await queue.enqueue('defaults', { n: 1 }, { jobId: 'one' });
+      const { rows } = await database.db.raw(`SELECT extract(epoch FROM expire_in) AS seconds FROM jobs_defaults.job WHERE name = 'defaults'`);
+      expect(rows.map((r: { seconds: string }) => Number(r.seconds))).to.deep.equal([DEFAULT_EXPIRE_AFTER_MS / 1000]);
+      expect(DEFAULT_EXPIRE_AFTER_MS).to.equal(30_000);
+    } finally {
+      await queue.close();
       await database.drop();
     }
   });
