@@ -13,7 +13,7 @@ const RETRY_DELAY_MS = 5_000;
  * recorded step (that step's messages have their ids already, so it queues only the ones still missing).
  */
 export function createCampaignFanoutHandler(deps: { db: Db; queue: JobQueue; fanout: CampaignFanout; leaseMs?: number; logger?: Logger }) {
-  const leases = createSideEffectLeases(deps.db, deps.queue, { leaseMs: deps.leaseMs, onError: (err) => deps.logger?.warn({ err }, 'campaign fan-out lease renewal failed') });
+  const leases = createSideEffectLeases(deps.db, deps.queue, { leaseMs: deps.leaseMs, logger: deps.logger });
   return async function handle(job: Job<SideEffectJob & { campaignId: string }>): Promise<void> {
     const { campaignId, sideEffectId } = job.data;
     if (!(await leases.claim(job.data))) return;

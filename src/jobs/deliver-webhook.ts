@@ -44,7 +44,7 @@ export function createDeliverWebhookHandler(deps: {
   metrics?: Metrics;
 }) {
   const metrics = deps.metrics ?? NO_METRICS;
-  const leases = createSideEffectLeases(deps.db, deps.queue, { leaseMs: deps.leaseMs });
+  const leases = createSideEffectLeases(deps.db, deps.queue, { leaseMs: deps.leaseMs, logger: deps.logger });
   // One round trip for the attempts running side by side: for each, whether an earlier delivery to the
   // same endpoint and contact is unfinished, and where to send.
   const targets = createGroupCommit<{ effectId: string; subscriptionId: string }, { blocked: boolean; subscription?: { url: string; secret: string } }>(

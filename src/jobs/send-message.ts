@@ -66,7 +66,7 @@ export interface SendMessageDeps {
 export function createSendMessageHandler(deps: SendMessageDeps) {
   const delays = deps.retryDelaysMs ?? PROVIDER_RETRY_DELAYS_MS;
   const metrics = deps.metrics ?? NO_METRICS;
-  const leases = createSideEffectLeases(deps.db, deps.queue, { leaseMs: deps.leaseMs, onError: (err) => deps.logger?.warn({ err }, 'send lease renewal failed') });
+  const leases = createSideEffectLeases(deps.db, deps.queue, { leaseMs: deps.leaseMs, logger: deps.logger });
 
   return async function handle(job: Job<SideEffectJob & { messageId: string }>): Promise<void> {
     const { messageId, sideEffectId } = job.data;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Logger } from 'pino';
 import { query, type Db } from './knex.js';
 import { createGroupCommit } from '../../group-commit.js';
 import type { JobQueue } from '../../ports/job-queue.js';
@@ -97,7 +98,7 @@ export interface SideEffectLeases {
  * Claims and completions for a worker's handlers. Handlers running side by side (sixteen per job kind)
  * claim and complete in one statement per batch instead of one round trip each.
  */
-export function createSideEffectLeases(db: Db, queue: JobQueue, options: { leaseMs?: number; onError?: (err: unknown) => void } = {}): SideEffectLeases {
+export function createSideEffectLeases(db: Db, queue: JobQueue, options: { leaseMs?: number; logger?: Pick<Logger, 'warn'> } = {}): SideEffectLeases {
   const leaseMs = options.leaseMs ?? LEASE_MS;
   // One statement a tick renews every claim this worker holds.
   const held = new Set<string>();
@@ -110,7 +111,7 @@ export function createSideEffectLeases(db: Db, queue: JobQueue, options: { lease
         .andWhere('status', 'running')
         .update({ claimed_until: db.raw(`now() + ? * interval '1 millisecond'`, [leaseMs]) });
     } catch (err) {
-      options.onError?.(err);
+      options.logger?.warn({ err }, 'side-effect lease renewal failed');
     }
   };
   const hold = (id: string) => {
@@ -136,24 +137,40 @@ export function createSideEffectLeases(db: Db, queue: JobQueue, options: { lease
     // process that scheduled it, and one running a few seconds ahead of the database would otherwise
     // have every effect it schedules look not yet due, left to the sweeper a minute later. (Jobs
     // without that time fall back to the clock, with a second of tolerance.)
-    const rows = await query<{ id: string; lease_lost: boolean; lost_at: Date | null }>(
+    // Each asked id comes back, claimed or not, saying whether this database has the effect at all.
+    const rows = await query<{ id: string; claimed: boolean; known: boolean; lease_lost: boolean; lost_at: Date | null }>(
       db,
-      `WITH claimable AS (
+      `WITH asked AS (
+         SELECT id, max(lease_ms) AS lease_ms, max(due_at) AS due_at
+         FROM unnest($1::text[], $2::int[], $3::timestamptz[]) AS u (id, lease_ms, due_at) GROUP BY id
+       ),
+       claimable AS (
          SELECT s.id, c.lease_ms, s.status = 'running' AS lease_lost, s.claimed_until AS lost_at
-         FROM side_effects s
-         JOIN (SELECT id, max(lease_ms) AS lease_ms, max(due_at) AS due_at
-               FROM unnest($1::text[], $2::int[], $3::timestamptz[]) AS u (id, lease_ms, due_at) GROUP BY id) c ON c.id = s.id
+         FROM side_effects s JOIN asked c ON c.id = s.id
          WHERE s.run_after <= coalesce(c.due_at, now() + interval '1 second')
            AND (s.status = 'pending' OR (s.status = 'running' AND s.claimed_until < now()))
          FOR UPDATE OF s
+       ),
+       claimed AS (
+         UPDATE side_effects s SET status = 'running', claimed_until = now() + k.lease_ms * interval '1 millisecond'
+         FROM claimable k WHERE s.id = k.id
+         RETURNING s.id, k.lease_lost, k.lost_at
        )
-       UPDATE side_effects s SET status = 'running', claimed_until = now() + k.lease_ms * interval '1 millisecond'
-       FROM claimable k WHERE s.id = k.id
-       RETURNING s.id, k.lease_lost, k.lost_at`,
+       SELECT a.id, c.id IS NOT NULL AS claimed, EXISTS (SELECT 1 FROM side_effects s WHERE s.id = a.id) AS known, c.lease_lost, c.lost_at
+       FROM asked a LEFT JOIN claimed c ON c.id = a.id`,
       [items.map((i) => i.id), items.map((i) => i.leaseMs), items.map((i) => i.dueAt)],
     );
+    for (const r of rows) {
+      if (r.known) continue;
+      // Never recorded here: most likely a job queued by another deployment sharing this job queue
+      // (one Redis and REDIS_PREFIX for two databases), whose worker then never gets to run it.
+      options.logger?.warn(
+        { sideEffectId: r.id },
+        'a job names a side effect this database does not have: is another deployment sharing the job queue (the same Redis and REDIS_PREFIX)? Give each its own REDIS_PREFIX',
+      );
+    }
     // the same effect twice in one batch (a job delivered twice): the first asker has it
-    const taken = new Map(rows.map((r) => [r.id, r]));
+    const taken = new Map(rows.filter((r) => r.claimed).map((r) => [r.id, r]));
     return items.map((i) => {
       const row = taken.get(i.id);
       taken.delete(i.id);

@@ -44,6 +44,18 @@ describe('side-effect leases (claims and completions of concurrent handlers)', (
     }
   });
 
+  it('a job naming an effect this database never recorded (another deployment\'s, on a shared queue) is refused and logged; one merely taken or done is not logged', async () => {
+    await db.db.transaction((trx) => recordSideEffects(trx, [effect('a'), effect('done')]));
+    await db.db('side_effects').where({ id: 'done' }).update({ status: 'done' });
+    const warnings: unknown[][] = [];
+    const leases = createSideEffectLeases(db.db, queue, { logger: { warn: (...args: unknown[]) => void warnings.push(args) } as never });
+    const claimed = await Promise.all(['a', 'a', 'done', 'elsewhere'].map((id) => leases.claim(job(id))));
+    expect(claimed).to.deep.equal([{ leaseLost: false }, null, null, null]);
+    expect(warnings).to.have.length(1);
+    expect(warnings[0][0]).to.deep.equal({ sideEffectId: 'elsewhere' });
+    expect(warnings[0][1]).to.match(/REDIS_PREFIX/);
+  });
+
   it('takes over a claim whose lease ran out, saying so; a claim given back is taken fresh', async () => {
     await db.db.transaction((trx) => recordSideEffects(trx, [effect('a')]));
     const dying = createSideEffectLeases(db.db, queue, { leaseMs: 1 });
