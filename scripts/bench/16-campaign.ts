@@ -38,6 +38,28 @@ async function timeToProvider(testDb: TestDatabase, sends: { id: string; accepte
   }
 }
 
+/**
+ * Where the followed sends' time to the provider went, p50 / p99 of each stage, from the times the
+ * database recorded (each a transaction's start): the append of EmailQueued, the send process
+ * manager's recording of the side effect, the provider's record of the call (the sandbox's row), and
+ * the append of ProviderAccepted.
+ */
+async function stagesToProvider(testDb: TestDatabase, ids: string[]): Promise<string> {
+  const { rows } = await testDb.db.raw(
+    `SELECT (SELECT extract(epoch FROM recorded_at) FROM events WHERE stream_id = 'message-' || m.id AND type = 'EmailQueued') * 1000 AS queued,
+            (SELECT extract(epoch FROM created_at) FROM side_effects WHERE id = 'send:' || m.id) * 1000 AS effect,
+            (SELECT extract(epoch FROM created_at) FROM sandbox_emails WHERE message_id = m.id) * 1000 AS provider,
+            (SELECT extract(epoch FROM recorded_at) FROM events WHERE stream_id = 'message-' || m.id AND type = 'ProviderAccepted') * 1000 AS accepted
+     FROM unnest(?::text[]) AS m (id)`,
+    [ids],
+  );
+  const stage = (from: string, to: string) => {
+    const { p50, p99 } = percentiles(rows.map((r: Record<string, string>) => Number(r[to]) - Number(r[from])));
+    return `${from} → ${to} ${p50.toFixed(0)} / ${p99.toFixed(0)} ms`;
+  };
+  return `${stage('queued', 'effect')}, ${stage('effect', 'provider')}, ${stage('provider', 'accepted')} (p50 / p99)`;
+}
+
 /** How the service runs: `npm start`'s one process, or an API process beside a worker process. */
 type Topology = 'all' | 'api+worker';
 
@@ -79,6 +101,7 @@ async function campaignRun(topology: Topology, contacts: number, scale: number, 
     // 48 ms on its own (the sends during a campaign number thousands)
     const idle = await measureLatency(send, scaled(2_000, scale, 300));
     const idleToProvider = await timeToProvider(testDb, followed);
+    log(`${topology}, idle: stages to the provider: ${await stagesToProvider(testDb, followed.map((f) => f.id))}`);
     log(`${topology}, idle: ${Math.round(baseline.perSecond)} transactional sends/s at 50 in flight; one sender's p99 ${idle.p99.toFixed(1)} ms, 201 to provider p99 ${idleToProvider.toFixed(0)} ms`);
 
     for (let i = 0; i < contacts; i += IMPORT_BATCH) {
@@ -135,6 +158,7 @@ async function campaignRun(topology: Topology, contacts: number, scale: number, 
     const duringP99 = percentiles(during.filter((d) => d.at < started + queuedAllMs).map((d) => d.ms)).p99;
     const rate = contacts / (queuedAllMs / 1000);
     const duringToProvider = await timeToProvider(testDb, followed);
+    log(`${topology}: stages to the provider during the campaign: ${await stagesToProvider(testDb, followed.map((f) => f.id))}`);
     log(`${topology}: ${contacts} campaign messages queued in ${(queuedAllMs / 1000).toFixed(1)} s (${Math.round(rate)}/s); ${during.length} transactional sends meanwhile, p99 ${duringP99.toFixed(1)} ms, 201 to provider p99 ${duringToProvider.toFixed(0)} ms`);
     if (cpuUsed !== null) log(`${topology}: the service used ${cpuUsed.toFixed(1)} CPU-seconds meanwhile, ${((100 * cpuUsed) / (queuedAllMs / 1000)).toFixed(0)} % of one core`);
     const figures: BenchFigure[] = [

@@ -4,6 +4,11 @@ import { comparePositions, START, type Position, type RecordedEvent } from '../.
 export interface LogPage {
   events: RecordedEvent[];
   head: Position | null;
+  /**
+   * Committed events exist beyond what the page could take: their transactions began after one still
+   * running, and are readable once it ends (the reader should look again soon, not at its next poll).
+   */
+  held: boolean;
 }
 
 export interface TailAnswer {
@@ -13,6 +18,8 @@ export interface TailAnswer {
   head: Position;
   /** false while the tail is still reading a backlog: the reader should ask again at once */
   complete: boolean;
+  /** committed events are held back beyond the head (LogPage.held) */
+  held: boolean;
 }
 
 export interface LogTailOptions {
@@ -61,6 +68,7 @@ export function createLogTail(options: LogTailOptions) {
   let from: Position | null = null;
   let head: Position = START;
   let complete = false;
+  let held = false;
   let running: Promise<void> | null = null;
   let next: Promise<void> | null = null;
 
@@ -70,6 +78,7 @@ export function createLogTail(options: LogTailOptions) {
       const page = await options.read(START, 0);
       from = head = page.head ?? START;
       complete = true;
+      held = page.held;
       return;
     }
     const page = await options.read(head, pageSize);
@@ -79,6 +88,7 @@ export function createLogTail(options: LogTailOptions) {
     }
     const last = page.events.at(-1)?.position;
     complete = page.events.length < pageSize;
+    held = page.held;
     // A full page says nothing beyond its last event; a short one covers the snapshot's head.
     if (last) head = last;
     if (complete && page.head && comparePositions(page.head, head) > 0) head = page.head;
@@ -124,7 +134,7 @@ export function createLogTail(options: LogTailOptions) {
       }
       const found: RecordedEvent[] = [];
       for (let i = lo; i < events.length && found.length < limit; i++) if (matches(events[i])) found.push(events[i]);
-      return { events: found, head, complete };
+      return { events: found, head, complete, held };
     },
   };
 }

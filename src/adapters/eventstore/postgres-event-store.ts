@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { createGroupCommit, ItemFailure } from '../../group-commit.js';
-import { createLogTail } from './log-tail.js';
+import { createLogTail, type LogPage } from './log-tail.js';
 import { categoryOf, decodeNotice, encodeNotice, mayMatch } from './commit-notice.js';
 import {
   START,
@@ -449,7 +449,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       ORDER BY events.tx_id, events.global_position
       LIMIT $3
     )
-    SELECT batch.*, head.tx_id::text AS head_tx, head.global_position AS head_position
+    SELECT batch.*, head.tx_id::text AS head_tx, head.global_position AS head_position,
+      EXISTS (SELECT 1 FROM events WHERE events.tx_id >= pg_snapshot_xmin(pg_current_snapshot())) AS held
     FROM head LEFT JOIN batch ON true
     ORDER BY batch.tx_id::xid8, batch.global_position`);
 
@@ -464,9 +465,9 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    * subscription to rare streams (suppressions) would rescan every event since its last match on each
    * wake-up, and the cost of one append would grow with the log.
    */
-  async function readAllWithHead(opts: ReadAllOptions = {}): Promise<{ events: RecordedEvent[]; head: Position | null }> {
+  async function readAllWithHead(opts: ReadAllOptions = {}): Promise<LogPage> {
     const after = opts.after ?? START;
-    const { rows } = await pool.query<EventRow & { head_tx: string; head_position: string }>(
+    const { rows } = await pool.query<EventRow & { head_tx: string; head_position: string; held: boolean }>(
       READ_ALL([
         after.commit.toString(),
         after.prepare.toString(),
@@ -479,6 +480,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     return {
       events: events.map(toRecorded),
       head: rows.length ? { commit: BigInt(rows[0].head_tx), prepare: BigInt(rows[0].head_position) } : null,
+      held: rows.length > 0 && rows[0].held,
     };
   }
 
@@ -546,12 +548,18 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
 
     const loop = (async () => {
       let lastRead = 0;
+      // how long to wait before looking again while commits are held back, doubled each time nothing came
+      let heldWaitMs = 0;
       while (!closed) {
         await ensureListener();
+        let held: boolean;
         try {
           lastRead = Date.now();
-          const { events: batch, head, complete } = await read();
+          const page = await read();
+          const { events: batch, head, complete } = page;
+          held = page.held;
           if (batch.length > 0) {
+            heldWaitMs = 0;
             await opts.onEvents(batch);
             position = batch[batch.length - 1].position;
             if (batch.length === limit) continue;
@@ -565,7 +573,13 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
           opts.onError?.(err);
           break;
         }
-        if (!closed && !pending) await sleep(pollIntervalMs, true);
+        // A commit's notice can come while an older transaction still runs (a read model's batch, a
+        // cap reservation): the read that follows cannot take it yet, and no other notice may come to
+        // say when it can. So a reader that saw commits held back looks again shortly (after
+        // minReadIntervalMs, then twice that, ..., up to the poll interval) instead of at its next
+        // poll: the last send before a quiet moment could otherwise wait the whole poll interval.
+        heldWaitMs = held ? Math.min(pollIntervalMs, heldWaitMs ? heldWaitMs * 2 : minReadIntervalMs) : 0;
+        if (!closed && !pending) await sleep(held ? heldWaitMs : pollIntervalMs, true);
         pending = false;
         // Under load every append wakes every subscriber: commits within minReadIntervalMs of the last
         // read are taken by one read, not one read each (that was most of the database round trips).

@@ -26,7 +26,7 @@ describe('the shared log tail', () => {
           const page = events.filter((e) => e.position.prepare > after.prepare).slice(0, limit);
           const head = events.length ? events[events.length - 1].position : null;
           await new Promise((r) => setTimeout(r, 5));
-          return { events: page, head };
+          return { events: page, head, held: false };
         },
       };
     }

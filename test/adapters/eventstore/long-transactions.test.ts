@@ -47,6 +47,36 @@ describe('long-open transactions (the PostgreSQL event store\'s readers wait for
     }
   });
 
+  for (const [how, sharedTailFrom] of [['reading the log itself', 100], ['through the shared tail', 1]] as const) {
+    it(`a subscriber woken for a commit that an open transaction holds back gets it soon after that transaction ends, not at its next poll (${how})`, async () => {
+      const follower = createPostgresEventStore({ connectionString: db.url, pollIntervalMs: 10_000, sharedTailFrom });
+      const id = randomUUID();
+      const received: { id: string; at: number }[] = [];
+      const sub = follower.subscribe({
+        streamPrefixes: [`woken-${id}`],
+        onEvents: async (events) => void received.push(...events.map((e) => ({ id: e.id, at: Date.now() }))),
+      });
+      try {
+        await pause(300); // at the head, asleep until a commit wakes it
+        await other.query('BEGIN');
+        await other.query('SELECT pg_current_xact_id()');
+        await store.append(`woken-${id}`, [{ id, type: 'Happened', data: {} }]);
+        await pause(500);
+        expect(received, 'held back while the older transaction runs').to.deep.equal([]);
+        await other.query('COMMIT');
+        const ended = Date.now();
+        while (received.length === 0 && Date.now() - ended < 9_000) await pause(20);
+        expect(received.map((r) => r.id)).to.deep.equal([id]);
+        // the poll would have come 10 s after the wake; looking again while held, within about a second
+        expect(received[0].at - ended).to.be.below(3_000);
+      } finally {
+        await other.query('ROLLBACK').catch(() => {});
+        await sub.close();
+        await follower.close();
+      }
+    });
+  }
+
   it('a transaction without a transaction id (reads only) holds nobody back and is not named', async () => {
     await other.query('BEGIN');
     await other.query('SELECT 1');
