@@ -24,7 +24,7 @@ function tallyProjection(options: { version?: number; failOn?: string; slowIndex
         table.integer('events').notNullable();
       });
       await trx.schema.createTable(t('tally_seen'), (table) => table.uuid('event_id').primary());
-      // 20 ms per row to index (slow_key, created by the test that asks for it)
+      // an index whose build waits for the test to let it finish (slow_key, created by the test that asks for it)
       if (options.slowIndex) await trx.raw(`CREATE INDEX ${t('tally')}_slow ON ${t('tally')} (slow_key(stream_id))`);
     },
     async handle(events, trx, t) {
@@ -217,18 +217,24 @@ describe('projection runner', function () {
   });
 
   it('builds a new generation\'s indexes without holding back the event log\'s readers', async () => {
-    // Declared immutable so that it can be indexed; it only sleeps.
-    await t.db.raw(`CREATE FUNCTION slow_key(text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT $1 FROM (SELECT pg_sleep(0.02)) s'`);
-    await appendMany(store, 100, 1);
-    const building = () => t.db.raw(`SELECT 1 FROM pg_stat_activity WHERE query LIKE 'CREATE INDEX%tally%' AND state = 'active'`).then((r) => r.rows.length > 0);
-    const rebuild = rebuildProjection({ db: t.db, eventStore: store, projection: tallyProjection({ slowIndex: true }) });
+    // Declared immutable so that it can be indexed; it waits for a lock the test holds, so the index is
+    // still being built for as long as the test needs, however slow the machine.
+    await t.db.raw(`CREATE FUNCTION slow_key(text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT $1 FROM (SELECT pg_advisory_xact_lock_shared(4242)) s'`);
+    const gate = await t.db.client.acquireConnection();
+    await gate.query('SELECT pg_advisory_lock(4242)');
+    let rebuild: Promise<unknown> | undefined;
     try {
+      await appendMany(store, 100, 1);
+      const building = () => t.db.raw(`SELECT 1 FROM pg_stat_activity WHERE query LIKE 'CREATE INDEX%tally%' AND state = 'active'`).then((r) => r.rows.length > 0);
+      rebuild = rebuildProjection({ db: t.db, eventStore: store, projection: tallyProjection({ slowIndex: true }) });
       await eventually(building, (b) => b);
       const head = (await store.readAll({ limit: 1000 })).at(-1)!.position;
       await store.append('other-1', [{ id: randomUUID(), type: 'Happened', data: {} }]);
       await eventually(async () => (await store.readAll({ after: head, streamPrefixes: ['other-'] })).length, (n) => n === 1);
       expect(await building(), 'the event was read only once the index was built').to.equal(true);
     } finally {
+      await gate.query('SELECT pg_advisory_unlock(4242)');
+      await t.db.client.releaseConnection(gate);
       await rebuild;
     }
     expect(await t.db.raw(`SELECT indisvalid FROM pg_index WHERE indexrelid = 'tally_g2_slow'::regclass`).then((r) => r.rows[0].indisvalid)).to.equal(true);
