@@ -14,6 +14,7 @@ import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
 import { NO_METRICS, type Metrics } from '../ports/metrics.js';
+import { persistently } from '../persistently.js';
 import { createSideEffectLeases, endLease, releaseSideEffect, rescheduleSideEffect, type SideEffectJob } from '../adapters/db/side-effects.js';
 
 /** Delays before provider attempts 2..6 for transient errors (throttling, outages). */
@@ -232,16 +233,4 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       originationNumber: m.originationNumber,
     });
   }
-}
-
-/** Runs `write`, trying again after each of a few growing pauses when it throws. */
-async function persistently<T>(write: () => Promise<T>): Promise<T> {
-  for (const pauseMs of [250, 1_000, 4_000]) {
-    try {
-      return await write();
-    } catch {
-      await sleep(pauseMs);
-    }
-  }
-  return write();
 }

@@ -77,7 +77,11 @@ describe('the database going away while requests run', function () {
       const q = await app.infra.db('messages').whereIn('id', accepted).where('status', 'queued').pluck('id');
       const rows = await app.infra.db('side_effects').whereIn('id', q.map((id: string) => `send:${id}`));
       const streams = await Promise.all(q.map((id: string) => app.infra.eventStore.readStream(`message-${id}`)));
-      throw new Error(`${err.message}\nside effects: ${JSON.stringify(rows)}\nstreams: ${JSON.stringify(streams.map((s) => s.map((e) => e.type)))}`);
+      const jobs = await app.infra.db
+        .raw(`SELECT state, retry_count, created_on, started_on, completed_on, now() AS now FROM pgboss.job WHERE data->>'sideEffectId' = ANY(?)`, [q.map((id: string) => `send:${id}`)])
+        .then((r) => r.rows)
+        .catch((e) => String(e));
+      throw new Error(`${err.message}\nside effects: ${JSON.stringify(rows)}\nstreams: ${JSON.stringify(streams.map((s) => s.map((e) => e.type)))}\njobs: ${JSON.stringify(jobs)}`);
     });
   });
 });

@@ -2,6 +2,7 @@ import type PgBoss from 'pg-boss';
 import type { JobHandler } from '../../ports/job-queue.js';
 import { createGroupCommit } from '../../group-commit.js';
 import { createWakeSignal } from './wake-signal.js';
+import { persistently } from '../../persistently.js';
 
 export interface PgBossDispatcher {
   /** a job may be waiting: fetch now rather than at the next poll */
@@ -42,13 +43,16 @@ export function startPgBossDispatcher<T>(deps: {
     } catch (error) {
       failure = { error };
     }
+    // A handler that failed for a dropped connection is likely to find pg-boss's connections dropped
+    // too: the record is tried again for a few seconds, since a job left active runs again only once
+    // it expires (a minute or so; no other enqueue of its id can stand in for it).
     try {
       if (!failure) {
-        await completions.add(job.id);
+        await persistently(() => completions.add(job.id));
       } else {
         onError(failure.error);
         // pg-boss puts it back with the queue's fixed retry delay (the job's retry options).
-        await boss.fail(name, job.id, errorRecord(failure.error));
+        await persistently(() => boss.fail(name, job.id, errorRecord(failure.error)));
       }
     } catch (err) {
       // The job stays active; once it expires, maintenance puts it back and it runs again.
