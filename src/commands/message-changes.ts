@@ -3,7 +3,7 @@ import type { Db } from '../adapters/db/knex.js';
 import { badRequest } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { ChangeNotifier } from '../projections/change-notifier.js';
-import { changesAfter } from '../read-models/message-changes.js';
+import { changesAfter, type ChangeRow } from '../read-models/message-changes.js';
 
 export const MAX_WAIT_SECONDS = 30;
 export const MAX_CHANGES_PAGE = 1000;
@@ -56,12 +56,13 @@ export function createMessageChanges(deps: { db: Db; notifier: ChangeNotifier; c
       const after = options.after === undefined ? START : deps.cursors.decode(options.after);
       const deadline = Date.now() + options.wait * 1000;
       const scope = principal.kind === 'apiKey' ? { accountId: principal.accountId, apiKeyId: principal.apiKeyId } : { accountId: principal.accountId };
-      let rows: Awaited<ReturnType<typeof changesAfter>> = [];
-      // Watch before each read: a change committed after the read wakes the wait (no connection held meanwhile).
+      let rows: ChangeRow[] = [];
+      // Watch before each read: a change committed after the read wakes the wait (no connection held
+      // meanwhile). While watching, the notifier's recent rows answer a cursor near the head.
       for (;;) {
         const watch = options.wait > 0 ? await deps.notifier.watch(scope, options.signal) : undefined;
         try {
-          rows = await changesAfter(deps.db, principal, after, options.limit);
+          rows = (watch ? deps.notifier.recent(scope, after, options.limit) : undefined) ?? (await changesAfter(deps.db, principal, after, options.limit));
           const left = deadline - Date.now();
           if (!watch || rows.length > 0 || left <= 0 || options.signal?.aborted) break;
           let timer: NodeJS.Timeout | undefined;

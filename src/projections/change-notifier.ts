@@ -1,8 +1,12 @@
 import type { Logger } from 'pino';
 import type { Db } from '../adapters/db/knex.js';
+import { CHANGE_COLUMNS, IN_LOG_ORDER, type ChangeRow } from '../read-models/message-changes.js';
 
 const POLL_MS = 20;
 const POLL_ROWS = 5000;
+/** How long the loop keeps the rows it read, for answering woken polls without a query each. */
+const WINDOW_MS = 5_000;
+const WINDOW_ROWS = 10_000;
 
 /** Whose changes a long-poll waits for: the whole account (a dashboard user) or one key's. */
 export type ChangeScope = { accountId: string; apiKeyId?: string };
@@ -18,48 +22,93 @@ interface Watcher {
   wake(): void;
 }
 
+/** A log position, ordered by commit, then by position within it. */
+interface Position {
+  commit: bigint;
+  prepare: bigint;
+}
+const compare = (a: Position, b: Position) => (a.commit === b.commit ? (a.prepare === b.prepare ? 0 : a.prepare < b.prepare ? -1 : 1) : a.commit < b.commit ? -1 : 1);
+
+interface SeenRow {
+  row: ChangeRow;
+  accountId: string;
+  apiKeyId: string | null;
+  position: Position;
+  seenAt: number;
+}
+
+const inScope = (r: SeenRow, scope: ChangeScope) => r.accountId === scope.accountId && (!scope.apiKeyId || r.apiKeyId === scope.apiKeyId);
+
 /**
  * Wakes long-polls of the changes feed when their caller's messages change, for every poller of one
  * API process with one query loop: while anyone waits, it reads the rows the `message_changes`
- * projection committed since its last look (owners and positions only, from the primary key) and
- * wakes the watchers those rows concern. Nobody waiting, no queries. It needs nothing from the process
- * that wrote the rows, so any number of API and worker processes share one database without a
- * notification channel, and a waiter holds no connection: only the loop's one query at a time does.
+ * projection committed since its last look and wakes the watchers those rows concern. Nobody waiting,
+ * no queries. It needs nothing from the process that wrote the rows, so any number of API and worker
+ * processes share one database without a notification channel, and a waiter holds no connection:
+ * only the loop's one query at a time does.
  *
  * A row becomes visible only after every row at a lower position (the projection applies batches in
  * commit order), so the loop's high-water mark never passes a row it has not seen. A watch taken
  * before the caller's own read is woken by any row that read missed: either the loop's last look
  * happened before that row committed, or the watch was registered when the look that saw it woke
  * everyone concerned.
+ *
+ * The same property makes the rows the loop read a complete copy of the feed between the mark where
+ * it began keeping them and its current mark, so a poll whose cursor lies in that stretch is answered
+ * from them (`recent`) instead of by a query of its own: a poller woken for one event read the table
+ * once for it, and once more for its next poll, which at 1,000 pollers was most of the service's
+ * work. Rows are kept for a few seconds: a poller far behind, or a row changed since (an erasure's
+ * redaction), is read from the table.
  */
-export function createChangeNotifier(deps: { db: Db; logger?: Logger; pollMs?: number }) {
+export function createChangeNotifier(deps: { db: Db; logger?: Logger; pollMs?: number; windowMs?: number; now?: () => number }) {
   const pollMs = deps.pollMs ?? POLL_MS;
+  const windowMs = deps.windowMs ?? WINDOW_MS;
+  const now = deps.now ?? Date.now;
   const watchers = new Set<Watcher>();
-  let mark = { commit: '0', prepare: '0' };
+  let mark: Position = { commit: 0n, prepare: 0n };
+  /** every row after `keptFrom` up to `mark`, in order; no window while the loop is not running */
+  let kept: SeenRow[] = [];
+  let keptFrom: Position | null = null;
   /** settles once the loop is looking; null while nobody waits */
   let running: Promise<void> | null = null;
 
-  async function highWater() {
-    const row = await deps.db('message_changes').orderBy([{ column: 'commit_pos', order: 'desc' }, { column: 'prepare_pos', order: 'desc' }]).first(deps.db.raw('commit_pos::text AS commit_pos'), deps.db.raw('prepare_pos::text AS prepare_pos'));
-    return { commit: String(row?.commit_pos ?? 0), prepare: String(row?.prepare_pos ?? 0) };
+  const positionOf = (r: { commit_pos: string; prepare_pos: string }): Position => ({ commit: BigInt(r.commit_pos), prepare: BigInt(r.prepare_pos) });
+
+  async function highWater(): Promise<Position> {
+    const row = await deps.db('message_changes').orderBy(IN_LOG_ORDER.map((column) => ({ column, order: 'desc' }))).first(deps.db.raw('commit_pos::text AS commit_pos'), deps.db.raw('prepare_pos::text AS prepare_pos'));
+    return row ? positionOf(row) : { commit: 0n, prepare: 0n };
+  }
+
+  function keep(rows: SeenRow[]) {
+    kept.push(...rows);
+    const oldest = now() - windowMs;
+    let drop = Math.max(0, kept.length - WINDOW_ROWS);
+    while (drop < kept.length && kept[drop].seenAt < oldest) drop++;
+    if (drop > 0) {
+      keptFrom = kept[drop - 1].position;
+      kept = kept.slice(drop);
+    }
   }
 
   async function look(): Promise<number> {
-    const rows = await deps
+    const rows: (ChangeRow & { account_id: string; api_key_id: string | null })[] = await deps
       .db('message_changes')
-      .whereRaw('(commit_pos, prepare_pos) > (?::bigint, ?::bigint)', [mark.commit, mark.prepare])
-      .orderBy([{ column: 'commit_pos' }, { column: 'prepare_pos' }])
+      .whereRaw('(commit_pos, prepare_pos) > (?::bigint, ?::bigint)', [String(mark.commit), String(mark.prepare)])
+      .orderBy(IN_LOG_ORDER)
       .limit(POLL_ROWS)
-      .select('account_id', 'api_key_id', deps.db.raw('commit_pos::text AS commit_pos'), deps.db.raw('prepare_pos::text AS prepare_pos'));
-    if (rows.length === 0) return 0;
-    const last = rows[rows.length - 1];
-    mark = { commit: String(last.commit_pos), prepare: String(last.prepare_pos) };
-    const accounts = new Set(rows.map((r) => r.account_id as string));
-    const keys = new Set(rows.map((r) => r.api_key_id as string | null).filter(Boolean));
+      .select('account_id', 'api_key_id', ...CHANGE_COLUMNS(deps.db));
+    const seenAt = now();
+    const seen = rows.map(({ account_id, api_key_id, ...row }) => ({ row, accountId: account_id, apiKeyId: api_key_id, position: positionOf(row), seenAt }));
+    // also when nothing came: what was kept ages out on a quiet feed too
+    keep(seen);
+    if (seen.length === 0) return 0;
+    mark = seen[seen.length - 1].position;
+    const accounts = new Set(seen.map((r) => r.accountId));
+    const keys = new Set(seen.map((r) => r.apiKeyId).filter(Boolean));
     for (const w of watchers) {
       if (w.scope.apiKeyId ? keys.has(w.scope.apiKeyId) : accounts.has(w.scope.accountId)) w.wake();
     }
-    return rows.length;
+    return seen.length;
   }
 
   async function run(): Promise<void> {
@@ -73,6 +122,9 @@ export function createChangeNotifier(deps: { db: Db; logger?: Logger; pollMs?: n
       }
       if (seen < POLL_ROWS) await new Promise((r) => setTimeout(r, pollMs));
     }
+    // Nobody follows the mark any more: what was kept stops being complete.
+    kept = [];
+    keptFrom = null;
     running = null;
   }
 
@@ -84,6 +136,8 @@ export function createChangeNotifier(deps: { db: Db; logger?: Logger; pollMs?: n
     if (running) return running;
     const starting = highWater().then((m) => {
       mark = m;
+      kept = [];
+      keptFrom = m;
       void run();
     });
     running = starting;
@@ -117,6 +171,28 @@ export function createChangeNotifier(deps: { db: Db; logger?: Logger; pollMs?: n
         throw err;
       }
       return { changed, dispose };
+    },
+
+    /**
+     * The scope's first `limit` rows after `after` up to the loop's mark, from the rows it read, when
+     * it still has every row after `after` (the caller holds a watch, so the loop is running); else
+     * undefined, and the caller reads the table. Rows past the mark come with a later look, which
+     * wakes the caller's watch.
+     */
+    recent(scope: ChangeScope, after: { commit: string; prepare: string }, limit: number): ChangeRow[] | undefined {
+      const from = { commit: BigInt(after.commit), prepare: BigInt(after.prepare) };
+      if (!keptFrom || compare(from, keptFrom) < 0) return undefined;
+      // the first kept row past `after`: most pollers are at the head, so this is near the end
+      let lo = 0;
+      let hi = kept.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (compare(kept[mid].position, from) <= 0) lo = mid + 1;
+        else hi = mid;
+      }
+      const rows: ChangeRow[] = [];
+      for (let i = lo; i < kept.length && rows.length < limit; i++) if (inScope(kept[i], scope)) rows.push(kept[i].row);
+      return rows;
     },
   };
 }

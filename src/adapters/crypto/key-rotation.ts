@@ -42,7 +42,7 @@ export async function rotateKeyEncryptionKey(
   const size = options.batch ?? 1000;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
-    const rows: { id: string; wrapped: Buffer }[] = await db('data_keys').where('id', '>', after).orderBy('id').limit(size).select(db.raw('id::text AS id'), 'wrapped');
+    const rows: { id: string; wrapped: Buffer }[] = await db('data_keys').where('id', '>', after).orderBy('data_keys.id').limit(size).select(db.raw('id::text AS id'), 'wrapped');
     if (rows.length === 0) break;
     after = rows[rows.length - 1].id;
     const changed: { id: string; wrapped: Buffer }[] = [];
