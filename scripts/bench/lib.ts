@@ -142,6 +142,8 @@ class KeptAliveSocket {
   private pending: PendingCall | undefined;
   /** a HEAD request: its response has headers only, whatever its Content-Length says */
   private bodyless = false;
+  /** when its last response ended (the server closes a connection idle for its keep-alive timeout) */
+  idleSince = 0;
   readonly socket: net.Socket;
 
   constructor(host: string, port: number, private readonly release: (s: KeptAliveSocket) => void, private readonly drop: (s: KeptAliveSocket) => void) {
@@ -184,6 +186,7 @@ class KeptAliveSocket {
     this.pending = undefined;
     // An idle socket must not keep the bench process alive.
     this.socket.unref();
+    this.idleSince = Date.now();
     this.release(this);
     pending.resolve({ status, body: text ? safeJson(text) : undefined });
   }
@@ -213,8 +216,15 @@ export function call(baseUrl: string, method: string, path: string, options: { b
   }
   const request = Buffer.from(`${head}\r\n${payload}`);
   const { idle } = pool;
+  // A connection idle for nearly the server's keep-alive timeout (5 s) may be closing as the request
+  // is written, which fails the request with ECONNRESET: such a connection is not reused.
+  let reused = idle.pop();
+  while (reused && Date.now() - reused.idleSince > 4_000) {
+    reused.socket.destroy();
+    reused = idle.pop();
+  }
   const socket =
-    idle.pop() ??
+    reused ??
     new KeptAliveSocket(
       pool.hostname,
       pool.port,
