@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
-import { MESSAGE_STREAM_PREFIX } from '../domain/messages/events.js';
+import { MESSAGE_EVENT_TYPES, MESSAGE_STREAM_PREFIX } from '../domain/messages/events.js';
 import { CONTACT_ERASED, CONTACT_STREAM_PREFIX } from '../domain/contacts/contact.js';
 import { ACCOUNT_STREAM_PREFIX, CONTENT_EXPIRED } from '../domain/accounts/account.js';
 import { statusAfter, type MessageStatus } from '../domain/messages/message.js';
@@ -104,8 +104,10 @@ export const messagesProjection: Projection = {
   // 4: the recipient's keyed hash, erasures and retention redact; 5: campaign stats
   version: 5,
   tables: ['messages', 'message_events', CAMPAIGN_STATS_TABLE],
-  // contact streams for their erasures, account streams for retention's cutoffs
+  // contact streams for their erasures, account streams for retention's cutoffs, and of those only
+  // these: an import of 100,000 contacts is not 200 empty batches here
   streamPrefixes: [MESSAGE_STREAM_PREFIX, CONTACT_STREAM_PREFIX, ACCOUNT_STREAM_PREFIX],
+  eventTypes: [...MESSAGE_EVENT_TYPES, CONTACT_ERASED, CONTENT_EXPIRED],
 
   async setup(trx: Knex.Transaction, t: (base: string) => string) {
     await trx.raw('CREATE EXTENSION IF NOT EXISTS pg_trgm');

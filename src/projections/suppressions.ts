@@ -18,8 +18,9 @@ export const suppressionsProjection: Projection = {
   // 2: keyed by person hash, erasures redact
   version: 2,
   tables: ['suppressions'],
-  // contact streams for their erasures only
+  // contact streams for their erasures only: an import of contacts is not a run of empty batches here
   streamPrefixes: [SUPPRESSION_STREAM_PREFIX, CONTACT_STREAM_PREFIX],
+  eventTypes: ['AddressSuppressed', 'SuppressionLifted', CONTACT_ERASED],
 
   async setup(trx: Knex.Transaction, t: (base: string) => string) {
     await trx.schema.createTable(t('suppressions'), (tb) => {

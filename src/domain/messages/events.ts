@@ -105,6 +105,24 @@ export interface Clicked {
 export type ProviderOutcome = Delivered | Bounced | Complained | Opened | Clicked;
 export type MessageEvent = EmailQueued | SmsQueued | ProviderAccepted | ProviderAttemptFailed | ProviderFailed | MessageCancelled | ProviderOutcome;
 
+/** Every type a message stream holds, for readers that want the message streams' events and a few others. */
+export const MESSAGE_EVENT_TYPES = [
+  'EmailQueued',
+  'SmsQueued',
+  'ProviderAccepted',
+  'ProviderAttemptFailed',
+  'ProviderFailed',
+  'MessageCancelled',
+  'Delivered',
+  'Bounced',
+  'Complained',
+  'Opened',
+  'Clicked',
+] as const satisfies readonly MessageEvent['type'][];
+// A type added to MessageEvent and not to the list above fails to compile here.
+const everyMessageEventListed: Exclude<MessageEvent['type'], (typeof MESSAGE_EVENT_TYPES)[number]> extends never ? true : never = true;
+void everyMessageEventListed;
+
 export const messageStream = (id: string) => `message-${id}`;
 export const MESSAGE_STREAM_PREFIX = 'message-';
 /** Whether `id` can name a message (ours are cuid2s, a campaign's `<campaign>.<contact>`): anything else is not one, unread. */
