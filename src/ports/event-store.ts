@@ -19,6 +19,18 @@ export function comparePositions(a: Position, b: Position): number {
   return 0;
 }
 
+/** The index of the first of `items` (in log order) past `after`; `items.length` when none is. */
+export function indexAfter(items: readonly { position: Position }[], after: Position): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (comparePositions(items[mid].position, after) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** `any`: no check; `no_stream`: must not exist; `stream_exists`: must exist; a number: the exact current revision (0-based). */
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
 

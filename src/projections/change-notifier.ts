@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../adapters/db/knex.js';
+import { comparePositions, indexAfter, type Position } from '../ports/event-store.js';
 import { CHANGE_COLUMNS, IN_LOG_ORDER, type ChangeRow } from '../read-models/message-changes.js';
 
 const POLL_MS = 20;
@@ -21,13 +22,6 @@ interface Watcher {
   scope: ChangeScope;
   wake(): void;
 }
-
-/** A log position, ordered by commit, then by position within it. */
-interface Position {
-  commit: bigint;
-  prepare: bigint;
-}
-const compare = (a: Position, b: Position) => (a.commit === b.commit ? (a.prepare === b.prepare ? 0 : a.prepare < b.prepare ? -1 : 1) : a.commit < b.commit ? -1 : 1);
 
 interface SeenRow {
   row: ChangeRow;
@@ -181,17 +175,9 @@ export function createChangeNotifier(deps: { db: Db; logger?: Logger; pollMs?: n
      */
     recent(scope: ChangeScope, after: { commit: string; prepare: string }, limit: number): ChangeRow[] | undefined {
       const from = { commit: BigInt(after.commit), prepare: BigInt(after.prepare) };
-      if (!keptFrom || compare(from, keptFrom) < 0) return undefined;
-      // the first kept row past `after`: most pollers are at the head, so this is near the end
-      let lo = 0;
-      let hi = kept.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (compare(kept[mid].position, from) <= 0) lo = mid + 1;
-        else hi = mid;
-      }
+      if (!keptFrom || comparePositions(from, keptFrom) < 0) return undefined;
       const rows: ChangeRow[] = [];
-      for (let i = lo; i < kept.length && rows.length < limit; i++) if (inScope(kept[i], scope)) rows.push(kept[i].row);
+      for (let i = indexAfter(kept, from); i < kept.length && rows.length < limit; i++) if (inScope(kept[i], scope)) rows.push(kept[i].row);
       return rows;
     },
   };

@@ -1,4 +1,4 @@
-import { comparePositions, START, type Position, type RecordedEvent } from '../../ports/event-store.js';
+import { comparePositions, indexAfter, START, type Position, type RecordedEvent } from '../../ports/event-store.js';
 
 /** One page of the whole log after a position, and the head of the same snapshot (see readAllWithHead). */
 export interface LogPage {
@@ -125,15 +125,8 @@ export function createLogTail(options: LogTailOptions) {
       if (from !== null && comparePositions(after, from) < 0) return null;
       await refresh();
       if (comparePositions(after, from!) < 0) return null;
-      let lo = 0;
-      let hi = events.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (comparePositions(events[mid].position, after) <= 0) lo = mid + 1;
-        else hi = mid;
-      }
       const found: RecordedEvent[] = [];
-      for (let i = lo; i < events.length && found.length < limit; i++) if (matches(events[i])) found.push(events[i]);
+      for (let i = indexAfter(events, after); i < events.length && found.length < limit; i++) if (matches(events[i])) found.push(events[i]);
       return { events: found, head, complete, held };
     },
   };
