@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../adapters/db/knex.js';
-import { comparePositions, indexAfter, type Position } from '../ports/event-store.js';
+import { comparePositions, indexAfter, START, type Position } from '../ports/event-store.js';
 import { CHANGE_COLUMNS, IN_LOG_ORDER, type ChangeRow } from '../read-models/message-changes.js';
 
 const POLL_MS = 20;
@@ -59,7 +59,7 @@ export function createChangeNotifier(deps: { db: Db; logger?: Logger; pollMs?: n
   const windowMs = deps.windowMs ?? WINDOW_MS;
   const now = deps.now ?? Date.now;
   const watchers = new Set<Watcher>();
-  let mark: Position = { commit: 0n, prepare: 0n };
+  let mark: Position = START;
   /** every row after `keptFrom` up to `mark`, in order; no window while the loop is not running */
   let kept: SeenRow[] = [];
   let keptFrom: Position | null = null;
@@ -70,7 +70,7 @@ export function createChangeNotifier(deps: { db: Db; logger?: Logger; pollMs?: n
 
   async function highWater(): Promise<Position> {
     const row = await deps.db('message_changes').orderBy(IN_LOG_ORDER.map((column) => ({ column, order: 'desc' }))).first(deps.db.raw('commit_pos::text AS commit_pos'), deps.db.raw('prepare_pos::text AS prepare_pos'));
-    return row ? positionOf(row) : { commit: 0n, prepare: 0n };
+    return row ? positionOf(row) : START;
   }
 
   function keep(rows: SeenRow[]) {
