@@ -59,10 +59,11 @@ export function createChangeNotifier(deps: { db: Db; logger?: Logger; pollMs?: n
   const windowMs = deps.windowMs ?? WINDOW_MS;
   const now = deps.now ?? Date.now;
   const watchers = new Set<Watcher>();
-  let mark: Position = START;
-  /** every row after `keptFrom` up to `mark`, in order; no window while the loop is not running */
+  /** every row after `keptFrom` the loop has read, in order; no window while the loop is not running */
   let kept: SeenRow[] = [];
   let keptFrom: Position | null = null;
+  /** the loop's high-water mark: the last row it read (kept, or aged out with everything before it) */
+  const mark = (): Position => kept.at(-1)?.position ?? keptFrom ?? START;
   /** settles once the loop is looking; null while nobody waits */
   let running: Promise<void> | null = null;
 
@@ -85,9 +86,10 @@ export function createChangeNotifier(deps: { db: Db; logger?: Logger; pollMs?: n
   }
 
   async function look(): Promise<number> {
+    const from = mark();
     const rows: (ChangeRow & { account_id: string; api_key_id: string | null })[] = await deps
       .db('message_changes')
-      .whereRaw('(commit_pos, prepare_pos) > (?::bigint, ?::bigint)', [String(mark.commit), String(mark.prepare)])
+      .whereRaw('(commit_pos, prepare_pos) > (?::bigint, ?::bigint)', [String(from.commit), String(from.prepare)])
       .orderBy(IN_LOG_ORDER)
       .limit(POLL_ROWS)
       .select('account_id', 'api_key_id', ...CHANGE_COLUMNS(deps.db));
@@ -96,7 +98,6 @@ export function createChangeNotifier(deps: { db: Db; logger?: Logger; pollMs?: n
     // also when nothing came: what was kept ages out on a quiet feed too
     keep(seen);
     if (seen.length === 0) return 0;
-    mark = seen[seen.length - 1].position;
     const accounts = new Set(seen.map((r) => r.accountId));
     const keys = new Set(seen.map((r) => r.apiKeyId).filter(Boolean));
     for (const w of watchers) {
@@ -129,7 +130,6 @@ export function createChangeNotifier(deps: { db: Db; logger?: Logger; pollMs?: n
   function ensureRunning(): Promise<void> {
     if (running) return running;
     const starting = highWater().then((m) => {
-      mark = m;
       kept = [];
       keptFrom = m;
       void run();
