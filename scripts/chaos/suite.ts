@@ -74,8 +74,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * 2 API and 2 worker processes on BullMQ (a Redis key prefix of their own) or on pg-boss, and a
  * PostgreSQL database of their own, emulated SES (publishing Send events through SNS, as a
  * configuration set does), SNS for SMS and two webhook endpoints; clients that retry with an
- * Idempotency-Key spread a mixed load over both APIs while faults strike at seeded moments. Then it checks, from the emulators' records
- * and the event log, that nothing was lost or doubled.
+ * Idempotency-Key spread a mixed load over both APIs while faults strike at seeded moments. Then it
+ * checks, from the emulators' records and the event log, that nothing was lost or doubled.
  */
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => {});

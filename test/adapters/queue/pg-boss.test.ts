@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createPgBossQueue, DEFAULT_EXPIRE_AFTER_MS } from '../../../src/adapters/queue/pg-boss-queue.js';
-import { createTestDatabase } from '../../support/db.js';
+import type { JobQueue } from '../../../src/ports/job-queue.js';
+import { createTestDatabase, type TestDatabase } from '../../support/db.js';
 import { indexEntriesRead } from '../../support/index-reads.js';
 import { jobQueueContract } from './contract.js';
 
@@ -26,13 +27,23 @@ jobQueueContract('pg-boss (PostgreSQL)', async () => {
   };
 });
 
+/** A queue with the production defaults on a database of its own, closed and dropped after `body`. */
+async function withDefaultQueue(schema: string, body: (queue: JobQueue, database: TestDatabase) => Promise<void>) {
+  const database = await createTestDatabase({ migrate: false });
+  const queue = createPgBossQueue({ connectionString: database.url, schema });
+  try {
+    await body(queue, database);
+  } finally {
+    await queue.close();
+    await database.drop();
+  }
+}
+
 describe('pg-boss queue: fetching from a backlog', function () {
   this.timeout(60_000);
 
-  it('takes the next jobs by walking an index in fetch order, not by sorting every waiting job', async () => {
-    const database = await createTestDatabase({ migrate: false });
-    const queue = createPgBossQueue({ connectionString: database.url, schema: 'jobs_fetch' });
-    try {
+  it('takes the next jobs by walking an index in fetch order, not by sorting every waiting job', () =>
+    withDefaultQueue('jobs_fetch', async (queue, database) => {
       await Promise.all(Array.from({ length: 3000 }, (_, i) => queue.enqueue('backlog', { n: i }, { jobId: `b${i}` })));
       await database.db.raw('ANALYZE jobs_fetch.job');
       // pg-boss 10's own fetch statement (plans.js fetchNextJob), as EXPLAIN sees it
@@ -41,11 +52,7 @@ describe('pg-boss queue: fetching from a backlog', function () {
       const plan = rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
       expect(plan).to.match(/Index Scan/);
       expect(plan).not.to.match(/Sort/);
-    } finally {
-      await queue.close();
-      await database.drop();
-    }
-  });
+    }));
 });
 
 describe('pg-boss queue: a backlog that grew after the statistics were taken', function () {
@@ -89,17 +96,11 @@ describe('pg-boss queue: production timings', function () {
 
   // A job fetched by a worker that died runs again once it expires (then maintenance finds it, every
   // 30 s): about a minute in all, as BullMQ's stalled-job check takes, where 5 min had been the default.
-  it('a job is taken for lost 30 s after its run began', async () => {
-    const database = await createTestDatabase({ migrate: false });
-    const queue = createPgBossQueue({ connectionString: database.url, schema: 'jobs_defaults' });
-    try {
+  it('a job is taken for lost 30 s after its run began', () =>
+    withDefaultQueue('jobs_defaults', async (queue, database) => {
       await queue.enqueue('defaults', { n: 1 }, { jobId: 'one' });
       const { rows } = await database.db.raw(`SELECT extract(epoch FROM expire_in) AS seconds FROM jobs_defaults.job WHERE name = 'defaults'`);
       expect(rows.map((r: { seconds: string }) => Number(r.seconds))).to.deep.equal([DEFAULT_EXPIRE_AFTER_MS / 1000]);
       expect(DEFAULT_EXPIRE_AFTER_MS).to.equal(30_000);
-    } finally {
-      await queue.close();
-      await database.drop();
-    }
-  });
+    }));
 });
