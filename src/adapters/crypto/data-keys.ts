@@ -48,6 +48,15 @@ export function createDataKeys(deps: { store: KeyStore; master: MasterKey; max?:
   const ownerName = (accountId: string, person: string) => `${accountId}\n${person}`;
   const slotName = (s: KeySlot) => `${ownerName(s.accountId, s.person)}\n${s.scope}`;
   const writes = createGroupCommit<NewKey>((keys) => deps.store.store(keys), { maxBatch: 1000 });
+  // Readers of different streams asking at once (an import confirming 500 contacts, each on its own
+  // stream) share one lookup: a statement per stream read was a round trip per contact.
+  const lookups = createGroupCommit<string[], Map<string, Buffer>>(
+    async (asks) => {
+      const found = await deps.store.find([...new Set(asks.flat())]);
+      return asks.map(() => found);
+    },
+    { maxBatch: 200 },
+  );
 
   function settle(rows: NewKey[], error?: unknown) {
     for (const row of rows) {
@@ -129,7 +138,7 @@ export function createDataKeys(deps: { store: KeyStore; master: MasterKey; max?:
         else missing.set(id, accountId && person ? ownerName(accountId, person) : undefined);
       }
       if (missing.size === 0) return out;
-      const found = await deps.store.find([...missing.keys()]);
+      const found = await lookups.add([...missing.keys()]);
       for (const [id, owner] of missing) {
         const wrapped = found.get(id);
         const key = wrapped ? deps.master.unwrap(id, wrapped) : null;
