@@ -76,8 +76,9 @@ export function createContactCommands(deps: ContactDeps) {
    * A chunk decided from the read model and appended in one atomic appendMany, each stream with the
    * revision its row reflects. Returns the rows it did not settle: every row when the store cannot
    * append across streams or a row was stale (the store then refused the whole chunk), and the rows
-   * the read model calls unchanged — "nothing to do" is not something an expected revision can
-   * check, so those are confirmed against their streams.
+   * the read model calls unchanged whose streams have moved on since (or when the store cannot say):
+   * "nothing to do" is not something an expected revision can check, so those are confirmed against
+   * their streams.
    */
   async function importChunk(accountId: string, caller: Caller, items: Row[], addListIds: string[], tally: (o: Outcome, p?: Position) => void): Promise<Row[]> {
     if (!deps.eventStore.appendMany) return items;
@@ -88,16 +89,16 @@ export function createContactCommands(deps: ContactDeps) {
       ['id', 'email', 'first_name', 'last_name', 'company', 'tags', 'upserted_status', 'list_ids', 'revision'],
     );
     const byEmail = new Map(rows.map((r) => [r.email as string, r]));
-    const settle: Row[] = [];
+    const unchanged: { item: Row; streamId: string; revision: number | 'no_stream' }[] = [];
     const appends: (StreamAppend & { outcome: Outcome })[] = [];
     for (const item of items) {
       const { state, revision } = stateFromRow(byEmail.get(item.email));
       const events = contactDecider.decide(command(accountId, item.email, item.input, addListIds), state);
+      const streamId = contactStream(accountId, deps.personOf(item.email));
       if (events.length === 0) {
-        settle.push(item);
+        unchanged.push({ item, streamId, revision });
         continue;
       }
-      const streamId = contactStream(accountId, deps.personOf(item.email));
       const commandId = randomUUID();
       appends.push({
         streamId,
@@ -106,15 +107,31 @@ export function createContactCommands(deps: ContactDeps) {
         events: events.map((e, i) => ({ id: deterministicEventId(streamId, commandId, String(i)), type: e.type, data: e.data, metadata: { ...callerMetadata(caller), commandId } })),
       });
     }
-    if (appends.length === 0) return settle;
-    try {
-      const results = await deps.eventStore.appendMany(appends.map(({ outcome: _o, ...a }) => a));
-      appends.forEach((a, i) => tally(a.outcome, results[i].position));
-      return settle;
-    } catch (err) {
-      if (err instanceof WrongExpectedRevisionError) return items;
-      throw err;
+    if (appends.length > 0) {
+      try {
+        const results = await deps.eventStore.appendMany(appends.map(({ outcome: _o, ...a }) => a));
+        appends.forEach((a, i) => tally(a.outcome, results[i].position));
+      } catch (err) {
+        if (err instanceof WrongExpectedRevisionError) return items;
+        throw err;
+      }
     }
+    return confirmUnchanged(unchanged, tally);
+  }
+
+  /**
+   * Of the rows the read model calls unchanged, those whose streams are still at the revision the row
+   * reflects are unchanged (tallied); the others are returned, to be confirmed against their streams.
+   */
+  async function confirmUnchanged(unchanged: { item: Row; streamId: string; revision: number | 'no_stream' }[], tally: (o: Outcome) => void): Promise<Row[]> {
+    if (unchanged.length === 0 || !deps.eventStore.streamRevisions) return unchanged.map((u) => u.item);
+    const current = await deps.eventStore.streamRevisions(unchanged.map((u) => u.streamId));
+    const rest: Row[] = [];
+    for (const u of unchanged) {
+      if (current.get(u.streamId) === u.revision) tally('unchanged');
+      else rest.push(u.item);
+    }
+    return rest;
   }
 
   async function read(accountId: string, email: string) {

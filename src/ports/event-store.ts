@@ -141,6 +141,13 @@ export interface EventStore {
    * src/commands/execute-together.ts).
    */
   appendMany?(appends: StreamAppend[]): Promise<AppendResult[]>;
+  /**
+   * Optional: the current revision of each of the streams that exist (a stream absent from the map
+   * does not), in one read. What lets a command trust a read model's row that records the revision it
+   * reflects without reading the stream: the row is current when the two are equal. Stores that cannot
+   * answer it in one step (EventStoreDB) leave it out, and the command reads the streams.
+   */
+  streamRevisions?(streamIds: string[]): Promise<Map<string, number>>;
   /** All events of one stream, oldest first; [] when the stream does not exist. */
   readStream(streamId: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]>;
   /** Events of all streams in commit order: a reader never sees a later position before an earlier one commits. */

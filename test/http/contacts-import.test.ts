@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
+import sinon from 'sinon';
 import { WrongExpectedRevisionError } from '../../src/ports/event-store.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { contactEventCount, expectError } from '../support/contacts-http.js';
@@ -107,6 +108,28 @@ describe('contacts: POST /api/contacts/import', function () {
       [1, 'Stale'],
     ]);
     for (const c of people('d', 3)) expect((await find(c.email)).company).to.equal('Stale');
+  });
+
+  it('the same body again is confirmed from the streams’ revisions: no contact stream is read', async () => {
+    await importContacts({ contacts: people('r', 300) });
+    const reads = sinon.spy(app.infra.eventStore, 'readStream');
+    try {
+      const again = await importContacts({ contacts: people('r', 300) });
+      expect(again.body).to.deep.equal({ total: 300, created: 0, updated: 0, unchanged: 300 });
+      expect(reads.getCalls().filter((c) => c.args[0].startsWith('contact-'))).to.have.length(0);
+    } finally {
+      reads.restore();
+    }
+  });
+
+  it('a row that does not reflect its stream is not trusted to be unchanged: the import confirms it on the stream and applies its change', async () => {
+    await importContacts({ contacts: people('u', 3) });
+    // The read model shows what the import is about to ask for, at a revision its streams have left:
+    // trusting the row would call the contacts unchanged and lose the change.
+    expect(await app.infra.db('contacts').where('email', 'like', 'u%@import.example').update({ company: 'Next', revision: -5 })).to.equal(3);
+    const res = await importContacts({ contacts: people('u', 3).map((c) => ({ ...c, company: 'Next' })) });
+    expect(res.body).to.deep.equal({ total: 3, created: 0, updated: 3, unchanged: 0 });
+    for (const c of people('u', 3)) expect((await find(c.email)).company).to.equal('Next');
   });
 
   it('concurrent imports of the same contacts create each one exactly once', async () => {

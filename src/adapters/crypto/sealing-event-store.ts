@@ -221,6 +221,8 @@ export function createSealingEventStore(
     },
     close: () => inner.close(),
   };
+  // revisions say nothing personal
+  if (inner.streamRevisions) store.streamRevisions = inner.streamRevisions.bind(inner);
   if (inner.appendMany) {
     const appendMany = inner.appendMany.bind(inner);
     store.appendMany = (appends) =>

@@ -425,6 +425,14 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     { maxBatch: 200 },
   );
 
+  const STREAM_REVISIONS = prepared('es_stream_revisions', 'SELECT stream_id, revision::int AS revision FROM streams WHERE stream_id = ANY($1::text[])');
+
+  async function streamRevisions(streamIds: string[]): Promise<Map<string, number>> {
+    if (streamIds.length === 0) return new Map();
+    const { rows } = await pool.query<{ stream_id: string; revision: number }>(STREAM_REVISIONS([streamIds]));
+    return new Map(rows.map((r) => [r.stream_id, r.revision]));
+  }
+
   function readStream(streamId: string, opts: { fromRevision?: number } = {}): Promise<RecordedEvent[]> {
     return concurrentReads.add({ streamId, fromRevision: opts.fromRevision ?? 0 });
   }
@@ -604,6 +612,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   return {
     append,
     appendMany,
+    streamRevisions,
     readStream,
     readAll,
     subscribe,

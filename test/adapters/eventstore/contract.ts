@@ -203,6 +203,18 @@ export function eventStoreContract(name: string, factory: () => Promise<{ store:
       }
     });
 
+    it('streamRevisions (where the store has it): the current revision of each stream that exists', async function () {
+      if (!store.streamRevisions) this.skip();
+      await store.append(`${s}-a`, [ev(), ev(), ev()]);
+      await store.append(`${s}-b`, [ev()]);
+      const revisions = await store.streamRevisions!([`${s}-a`, `${s}-b`, `${s}-none`]);
+      expect([...revisions].sort()).to.deep.equal([
+        [`${s}-a`, 2],
+        [`${s}-b`, 0],
+      ]);
+      expect(await store.streamRevisions!([])).to.deep.equal(new Map());
+    });
+
     describe('appendMany (stores that commit across streams)', () => {
       beforeEach(function () {
         if (!store.appendMany) this.skip();
