@@ -46,7 +46,17 @@ export const throttled = (message: string, retryAfterMs: number) =>
 
 /** A zod issue as one readable sentence naming the field: `to: Invalid email address`. */
 export function describeZodError(err: ZodError): string {
-  const issue = err.issues[0];
-  const path = issue.path.map(String).join('.');
-  return path ? `${path}: ${issue.message}` : issue.message;
+  const { field, message } = listZodIssues(err)[0];
+  return field ? `${field}: ${message}` : message;
+}
+
+/** Every problem of a rejected value, each with its field as a dotted path; `null` for the value as a whole. */
+export function listZodIssues(err: ZodError): { field: string | null; message: string }[] {
+  const field = (path: PropertyKey[]) => (path.length ? path.map(String).join('.') : null);
+  // zod reports unknown keys on their parent object; each is a field of its own to the client.
+  return err.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ field: field([...issue.path, key]), message: 'unknown field' }))
+      : [{ field: field(issue.path), message: issue.message }],
+  );
 }

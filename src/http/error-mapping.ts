@@ -1,5 +1,5 @@
 import { ZodError } from 'zod';
-import { AppError, STATUS_NAMES, describeZodError } from '../domain/errors.js';
+import { AppError, STATUS_NAMES, describeZodError, listZodIssues } from '../domain/errors.js';
 import { ProviderError } from '../ports/email-provider.js';
 import { isStoreUnavailable } from '../adapters/db/unavailable.js';
 
@@ -12,17 +12,6 @@ export interface ErrorBody {
 
 export function errorBody(status: number, message: string, extra?: Record<string, unknown>): ErrorBody {
   return { ...extra, message, error: STATUS_NAMES[status] ?? 'Error', statusCode: status };
-}
-
-/** Every problem of a rejected body (or query, or path), each with its field as a dotted path; `null` for the value as a whole. */
-export function listZodIssues(err: ZodError): { field: string | null; message: string }[] {
-  const field = (path: PropertyKey[]) => (path.length ? path.map(String).join('.') : null);
-  // zod reports unknown keys on their parent object; each is a field of its own to the client.
-  return err.issues.flatMap((issue) =>
-    issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ field: field([...issue.path, key]), message: 'unknown field' }))
-      : [{ field: field(issue.path), message: issue.message }],
-  );
 }
 
 export const DATABASE_UNAVAILABLE = 'The database is unavailable (its connection was lost or refused); try again in a moment';

@@ -215,12 +215,20 @@ describe('HTTP skeleton: errors, limits, /healthz, /openapi.json, request ids', 
       expect(ok.body.firstName).to.equal('\\u0000');
     });
 
-    it('an unknown field on a strict schema → 400 (send, with a valid key)', async () => {
+    it('an unknown field on a strict schema → 400 whose message and issue name the field alike (send, with a valid key; a nested object)', async () => {
       const res = await req('POST', '/api/send/transactional', {
         headers: { ...json, 'x-api-key': sendKey },
         body: JSON.stringify({ to: 'a@example.org', fromEmail: 'b@example.org', subject: 's', html: 'h', text: 't', bogus: 1 }),
       });
       expectErrorShape(res, 400, 'Bad Request');
+      expect(res.body).to.include({ message: 'bogus: unknown field' });
+      expect(res.body.issues).to.deep.equal([{ field: 'bogus', message: 'unknown field' }]);
+      const nested = await req('POST', '/api/campaigns', {
+        headers: { ...json, authorization: `Bearer ${app.adminToken}` },
+        body: JSON.stringify({ name: 'c', templateId: 't', fromEmail: 'b@example.org', audience: { all: true } }),
+      });
+      expectErrorShape(nested, 400, 'Bad Request');
+      expect(nested.body.message).to.equal('audience.all: unknown field');
     });
   });
 
