@@ -64,7 +64,9 @@ export const sendEmailBody = z
   })
   .strict()
   .superRefine((body, ctx) => {
-    const late = body.sendAt === undefined ? null : sendAtProblem(new Date(body.sendAt), new Date());
+    // a sendAt that is no instant at all has its issue already
+    const at = body.sendAt === undefined ? null : new Date(body.sendAt);
+    const late = at && !Number.isNaN(at.getTime()) ? sendAtProblem(at, new Date()) : null;
     if (late) ctx.addIssue({ code: 'custom', path: ['sendAt'], message: late });
     if (body.templateId) return;
     for (const field of ['subject', 'html', 'text'] as const) {
