@@ -42,6 +42,8 @@ describe('dashboard: campaigns', function () {
     await row.getByText('6 audience, 5 queued, 1 skipped').waitFor();
     const sent = (await api('GET', `/api/campaigns/${created.id}`)).body;
     expect(sent.status).to.equal('sent');
+    // nothing is left to do with a sent campaign: no action is offered
+    expect(await row.getByRole('button').count()).to.equal(0);
     expect(sent.progress).to.deep.include({ audience: 6, queued: 5, skipped: 1 });
 
     // the stats are the campaign's message aggregate, counted as the messages are recorded
@@ -89,13 +91,24 @@ describe('dashboard: campaigns', function () {
     await row.getByText('6 audience, 5 queued, 1 skipped').waitFor();
   });
 
-  it('shows the API refusal in words beside the row: a sent campaign cannot be resumed', async () => {
+  it('offers the actions its status allows, and shows the API refusal in words when the row was out of date', async () => {
     const { page } = h;
+    const template = (await api('GET', '/api/templates')).body.items[0].id;
+    const { id } = (await api('POST', '/api/campaigns', { name: 'Stale', templateId: template, fromEmail: from, audience: { listId: 'news' } })).body;
     await page.goto('/campaigns');
-    await page.getByRole('button', { name: 'Resume Spring sale' }).click();
-    const alert = page.getByRole('row').filter({ hasText: 'Spring sale' }).getByRole('alert');
+    const row = page.getByRole('row').filter({ hasText: 'Stale' });
+    await row.getByText('draft').waitFor();
+    const offered = async () => (await row.getByRole('button').allTextContents()).map((t) => t.replace(' Stale', ''));
+    expect(await offered()).to.deep.equal(['Send', 'Cancel']);
+    // sent meanwhile elsewhere: the page still shows the draft
+    expect((await api('POST', `/api/campaigns/${id}/send`, {})).status).to.equal(202);
+    await page.getByRole('button', { name: 'Send Stale' }).click();
+    const alert = row.getByRole('alert');
     await alert.waitFor();
-    expect(await alert.textContent()).to.equal('cannot resume a campaign that is sent');
+    expect(await alert.textContent()).to.match(/^cannot send a campaign that is (sending|sent)$/);
+    // and the row is read again: a sent campaign offers nothing more
+    await row.getByText('sent', { exact: true }).waitFor({ timeout: 30_000 });
+    expect(await offered()).to.deep.equal([]);
     await screenshot(page, 'campaigns-conflict');
   });
 

@@ -1,5 +1,6 @@
 import type { Decider } from '../decider.js';
 import { conflict, notFound } from '../errors.js';
+import { campaignActions, type CampaignAction } from './actions.js';
 
 export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'sent', 'cancelled'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
@@ -109,9 +110,9 @@ const initialState: CampaignState = {
   progress: { cursor: null, queued: 0, skipped: 0, unfilled: 0 },
 };
 
-/** The 409 for a transition that makes no sense from `status`. */
-function refuse(action: string, status: CampaignStatus) {
-  return conflict(`cannot ${action} a campaign that is ${status}`);
+/** Refuses with a 409 an action that makes no sense from `status`. */
+function allow(action: CampaignAction, status: CampaignStatus) {
+  if (!campaignActions(status).includes(action)) throw conflict(`cannot ${action} a campaign that is ${status}`);
 }
 
 export const campaignDecider: Decider<CampaignState, CampaignCommand, CampaignEvent> = {
@@ -159,7 +160,7 @@ export const campaignDecider: Decider<CampaignState, CampaignCommand, CampaignEv
     const campaignId = state.campaignId!;
     switch (command.kind) {
       case 'send':
-        if (state.status !== 'draft') throw refuse('send', state.status);
+        allow('send', state.status);
         if (command.scheduledAt && command.scheduledAt > command.now) {
           return [{ type: 'CampaignScheduled', data: { campaignId, scheduledAt: command.scheduledAt } }];
         }
@@ -168,17 +169,17 @@ export const campaignDecider: Decider<CampaignState, CampaignCommand, CampaignEv
         return state.status === 'scheduled' ? [{ type: 'CampaignStarted', data: { campaignId, startedAt: command.now } }] : [];
       case 'pause':
         if (state.status === 'paused') return [];
-        if (state.status !== 'sending' && state.status !== 'scheduled') throw refuse('pause', state.status);
+        allow('pause', state.status);
         return [{ type: 'CampaignPaused', data: { campaignId, reason: 'manual', pausedAt: command.now, resumeAt: null } }];
       case 'resume':
-        if (state.status !== 'paused') throw refuse('resume', state.status);
+        allow('resume', state.status);
         return [{ type: 'CampaignResumed', data: { campaignId, resumedAt: command.now, auto: false } }];
       case 'resumeAfterCap':
         if (state.status !== 'paused' || state.pausedReason !== 'daily_send_cap') return [];
         return [{ type: 'CampaignResumed', data: { campaignId, resumedAt: command.now, auto: true } }];
       case 'cancel':
         if (state.status === 'cancelled') return [];
-        if (state.status === 'sent') throw refuse('cancel', state.status);
+        allow('cancel', state.status);
         return [{ type: 'CampaignCancelled', data: { campaignId, cancelledAt: command.now } }];
       case 'recordProgress': {
         // Only a step of the running fan-out counts; a paused campaign still takes the step that was

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { campaignDecider, type CampaignCommand, type CampaignEvent } from '../../../src/domain/campaigns/campaign.js';
 import { AppError } from '../../../src/domain/errors.js';
+import { campaignActions, type CampaignAction } from '../../../src/domain/campaigns/actions.js';
 import { given } from '../../support/given.js';
 
 const definition = {
@@ -128,5 +129,42 @@ describe('campaign decider', () => {
     expect(events.map((e) => e.type)).to.deep.equal(['CampaignProgressed']);
     expect((events[0].data as { continues: boolean }).continues).to.equal(false);
     expect(given(campaignDecider, [created, started, cancelled]).when(step(null))).to.deep.equal([]);
+  });
+  it('takes exactly the actions campaignActions offers in each status; any other is a 409, a repeated pause or cancel is no change', () => {
+    const histories: Record<string, CampaignEvent[]> = {
+      draft: [created],
+      scheduled: [created, { type: 'CampaignScheduled', data: { campaignId: 'c1', scheduledAt: '2030-01-01T00:00:00.000Z' } }],
+      sending: [created, started],
+      paused: [created, started, paused()],
+      sent: [created, started, sent],
+      cancelled: [created, cancelled],
+    };
+    const commands: Record<CampaignAction, CampaignCommand> = {
+      send: { kind: 'send', accountId: 'a1', scheduledAt: null, now: 'T9' },
+      pause: { kind: 'pause', accountId: 'a1', now: 'T9' },
+      resume: { kind: 'resume', accountId: 'a1', now: 'T9' },
+      cancel: { kind: 'cancel', accountId: 'a1', now: 'T9' },
+    };
+    // the rules, stated once more as the spec they are
+    const offers: Record<string, CampaignAction[]> = {
+      draft: ['send', 'cancel'],
+      scheduled: ['pause', 'cancel'],
+      sending: ['pause', 'cancel'],
+      paused: ['resume', 'cancel'],
+      sent: [],
+      cancelled: [],
+    };
+    for (const [status, history] of Object.entries(histories)) {
+      const { state, when } = given(campaignDecider, history);
+      expect(state.status).to.equal(status);
+      expect(campaignActions(state.status!)).to.deep.equal(offers[status]);
+      for (const [action, command] of Object.entries(commands) as [CampaignAction, CampaignCommand][]) {
+        const offered = offers[status].includes(action);
+        const noChange = (action === 'pause' && status === 'paused') || (action === 'cancel' && status === 'cancelled');
+        if (offered) expect(when(command), `${action} when ${status}`).to.have.length.greaterThan(0);
+        else if (noChange) expect(when(command), `${action} when ${status}`).to.deep.equal([]);
+        else expect(conflictOf(() => when(command)), `${action} when ${status}`).to.equal(`cannot ${action} a campaign that is ${status}`);
+      }
+    }
   });
 });

@@ -5,6 +5,7 @@ import type { Contact, Template } from '../types';
 import { ActionForm, EmailFrame, ErrorText, PageTitle, Status, Table, formatTime, useAction, useLoad } from '../ui';
 import { renderTemplate } from '../../../src/domain/email/render.js';
 import { recipientVariables, unfilledPlaceholders } from '../../../src/domain/campaigns/recipient-variables.js';
+import { campaignActions, type CampaignAction } from '../../../src/domain/campaigns/actions.js';
 
 type Campaign = paths['/api/campaigns']['get']['responses'][200]['content']['application/json']['items'][number];
 /** The campaign's `stats`: the same answer as the messages aggregate for its id. */
@@ -33,26 +34,32 @@ function StatsText({ stats }: { stats: unknown }) {
 }
 
 /**
- * A campaign's row. Every action is offered in every status: the service alone decides which change
- * makes sense, and says why in words when one does not.
+ * A campaign's row, with the actions its status allows (the decider's own rule). The service still
+ * decides: a row read before the campaign moved on (it finished, another tab paused it) shows its
+ * refusal in words.
  */
 function CampaignRow({ campaign: c, onChanged }: { campaign: Campaign; onChanged: () => void }) {
   const [scheduleAt, setScheduleAt] = useState('');
   const [confirmCancel, setConfirmCancel] = useState(false);
   const path = { params: { path: { id: c.id } } };
-  const act = useAction(async (kind: 'send' | 'pause' | 'resume' | 'cancel') => {
-    if (kind === 'send') {
-      // a datetime-local value is the browser's local time: the API takes an instant
-      await call(api.POST('/api/campaigns/{id}/send', { ...path, body: scheduleAt ? { scheduledAt: new Date(scheduleAt).toISOString() } : {} }));
-      setScheduleAt('');
-    } else if (kind === 'pause') await call(api.POST('/api/campaigns/{id}/pause', path));
-    else if (kind === 'resume') await call(api.POST('/api/campaigns/{id}/resume', path));
-    else await call(api.POST('/api/campaigns/{id}/cancel', path));
-    setConfirmCancel(false);
-    onChanged();
+  const act = useAction(async (kind: CampaignAction) => {
+    try {
+      if (kind === 'send') {
+        // a datetime-local value is the browser's local time: the API takes an instant
+        await call(api.POST('/api/campaigns/{id}/send', { ...path, body: scheduleAt ? { scheduledAt: new Date(scheduleAt).toISOString() } : {} }));
+        setScheduleAt('');
+      } else if (kind === 'pause') await call(api.POST('/api/campaigns/{id}/pause', path));
+      else if (kind === 'resume') await call(api.POST('/api/campaigns/{id}/resume', path));
+      else await call(api.POST('/api/campaigns/{id}/cancel', path));
+    } finally {
+      // a refusal too: it means the row was out of date
+      setConfirmCancel(false);
+      onChanged();
+    }
   });
   const { audience, queued, skipped, unfilledPlaceholders } = c.progress;
   const errorId = `campaign-error-${c.id}`;
+  const offers = campaignActions(c.status);
   return (
     <tr>
       <td>{c.name}</td>
@@ -71,23 +78,29 @@ function CampaignRow({ campaign: c, onChanged }: { campaign: Campaign; onChanged
         <StatsText stats={c.stats} />
       </td>
       <td>
-        <ActionForm class="row" onSubmit={() => act.run('send')}>
-          <label>
-            Schedule at<span class="visually-hidden"> {c.name}</span>
-            <input type="datetime-local" step={1} value={scheduleAt} aria-describedby={errorId} onInput={(e) => setScheduleAt(e.currentTarget.value)} />
-          </label>
-          <button type="submit" disabled={act.busy}>
-            Send<span class="visually-hidden"> {c.name}</span>
-          </button>
-        </ActionForm>
+        {offers.includes('send') && (
+          <ActionForm class="row" onSubmit={() => act.run('send')}>
+            <label>
+              Schedule at<span class="visually-hidden"> {c.name}</span>
+              <input type="datetime-local" step={1} value={scheduleAt} aria-describedby={errorId} onInput={(e) => setScheduleAt(e.currentTarget.value)} />
+            </label>
+            <button type="submit" disabled={act.busy}>
+              Send<span class="visually-hidden"> {c.name}</span>
+            </button>
+          </ActionForm>
+        )}
         <div class="row">
-          <button type="button" class="secondary" disabled={act.busy} onClick={() => act.run('pause')}>
-            Pause<span class="visually-hidden"> {c.name}</span>
-          </button>
-          <button type="button" class="secondary" disabled={act.busy} onClick={() => act.run('resume')}>
-            Resume<span class="visually-hidden"> {c.name}</span>
-          </button>
-          {confirmCancel ? (
+          {offers.includes('pause') && (
+            <button type="button" class="secondary" disabled={act.busy} onClick={() => act.run('pause')}>
+              Pause<span class="visually-hidden"> {c.name}</span>
+            </button>
+          )}
+          {offers.includes('resume') && (
+            <button type="button" class="secondary" disabled={act.busy} onClick={() => act.run('resume')}>
+              Resume<span class="visually-hidden"> {c.name}</span>
+            </button>
+          )}
+          {!offers.includes('cancel') ? null : confirmCancel ? (
             <>
               <button type="button" class="danger" disabled={act.busy} onClick={() => act.run('cancel')}>
                 Yes, cancel<span class="visually-hidden"> {c.name}</span>

@@ -1,0 +1,22 @@
+import type { CampaignStatus } from './campaign.js';
+
+/** What a user may ask of a campaign (the decider's commands behind POST /api/campaigns/:id/<action>). */
+export type CampaignAction = 'send' | 'pause' | 'resume' | 'cancel';
+
+const ACTIONS: Record<CampaignStatus, readonly CampaignAction[]> = {
+  draft: ['send', 'cancel'],
+  scheduled: ['pause', 'cancel'],
+  sending: ['pause', 'cancel'],
+  paused: ['resume', 'cancel'],
+  sent: [],
+  cancelled: [],
+};
+
+/**
+ * The actions that change a campaign in `status`: the ones the dashboard offers, and the only ones the
+ * decider takes. Any other is refused with a 409, except asking again for a pause or a cancellation
+ * already in effect, which changes nothing and is no error.
+ */
+export function campaignActions(status: CampaignStatus): readonly CampaignAction[] {
+  return ACTIONS[status];
+}
