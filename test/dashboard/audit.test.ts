@@ -14,7 +14,12 @@ describe('dashboard: audit trail', function () {
   it("lists the account's admin actions newest first: who, from where, what, and the change from → to", async () => {
     const { app, page } = h;
     const from = { 'x-forwarded-for': '203.0.113.9' };
-    const key = await app.request('POST', '/api/api-keys', { token: app.adminToken, headers: from, body: { name: 'ci', scopes: ['send'] } });
+    // long tokens that must wrap inside the page: a contact's target (its keyed hash) beside a key's id
+    // as the actor, and below, a JSON list of every scope without a space
+    const importer = await app.request('POST', '/api/api-keys', { token: app.adminToken, body: { name: 'importer', scopes: ['contacts:write'] } });
+    expect((await app.request('POST', '/api/contacts', { apiKey: importer.body.key, body: { email: 'audited@example.org' } })).status).to.equal(201);
+    const scopes = ['send', 'sms:send', 'read_events', 'contacts:read', 'contacts:write'];
+    const key = await app.request('POST', '/api/api-keys', { token: app.adminToken, headers: from, body: { name: 'ci', scopes } });
     expect(key.status).to.equal(201);
     expect((await app.request('PATCH', '/api/settings', { token: app.adminToken, headers: from, body: { dailySendCap: 4000 } })).status).to.equal(200);
     // the trail is a read model: wait until it has caught up
@@ -36,6 +41,8 @@ describe('dashboard: audit trail', function () {
     expect(await rows.nth(1).textContent()).to.include('settings.changed');
     expect(await rows.nth(2).textContent()).to.include('api_key.created');
     expect(await page.getByText(key.body.key).count()).to.equal(0);
+    // nothing runs past the page's right edge
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).to.equal(0);
     await expectAccessible(page);
     await screenshot(page, 'audit');
   });

@@ -25,15 +25,15 @@ export function Audit() {
             {list.data.items.map((e, i) => (
               <tr key={`${e.at}-${i}`}>
                 <td>{formatTime(e.at)}</td>
-                <td>
+                <td class="long">
                   {e.actor.type === 'system' ? 'system' : `${e.actor.email ?? e.actor.id} (${ACTOR_TYPES[e.actor.type]})`}
                 </td>
                 <td>{e.ip ?? '—'}</td>
                 <td>{e.action}</td>
-                <td>
+                <td class="long">
                   {e.target.type} {e.target.id}
                 </td>
-                <td>
+                <td class="long">
                   <ul class="changes">
                     {Object.entries(e.changes).map(([field, c]) => (
                       <li key={field}>
