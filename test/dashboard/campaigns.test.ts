@@ -52,6 +52,14 @@ describe('dashboard: campaigns', function () {
     await row.getByText(/^5 messages:/).waitFor();
     await expectAccessible(page);
     await screenshot(page, 'campaigns');
+
+    // one of its messages names the campaign and the recipient's contact
+    const [message] = (await api('GET', '/api/messages?limit=100')).body.items.filter((m: { campaignId: string | null }) => m.campaignId === created.id);
+    await page.goto(`/messages/${message.id}`);
+    const facts = page.getByRole('region', { name: 'Headers' });
+    await facts.getByRole('link', { name: 'Spring sale' }).waitFor();
+    expect(await facts.getByRole('link', { name: message.to }).getAttribute('href')).to.equal(`/contacts?search=${encodeURIComponent(message.to)}`);
+    await facts.getByText('(subscribed)').waitFor();
   });
 
 

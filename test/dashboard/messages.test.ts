@@ -22,6 +22,8 @@ describe('dashboard: messages, templates and the sandbox', function () {
       html: '<h1 style="color:#1d4ed8">Welcome, Ada</h1><p>Your account is ready. <a href="https://example.com/start">Start here</a></p><img src="https://images.example.com/banner.png" alt="banner">',
       unsubscribeUrl: 'https://example.com/unsubscribe',
       attachments: [{ filename: 'terms.txt', content: Buffer.from('the terms').toString('base64') }],
+      tags: ['welcome', 'onboarding'],
+      metadata: { plan: 'pro' },
     });
     ids.push(special.body.messageLogId);
     await eventually(
@@ -100,6 +102,14 @@ describe('dashboard: messages, templates and the sandbox', function () {
     const accepted = historyTable.getByRole('row').filter({ hasText: 'ProviderAccepted' });
     expect(await accepted.getByRole('cell').nth(3).textContent()).to.equal('system:send-worker');
     expect(await accepted.getByRole('cell').nth(4).textContent()).to.not.equal('—');
+    // its tags, metadata and attachments as sent; the sandbox kept the bytes, which the link gives
+    const facts = page.getByRole('region', { name: 'Headers' });
+    await facts.getByText('welcome, onboarding', { exact: true }).waitFor();
+    await facts.getByText('plan = pro', { exact: true }).waitFor();
+    await facts.getByText('(text/plain, 9 bytes)').waitFor();
+    const href = await facts.getByRole('link', { name: 'terms.txt' }).getAttribute('href');
+    expect(href).to.equal(`/api/sandbox/emails/${id}/attachments/0`);
+    expect(await page.evaluate<string>(`fetch(${JSON.stringify(href)}).then((r) => r.text())`)).to.equal('the terms');
     await expectAccessible(page);
     await screenshot(page, 'message-detail');
     await page.waitForTimeout(300);

@@ -20,6 +20,12 @@ export interface MessageSummary {
 }
 export interface MessageDetail extends MessageSummary {
   events: { type: string; occurredAt: string; data: Record<string, unknown> }[];
+  metadata: Record<string, string>;
+  sendAt: string | null;
+  attachments: { filename: string; contentType: string; size: number; contentId: string | null }[];
+  /** with a dashboard session: the campaign that sent it, and the recipient's contact (null when none) */
+  campaign?: { id: string; name: string } | null;
+  contact?: { email: string; status: string } | null;
 }
 export interface HistoryEvent {
   type: string;

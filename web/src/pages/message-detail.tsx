@@ -47,7 +47,63 @@ export function MessageDetail({ params }: { params: string[] }) {
               {m.providerMessageId ? ` (${m.providerMessageId})` : ''}
             </dd>
             <dt>Sent by</dt>
-            <dd>{m.apiKeyId ? `API key ${m.apiKeyId}` : 'the dashboard'}</dd>
+            <dd>{m.campaign ? <>campaign <Link href="/campaigns">{m.campaign.name}</Link></> : m.apiKeyId ? `API key ${m.apiKeyId}` : 'the dashboard'}</dd>
+            {m.contact && (
+              <>
+                <dt>Contact</dt>
+                <dd>
+                  <Link href={`/contacts?search=${encodeURIComponent(m.contact.email)}`}>{m.contact.email}</Link> ({m.contact.status})
+                </dd>
+              </>
+            )}
+            {m.sendAt && (
+              <>
+                <dt>Scheduled for</dt>
+                <dd>{formatTime(m.sendAt)}</dd>
+              </>
+            )}
+            {m.tags.length > 0 && (
+              <>
+                <dt>Tags</dt>
+                <dd>{m.tags.join(', ')}</dd>
+              </>
+            )}
+            {Object.keys(m.metadata).length > 0 && (
+              <>
+                <dt>Metadata</dt>
+                <dd>
+                  <ul class="plain">
+                    {Object.entries(m.metadata).map(([k, v]) => (
+                      <li key={k}>
+                        {k} = {v}
+                      </li>
+                    ))}
+                  </ul>
+                </dd>
+              </>
+            )}
+            {m.attachments.length > 0 && (
+              <>
+                <dt>Attachments</dt>
+                <dd>
+                  <ul class="plain">
+                    {m.attachments.map((a, i) => (
+                      <li key={i}>
+                        {/* only the sandbox keeps the bytes after the send, for its own page */}
+                        {m.provider === 'sandbox' && m.providerMessageId ? (
+                          <a href={`/api/sandbox/emails/${encodeURIComponent(m.id)}/attachments/${i}`} download={a.filename}>
+                            {a.filename}
+                          </a>
+                        ) : (
+                          a.filename
+                        )}{' '}
+                        ({a.contentType}, {a.size} bytes{a.contentId ? `, inline as cid:${a.contentId}` : ''})
+                      </li>
+                    ))}
+                  </ul>
+                </dd>
+              </>
+            )}
             <dt>Opens / clicks</dt>
             <dd>
               {m.opens} / {m.clicks}
