@@ -1,9 +1,8 @@
 import type { Decider } from '../decider.js';
 import { conflict, notFound } from '../errors.js';
-import { campaignActions, type CampaignAction } from './actions.js';
+import { campaignActions, type CampaignAction, type CampaignStatus } from './status.js';
 
-export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'sent', 'cancelled'] as const;
-export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+export { CAMPAIGN_STATUSES, type CampaignStatus } from './status.js';
 
 /**
  * Why a campaign stopped queueing: an admin asked, the account's daily cap ran out, its sender is no

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { campaignDecider, type CampaignCommand, type CampaignEvent } from '../../../src/domain/campaigns/campaign.js';
 import { AppError } from '../../../src/domain/errors.js';
-import { campaignActions, type CampaignAction } from '../../../src/domain/campaigns/actions.js';
+import { campaignActions, type CampaignAction } from '../../../src/domain/campaigns/status.js';
 import { given } from '../../support/given.js';
 
 const definition = {

@@ -5,7 +5,7 @@ import type { Contact, Template } from '../types';
 import { ActionForm, EmailFrame, ErrorText, PageTitle, Status, Table, formatTime, useAction, useLoad } from '../ui';
 import { renderTemplate } from '../../../src/domain/email/render.js';
 import { recipientVariables, unfilledPlaceholders } from '../../../src/domain/campaigns/recipient-variables.js';
-import { campaignActions, type CampaignAction } from '../../../src/domain/campaigns/actions.js';
+import { campaignActions, type CampaignAction } from '../../../src/domain/campaigns/status.js';
 
 type Campaign = paths['/api/campaigns']['get']['responses'][200]['content']['application/json']['items'][number];
 /** The campaign's `stats`: the same answer as the messages aggregate for its id. */

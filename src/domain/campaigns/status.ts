@@ -1,4 +1,5 @@
-import type { CampaignStatus } from './campaign.js';
+export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'sent', 'cancelled'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 /** What a user may ask of a campaign (the decider's commands behind POST /api/campaigns/:id/<action>). */
 export type CampaignAction = 'send' | 'pause' | 'resume' | 'cancel';
