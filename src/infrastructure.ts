@@ -38,7 +38,13 @@ export interface Infrastructure {
   /** attachment bytes, kept apart from the event log */
   attachmentStore: AttachmentStore;
   /** set when the PostgreSQL is the embedded one of DATA_DIR */
-  embedded?: { databaseDir: string; /** false when another process (the running service) started it */ started: boolean };
+  embedded?: {
+    databaseDir: string;
+    /** false when another process (the running service) started it */
+    started: boolean;
+    /** where an earlier DATA_DIR's data at the same path was moved aside */
+    setAside?: string;
+  };
   close(): Promise<void>;
 }
 
@@ -100,7 +106,7 @@ export async function openInfrastructure(
       create: !options.tool,
     });
     databaseUrl = server.url;
-    embedded = { databaseDir: server.databaseDir, started: server.started };
+    embedded = { databaseDir: server.databaseDir, started: server.started, ...(server.setAside ? { setAside: server.setAside } : {}) };
     stopEmbedded = server.stop;
   }
   const db = createDb(databaseUrl);

@@ -79,6 +79,11 @@ async function main(role: Role): Promise<void> {
   }
   const { infra, api, boot } = application;
   if (infra.embedded) logger.info({ dataDir: config.DATA_DIR, databaseDir: infra.embedded.databaseDir }, 'embedded PostgreSQL started');
+  if (infra.embedded?.setAside) {
+    console.log(
+      `DATA_DIR ${config.DATA_DIR} is new, but the database of an earlier DATA_DIR at the same path was still in ${infra.embedded.databaseDir}: moved to ${infra.embedded.setAside} (delete it once nothing in it is needed; its personal data needs the encryption key that was in the old DATA_DIR).`,
+    );
+  }
 
   // A worker alone answers /healthz, /readyz and /metrics on WORKER_PORT (when set: its probes and scrapes).
   let operations: Server | undefined;

@@ -102,4 +102,22 @@ describe('npm start as root from a directory the postgres user cannot enter', fu
     await second.stop();
     expect(await second.exited).to.deep.equal({ code: 0, signal: null });
   });
+
+  it('a DATA_DIR deleted to start over starts a new database; the one left outside it is moved aside, not reused', async () => {
+    const before = placeData(dataDir(), { record: false }).databaseDir;
+    rmSync(dataDir(), { recursive: true, force: true });
+    env = { ...env, ADMIN_PASSWORD: 'start-over-password' };
+    const server = await start();
+    expect(server.stdout()).to.include('First boot');
+    expect((await login(server.baseUrl, 'start-over-password')).status).to.equal(200);
+    if (runningAsRoot()) {
+      // the old cluster was where the new one belongs (its path derives from DATA_DIR's): set aside
+      const aside = readdirSync(dirname(before)).filter((name) => name.startsWith('postgres.replaced-'));
+      expect(aside).to.have.length(1);
+      expect(existsSync(join(dirname(before), aside[0], 'PG_VERSION'))).to.equal(true);
+      expect(server.stdout()).to.include(`moved to ${join(dirname(before), aside[0])}`);
+    }
+    await server.stop();
+    expect(await server.exited).to.deep.equal({ code: 0, signal: null });
+  });
 });

@@ -63,6 +63,11 @@ export interface DataPlacement {
   databaseDir: string;
   /** true when it lives outside DATA_DIR because the postgres user cannot reach DATA_DIR */
   relocated: boolean;
+  /**
+   * true when DATA_DIR did not record the place (a new DATA_DIR) but a cluster is already there: the
+   * data of an earlier DATA_DIR at the same path, deleted since (with its encryption key), not this one's
+   */
+  orphaned?: boolean;
 }
 
 /**
@@ -85,11 +90,12 @@ export function placeData(dataDir: string, options: { record: boolean }): DataPl
   const hash = createHash('sha256').update(absolute).digest('hex').slice(0, 12);
   const label = `${basename(dirname(absolute))}-${basename(absolute)}`.replace(/[^A-Za-z0-9._-]+/g, '_');
   const databaseDir = join(SHARED_HOME, 'data', `${label}-${hash}`, 'postgres');
+  const orphaned = existsSync(join(databaseDir, 'PG_VERSION'));
   if (options.record) {
     makeTraversable(dirname(databaseDir));
     writeFileSync(pointer, `${databaseDir}\n`);
   }
-  return { databaseDir, relocated: true };
+  return { databaseDir, relocated: true, ...(orphaned ? { orphaned } : {}) };
 }
 
 export interface BinariesPlacement {

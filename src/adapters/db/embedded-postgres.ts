@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { register } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,6 +13,8 @@ export interface EmbeddedPostgresHandle {
   databaseDir: string;
   /** false when another process runs the server and this one only connected to it */
   started: boolean;
+  /** where an earlier DATA_DIR's data was moved, found where this new DATA_DIR's data belongs (see placeData) */
+  setAside?: string;
   stop(): Promise<void>;
 }
 
@@ -171,8 +173,21 @@ export async function startEmbeddedPostgres(options: {
   const database = options.database ?? 'courier';
   const persistent = options.persistent ?? true;
   const create = options.create ?? true;
-  const { databaseDir, relocated } = placeData(dataDir, { record: create });
-  const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
+  const { databaseDir, relocated, orphaned } = placeData(dataDir, { record: create });
+  // A DATA_DIR deleted to start over (its encryption key with it) leaves, when relocated, its cluster
+  // behind at the path the new one gets: starting on it would fail on the key. Kept, but moved aside.
+  let setAside: string | undefined;
+  if (orphaned && create) {
+    const running = runningServer(databaseDir);
+    if (running) {
+      throw new StartupError(
+        `DATA_DIR ${dataDir} is new, but a PostgreSQL (pid ${running.pid}) still runs on the data an earlier DATA_DIR at this path left in ${databaseDir}: stop it, then start again.`,
+      );
+    }
+    setAside = `${databaseDir}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    renameSync(databaseDir, setAside);
+  }
+  const fresh = orphaned || !existsSync(join(databaseDir, 'PG_VERSION'));
   if (fresh && !create) {
     throw new StartupError(
       `No Courier Ledger data in DATA_DIR ${dataDir}: start the service once with npm start (with the same DATA_DIR), or set DATA_DIR (or DATABASE_URL) to where its data is.`,
@@ -245,6 +260,7 @@ export async function startEmbeddedPostgres(options: {
     url: serverUrl(options.port, socketDir, database),
     databaseDir,
     started: true,
+    ...(setAside ? { setAside } : {}),
     async stop() {
       if (postmaster && (postmaster.exitCode !== null || postmaster.signalCode !== null)) {
         if (!persistent) rmSync(databaseDir, { recursive: true, force: true });
