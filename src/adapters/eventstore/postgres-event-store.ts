@@ -243,14 +243,23 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     return rows.map((r) => ({ ...r, conflict: r.last_revision === null ? 'unknown' : null }));
   }
 
+  const STREAM_REVISIONS = prepared('es_stream_revisions', 'SELECT stream_id, revision::int AS revision FROM streams WHERE stream_id = ANY($1::text[])');
+
+  /** The current revision of each of the streams that exist, as `client` sees them now. */
+  async function revisionsOf(client: pg.Pool | pg.PoolClient, streamIds: string[]): Promise<Map<string, number>> {
+    if (streamIds.length === 0) return new Map();
+    const { rows } = await client.query<{ stream_id: string; revision: number }>(STREAM_REVISIONS([streamIds]));
+    return new Map(rows.map((r) => [r.stream_id, r.revision]));
+  }
+
   /** Fills in the revision that refused each 'unknown' conflict, as committed now. */
   async function readConflictingRevisions(client: pg.Pool | pg.PoolClient, appends: StreamAppend[], rows: AppendRow[]): Promise<void> {
     const refused = appends.filter((_, k) => rows[k].conflict === 'unknown').map((a) => a.streamId);
     if (refused.length === 0) return;
-    const current = await client.query<{ stream_id: string; revision: string }>('SELECT stream_id, revision FROM streams WHERE stream_id = ANY($1::text[])', [refused]);
-    const revisions = new Map(current.rows.map((r) => [r.stream_id, r.revision]));
+    const revisions = await revisionsOf(client, refused);
     appends.forEach((a, k) => {
-      if (rows[k].conflict === 'unknown') rows[k].conflict = revisions.get(a.streamId) ?? 'no_stream';
+      const revision = revisions.get(a.streamId);
+      if (rows[k].conflict === 'unknown') rows[k].conflict = revision === undefined ? 'no_stream' : String(revision);
     });
   }
 
@@ -424,14 +433,6 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     },
     { maxBatch: 200 },
   );
-
-  const STREAM_REVISIONS = prepared('es_stream_revisions', 'SELECT stream_id, revision::int AS revision FROM streams WHERE stream_id = ANY($1::text[])');
-
-  async function streamRevisions(streamIds: string[]): Promise<Map<string, number>> {
-    if (streamIds.length === 0) return new Map();
-    const { rows } = await pool.query<{ stream_id: string; revision: number }>(STREAM_REVISIONS([streamIds]));
-    return new Map(rows.map((r) => [r.stream_id, r.revision]));
-  }
 
   function readStream(streamId: string, opts: { fromRevision?: number } = {}): Promise<RecordedEvent[]> {
     return concurrentReads.add({ streamId, fromRevision: opts.fromRevision ?? 0 });
@@ -612,7 +613,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   return {
     append,
     appendMany,
-    streamRevisions,
+    streamRevisions: (streamIds: string[]) => revisionsOf(pool, streamIds),
     readStream,
     readAll,
     subscribe,
