@@ -24,6 +24,12 @@ interface Row {
   email: string;
   input: ContactInput;
 }
+/** A row the read model calls unchanged, with its stream and the revision the read model's row is at. */
+interface Unchanged {
+  item: Row;
+  streamId: string;
+  revision: number | 'no_stream';
+}
 
 /** The decider's state as the read model last saw it, and the stream revision that state is at. */
 function stateFromRow(row: Record<string, any> | undefined): { state: ContactState; revision: number | 'no_stream' } {
@@ -89,7 +95,7 @@ export function createContactCommands(deps: ContactDeps) {
       ['id', 'email', 'first_name', 'last_name', 'company', 'tags', 'upserted_status', 'list_ids', 'revision'],
     );
     const byEmail = new Map(rows.map((r) => [r.email as string, r]));
-    const unchanged: { item: Row; streamId: string; revision: number | 'no_stream' }[] = [];
+    const unchanged: Unchanged[] = [];
     const appends: (StreamAppend & { outcome: Outcome })[] = [];
     for (const item of items) {
       const { state, revision } = stateFromRow(byEmail.get(item.email));
@@ -123,7 +129,7 @@ export function createContactCommands(deps: ContactDeps) {
    * Of the rows the read model calls unchanged, those whose streams are still at the revision the row
    * reflects are unchanged (tallied); the others are returned, to be confirmed against their streams.
    */
-  async function confirmUnchanged(unchanged: { item: Row; streamId: string; revision: number | 'no_stream' }[], tally: (o: Outcome) => void): Promise<Row[]> {
+  async function confirmUnchanged(unchanged: Unchanged[], tally: (o: Outcome) => void): Promise<Row[]> {
     if (unchanged.length === 0 || !deps.eventStore.streamRevisions) return unchanged.map((u) => u.item);
     const current = await deps.eventStore.streamRevisions(unchanged.map((u) => u.streamId));
     const rest: Row[] = [];
