@@ -123,6 +123,35 @@ export function EmailFrame({ html, title }: { html: string; title: string }) {
   return <iframe class="email-frame" sandbox="" title={title} srcDoc={policy + html} referrerpolicy="no-referrer" />;
 }
 
+/**
+ * An email's attachments in their order: the name (a download of the bytes the sandbox provider kept,
+ * when `sandboxMessageId` names its record), type, size and, for an inline image, its content id.
+ */
+export function AttachmentList({
+  attachments,
+  sandboxMessageId,
+}: {
+  attachments: { filename: string; contentType: string; size: number; contentId?: string | null }[];
+  sandboxMessageId?: string;
+}) {
+  return (
+    <ul class="plain">
+      {attachments.map((a, position) => (
+        <li key={position}>
+          {sandboxMessageId ? (
+            <a href={`/api/sandbox/emails/${encodeURIComponent(sandboxMessageId)}/attachments/${position}`} download={a.filename}>
+              {a.filename}
+            </a>
+          ) : (
+            a.filename
+          )}{' '}
+          ({a.contentType}, {a.size} bytes{a.contentId ? `, inline as cid:${a.contentId}` : ''})
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** A data table; an empty column name is the row's actions (named for screen readers only). */
 export function Table({ columns, caption, children }: { columns: string[]; caption?: string; children: ComponentChildren }) {
   return (

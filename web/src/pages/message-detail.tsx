@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { api, call } from '../api';
 import type { HistoryEvent, MessageDetail as Message } from '../types';
-import { Table, EmailFrame, ErrorText, Link, PageTitle, Status, formatTime, useLoad } from '../ui';
+import { AttachmentList, Table, EmailFrame, ErrorText, Link, PageTitle, Status, formatTime, useLoad } from '../ui';
 
 export function MessageDetail({ params }: { params: string[] }) {
   const id = decodeURIComponent(params[0]);
@@ -86,21 +86,8 @@ export function MessageDetail({ params }: { params: string[] }) {
               <>
                 <dt>Attachments</dt>
                 <dd>
-                  <ul class="plain">
-                    {m.attachments.map((a, i) => (
-                      <li key={i}>
-                        {/* only the sandbox keeps the bytes after the send, for its own page */}
-                        {m.provider === 'sandbox' && m.providerMessageId ? (
-                          <a href={`/api/sandbox/emails/${encodeURIComponent(m.id)}/attachments/${i}`} download={a.filename}>
-                            {a.filename}
-                          </a>
-                        ) : (
-                          a.filename
-                        )}{' '}
-                        ({a.contentType}, {a.size} bytes{a.contentId ? `, inline as cid:${a.contentId}` : ''})
-                      </li>
-                    ))}
-                  </ul>
+                  {/* only the sandbox keeps the bytes after the send, for its own page */}
+                  <AttachmentList attachments={m.attachments} sandboxMessageId={m.provider === 'sandbox' && m.providerMessageId ? m.id : undefined} />
                 </dd>
               </>
             )}

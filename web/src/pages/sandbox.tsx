@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, call } from '../api';
-import { Table, EmailFrame, ErrorText, PageTitle, formatTime, useLoad } from '../ui';
+import { AttachmentList, Table, EmailFrame, ErrorText, PageTitle, formatTime, useLoad } from '../ui';
 
 type RecordedEmail = {
   messageId: string;
@@ -55,16 +55,7 @@ function Email({ email }: { email: RecordedEmail }) {
       {email.attachments.length > 0 && (
         <>
           <h4>Attachments</h4>
-          <ul class="plain">
-            {email.attachments.map((a) => (
-              <li key={a.position}>
-                <a href={`/api/sandbox/emails/${encodeURIComponent(email.messageId)}/attachments/${a.position}`} download={a.filename}>
-                  {a.filename}
-                </a>{' '}
-                ({a.contentType}, {a.size} bytes)
-              </li>
-            ))}
-          </ul>
+          <AttachmentList attachments={email.attachments} sandboxMessageId={email.messageId} />
         </>
       )}
     </article>
