@@ -9,6 +9,7 @@ import { findUnstorable, rejectUnstorable, toStorable } from './reject-nul.js';
 import { mapError } from './error-mapping.js';
 import { buildOpenApi } from './openapi.js';
 import { createApiDocs } from './api-docs.js';
+import { createLoggedUrl, requestSerializer } from './request-log.js';
 import type { PresentedKey } from '../commands/api-keys.js';
 import type { Principal, Scope } from '../domain/principal.js';
 import type { RouteAuth } from './principal.js';
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps): express.Express {
           genReqId: requestId,
           // keep logs free of secrets
           redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
+          serializers: { req: requestSerializer(createLoggedUrl(deps.routes.map((route) => route.path))) },
           customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
         })
       : (req: Request, res: Response, next: NextFunction) => {

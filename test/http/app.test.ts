@@ -413,6 +413,8 @@ describe('request log', () => {
     const routes = [
       defineRoute({ method: 'get', path: '/ok', summary: 'ok', tag: 't', auth: { kind: 'public' }, responses: {}, handler: () => ({ status: 200, body: {} }) }),
       defineRoute({ method: 'get', path: '/boom', summary: 'boom', tag: 't', auth: { kind: 'public' }, responses: {}, handler: () => Promise.reject(new Error('boom')) }),
+      defineRoute({ method: 'get', path: '/people/:email/things/:id', summary: 'person', tag: 't', auth: { kind: 'public' }, responses: {}, handler: () => ({ status: 200, body: {} }) }),
+      defineRoute({ method: 'get', path: '/u/:token', summary: 'token', tag: 't', auth: { kind: 'public' }, responses: {}, handler: () => Promise.reject(new Error('boom')) }),
     ];
     const app = createApp({ routes, authenticate: async () => undefined, logger, baseUrl: 'http://localhost' });
     const server: Server = await new Promise((resolve) => {
@@ -439,6 +441,27 @@ describe('request log', () => {
       expect(JSON.stringify(s.lines)).not.to.include('secret-');
       // the failure itself, logged with its request
       expect(s.lines.find((l) => l.msg === 'unhandled error')).to.nested.include({ 'req.id': 'trace-2', 'err.message': 'boom' });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('names neither a person nor a secret: personal path parameters and every query value are logged by name', async () => {
+    const s = await serve('info');
+    try {
+      await s.get('/people/ada%40example.org/things/t-42?search=ada@example.org&limit=10', { 'x-request-id': 'p-1' });
+      await s.get('/u/unsubscribe-capability', { 'x-request-id': 'p-2' });
+      await s.get('/ok?u=https%3A%2F%2Fexample.org%2F%3Fwho%3Dada', { 'x-request-id': 'p-3' });
+      const urls = Object.fromEntries(s.lines.filter((l) => l.res).map((l) => [l.req.id, l.req.url]));
+      expect(urls).to.deep.equal({
+        'p-1': '/people/:email/things/t-42?search=…&limit=…',
+        'p-2': '/u/:token',
+        'p-3': '/ok?u=…',
+      });
+      const logged = JSON.stringify(s.lines);
+      // the failed request's own error line too
+      expect(s.lines.filter((l) => l.req?.id === 'p-2')).to.have.length(2);
+      for (const secret of ['ada', 'unsubscribe-capability']) expect(logged).not.to.include(secret);
     } finally {
       await s.close();
     }

@@ -1,0 +1,26 @@
+import { expect } from 'chai';
+import { createLoggedUrl } from '../../src/http/request-log.js';
+
+describe('the request log URL', () => {
+  const loggedUrl = createLoggedUrl(['/api/contacts', '/api/contacts/import', '/api/contacts/:email', '/api/messages/:id/history', '/r/:messageId', '/api/sandbox/emails/:id/attachments/:position']);
+
+  it("keeps our own identifiers and replaces a person's address by its parameter's name", () => {
+    expect(loggedUrl('/api/contacts/ada%40example.org')).to.equal('/api/contacts/:email');
+    expect(loggedUrl('/api/messages/m-1/history')).to.equal('/api/messages/m-1/history');
+    expect(loggedUrl('/api/sandbox/emails/e-1/attachments/2')).to.equal('/api/sandbox/emails/e-1/attachments/2');
+  });
+
+  it('prefers the route matching more segments literally', () => {
+    expect(loggedUrl('/api/contacts/import')).to.equal('/api/contacts/import');
+  });
+
+  it('names the keys of a query, never its values', () => {
+    expect(loggedUrl('/api/contacts?search=ada&limit=5')).to.equal('/api/contacts?search=…&limit=…');
+    expect(loggedUrl('/r/m-1?u=https%3A%2F%2Fexample.org%2F&s=sig')).to.equal('/r/m-1?u=…&s=…');
+    expect(loggedUrl('/api/contacts?')).to.equal('/api/contacts');
+  });
+
+  it('logs a path no route matches as it came, without its query values', () => {
+    expect(loggedUrl('/nowhere/at/all?x=1')).to.equal('/nowhere/at/all?x=…');
+  });
+});
