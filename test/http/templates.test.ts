@@ -77,6 +77,22 @@ describe('templates: /api/templates', function () {
     expect((await req('POST', '/api/templates', '{"name":')).status).to.equal(400);
   });
 
+  it('refuses a template a send could not render, on create and on update, and keeps the saved one', async () => {
+    const created = await req('POST', '/api/templates', { ...body, subject: 'Hi {{name' });
+    expect(created.status).to.equal(400);
+    expect(created.body).to.deep.equal({
+      message: 'subject: template error: Unclosed tag at 9',
+      error: 'Bad Request',
+      statusCode: 400,
+      issues: [{ field: 'subject', message: 'template error: Unclosed tag at 9' }],
+    });
+    const { body: t } = await req('POST', '/api/templates', body);
+    const updated = await req('PUT', `/api/templates/${t.id}`, { html: '<p>{{#items}}{{name}}</p>' });
+    expect(updated.status).to.equal(400);
+    expect(updated.body.message).to.equal('html: template error: Unclosed section "items" at 25');
+    expect((await req('GET', `/api/templates/${t.id}`)).body).to.deep.equal(t);
+  });
+
   it("another account's template is 404; an API key cannot reach templates", async () => {
     const { body: t } = await req('POST', '/api/templates', body);
     const other = await app.request('POST', '/api/auth/signup', { body: { accountName: 'Other', email: 'owner@other.example', password: 'other-password' } });

@@ -60,6 +60,25 @@ function render(field: keyof EmailParts, template: string, variables: Record<str
 
 const raw = (s: string) => s;
 
+const FIELDS = ['subject', 'html', 'text'] as const;
+
+/**
+ * A template that cannot be parsed (`Hi {{name`) would fail every send that uses it: refused when it
+ * is saved, with each field's fault, as a send would word it.
+ */
+export function checkTemplate(parts: EmailParts): void {
+  const issues = FIELDS.flatMap((field) => {
+    if (!parts[field].includes('{{')) return [];
+    try {
+      writer.parse(parts[field]);
+      return [];
+    } catch (err) {
+      return [{ field, message: `template error: ${err instanceof Error ? err.message : String(err)}` }];
+    }
+  });
+  if (issues.length) throw badRequest(`${issues[0].field}: ${issues[0].message}`, { issues });
+}
+
 /** Fills `{{placeholders}}`: HTML-escaped in html, as written in subject and text. Missing variables render empty. */
 export function renderTemplate(parts: EmailParts, variables: Record<string, unknown>): EmailParts {
   return {

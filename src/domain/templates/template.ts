@@ -1,5 +1,6 @@
 import type { Decider } from '../decider.js';
 import { notFound } from '../errors.js';
+import { checkTemplate } from '../email/render.js';
 
 export interface TemplateFields {
   name: string;
@@ -35,6 +36,7 @@ export const templateDecider: Decider<TemplateState, TemplateCommand, TemplateEv
   decide(command, state) {
     if (command.kind === 'create') {
       if (state.template) return [];
+      checkTemplate(command.fields);
       return [{ type: 'TemplateSaved', data: { ...command.fields, id: command.id, accountId: command.accountId, savedAt: command.now, created: true } }];
     }
     if (!state.template || state.template.accountId !== command.accountId) throw notFound('template not found');
@@ -42,6 +44,7 @@ export const templateDecider: Decider<TemplateState, TemplateCommand, TemplateEv
       return [{ type: 'TemplateDeleted', data: { id: command.id, accountId: command.accountId, deletedAt: command.now } }];
     }
     const { name, subject, html, text } = { ...state.template, ...command.fields };
+    checkTemplate({ subject, html, text });
     return [{ type: 'TemplateSaved', data: { name, subject, html, text, id: command.id, accountId: command.accountId, savedAt: command.now, created: false } }];
   },
 };

@@ -21,4 +21,20 @@ describe('template decider', () => {
     const deleted = { type: 'TemplateDeleted', data: { id: 't1', accountId: 'a1', deletedAt: 'z' } };
     expect(() => given(templateDecider, [saved, deleted]).when({ kind: 'delete', id: 't1', accountId: 'a1', now: 'w' })).to.throw('template not found');
   });
+
+  it("refuses a template that cannot be parsed, created or updated, naming each field's fault", () => {
+    const broken = { ...fields, subject: 'Hi {{name', html: '<p>{{#items}}x</p>' };
+    expect(() => given(templateDecider).when({ kind: 'create', id: 't1', accountId: 'a1', fields: broken, now: 'x' }))
+      .to.throw('subject: template error: Unclosed tag at 9')
+      .with.nested.property('details.issues')
+      .that.deep.equals([
+        { field: 'subject', message: 'template error: Unclosed tag at 9' },
+        { field: 'html', message: 'template error: Unclosed section "items" at 18' },
+      ]);
+    expect(() => given(templateDecider, [saved]).when({ kind: 'update', id: 't1', accountId: 'a1', fields: { text: '{{/items}}' }, now: 'y' })).to.throw(
+      'text: template error: Unopened section "items" at 0',
+    );
+    // other delimiters and triple mustaches are templates too
+    expect(given(templateDecider, [saved]).when({ kind: 'update', id: 't1', accountId: 'a1', fields: { subject: '{{=<% %>=}}Hi <%name%>', html: '{{{raw}}}' }, now: 'y' })).to.have.length(1);
+  });
 });
