@@ -51,6 +51,24 @@ describe('dashboard: contacts and suppressions', function () {
     expect(await alert.getByRole('listitem').textContent()).to.match(/^Line 3 \(not-an-email\): .+/);
   });
 
+  it("reads another service's export (its own header names, a byte-order mark, semicolons) and refuses a CSV without addresses", async () => {
+    const { page } = h;
+    await page.goto('/contacts');
+    const exported = '\uFEFFEmail Address;First Name;Last Name;Organization;Tags\nlin@example.com;Lin;Yu;Yu & Co;export\n';
+    await page.getByLabel('CSV file').setInputFiles({ name: 'export.csv', mimeType: 'text/csv', buffer: Buffer.from(exported) });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByText('Imported 1 of 1 contacts: 1 created').waitFor();
+    const lin = await h.app.request('GET', '/api/contacts?search=lin@example.com', { token: h.app.adminToken });
+    expect(lin.body.items[0]).to.deep.include({ email: 'lin@example.com', firstName: 'Lin', lastName: 'Yu', company: 'Yu & Co', tags: ['export'] });
+
+    await page.getByLabel('CSV file').setInputFiles({ name: 'names.csv', mimeType: 'text/csv', buffer: Buffer.from('name,phone\nLin,+15550100\n') });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByText('The CSV has no email column (its header row names: name, phone). Name the column of addresses "email".').waitFor();
+    // nothing was sent: the previous import's progress is not shown as this one's
+    expect(await page.getByRole('progressbar').count()).to.equal(0);
+    await screenshot(page, 'contacts-import-no-email-column');
+  });
+
   it('adds, searches and removes suppressions', async () => {
     const { page } = h;
     await page.goto('/suppressions');

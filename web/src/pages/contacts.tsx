@@ -1,27 +1,13 @@
 import Papa from 'papaparse';
 import { useState } from 'preact/hooks';
 import { api, call } from '../api';
+import { contactColumns, toContact } from '../csv-contacts';
 import { navigate, useLocation, withQuery } from '../router';
 import type { Contact } from '../types';
 import { Table, ActionForm, ErrorText, Link, PageTitle, Status, useAction, useLoad } from '../ui';
 
 const STATUSES = ['subscribed', 'unsubscribed', 'bounced', 'complained', 'suppressed'] as const;
 const BATCH = 500;
-
-/** A CSV row as a contact: known columns by name, `tags` and `listIds` split on `;` or `|`. */
-function toContact(row: Record<string, string>) {
-  const list = (v?: string) => (v ? v.split(/[;|]/).map((s) => s.trim()).filter(Boolean) : undefined);
-  const pick = (k: string) => (row[k]?.trim() ? row[k].trim() : undefined);
-  return {
-    email: pick('email'),
-    firstName: pick('firstName') ?? pick('first_name'),
-    lastName: pick('lastName') ?? pick('last_name'),
-    company: pick('company'),
-    status: pick('status'),
-    tags: list(row.tags),
-    listIds: list(row.listIds ?? row.lists),
-  };
-}
 
 function Import({ onDone }: { onDone: () => void }) {
   const [file, setFile] = useState<File | null>(null);
@@ -32,11 +18,13 @@ function Import({ onDone }: { onDone: () => void }) {
   const run = useAction(async () => {
     setResult(null);
     setRefused([]);
+    setProgress(null);
     const parsed = await new Promise<Papa.ParseResult<Record<string, string>>>((resolve, reject) =>
       Papa.parse<Record<string, string>>(file!, { header: true, skipEmptyLines: 'greedy', transformHeader: (h) => h.trim(), complete: resolve, error: reject }),
     );
     if (parsed.errors.length) throw new Error(`The CSV could not be read: row ${(parsed.errors[0].row ?? 0) + 2}: ${parsed.errors[0].message}`);
-    const rows = parsed.data.map(toContact);
+    const columns = contactColumns(parsed.meta.fields ?? []);
+    const rows = parsed.data.map((row) => toContact(row, columns));
     const totals = { created: 0, updated: 0, unchanged: 0 };
     const rejected: string[] = [];
     setProgress({ done: 0, total: rows.length });
@@ -78,7 +66,10 @@ function Import({ onDone }: { onDone: () => void }) {
           Import
         </button>
       </ActionForm>
-      <p class="help">A header row names the columns: email, firstName, lastName, company, status, tags and listIds (several separated by ;).</p>
+      <p class="help">
+        A header row names the columns: email, firstName, lastName, company, status, tags and listIds (several separated by ;). Other spellings of
+        them are understood too, such as Email Address, First Name or last_name.
+      </p>
       {progress && (
         <p>
           <label>
