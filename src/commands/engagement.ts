@@ -6,6 +6,8 @@ import { messageDecider } from '../domain/messages/message.js';
 import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
 import type { SuppressionCommands } from './suppressions.js';
+import type { Db } from '../adapters/db/knex.js';
+import { contactOfPerson } from '../read-models/contacts.js';
 
 export interface Visit {
   method: string;
@@ -14,11 +16,30 @@ export interface Visit {
 }
 
 /** Opens, clicks and unsubscribes that arrive through the service's own links (/o/, /r/, /u/). */
-export function createEngagementCommands(deps: { eventStore: EventStore; suppressions: SuppressionCommands }) {
+export function createEngagementCommands(deps: { eventStore: EventStore; suppressions: SuppressionCommands; db: Db }) {
   async function message(messageId: string) {
     const events = await deps.eventStore.readStream(messageStream(messageId));
     const state = fold(messageDecider, events);
-    return state.channel === 'email' ? { state, queued: state.queued as EmailQueued['data'], sentAt: events.find((e) => e.type === 'ProviderAccepted')?.recordedAt ?? null } : null;
+    if (state.channel !== 'email') return null;
+    return {
+      queued: state.queued as EmailQueued['data'],
+      sentAt: events.find((e) => e.type === 'ProviderAccepted')?.recordedAt ?? null,
+      // the recipient's keyed hash, which the sealing store keeps in clear beside the sealed address
+      person: events[0]?.metadata.person as string | undefined,
+    };
+  }
+
+  /**
+   * Who an unsubscribe link stops mail to. Its message's address is gone once the recipient is erased
+   * or the message is past the account's retention; the link must keep working all the same (mail
+   * clients keep it for as long as the message): the contact of the same keyed hash still has the
+   * address after a retention cutoff, and an erased person is suppressed by the hash alone.
+   */
+  async function recipient(m: NonNullable<Awaited<ReturnType<typeof message>>>): Promise<{ email: string } | { person: string } | null> {
+    if (m.queued.to) return { email: m.queued.to };
+    if (!m.person) return null;
+    const contact = await contactOfPerson(deps.db, m.queued.accountId, m.person);
+    return contact?.email ? { email: contact.email as string } : { person: m.person };
   }
 
   async function record(messageId: string, kind: 'open' | 'click', visit: Visit, url?: string) {
@@ -49,22 +70,25 @@ export function createEngagementCommands(deps: { eventStore: EventStore; suppres
     /** The message an unsubscribe token points at (for the confirmation page). */
     async unsubscribeTarget(messageId: string) {
       const m = await message(messageId);
-      return m ? { to: m.queued.to, unsubscribeUrl: m.queued.unsubscribeUrl } : null;
+      const who = m && (await recipient(m));
+      if (!m || !who) return null;
+      return { to: 'email' in who ? who.email : null, unsubscribeUrl: m.queued.unsubscribeUrl };
     },
 
     async unsubscribe(messageId: string, source: 'one_click' | 'form') {
       const m = await message(messageId);
-      if (!m) return null;
+      const who = m && (await recipient(m));
+      if (!m || !who) return null;
       await deps.suppressions.suppress({
         accountId: m.queued.accountId,
-        email: m.queued.to,
+        ...who,
         reason: 'unsubscribed',
         source,
         messageId,
         campaignId: m.queued.campaignId,
         actor: 'recipient',
       });
-      return { to: m.queued.to, unsubscribeUrl: m.queued.unsubscribeUrl };
+      return { to: 'email' in who ? who.email : null, unsubscribeUrl: m.queued.unsubscribeUrl };
     },
   };
 }

@@ -24,6 +24,11 @@ export interface SuppressInput {
   accountId: string;
   email?: string;
   phone?: string;
+  /**
+   * The keyed hash of an email address no longer on record (its person erased), for a suppression
+   * that must still hold: the unsubscribe link of a message sent to them. Used when `email` is absent.
+   */
+  person?: string;
   reason: SuppressionReason;
   source: SuppressionSource;
   messageId?: string | null;
@@ -80,7 +85,7 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
   function step(
     input: Omit<SuppressInput, 'actor' | 'clientIp' | 'requestId' | 'commandId'>,
   ): Step<SuppressionState, Extract<SuppressionCommand, { kind: 'suppress' }>, SuppressionEvent> {
-    const { value, kind } = normaliseSuppressionValue(input);
+    const { value, kind } = input.person && !input.email ? { value: null, kind: 'email' as const } : normaliseSuppressionValue(input);
     const data: AddressSuppressed['data'] = {
       accountId: input.accountId,
       value,
@@ -92,18 +97,20 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
       detail: input.detail ?? null,
       occurredAt: input.occurredAt ?? new Date().toISOString(),
     };
-    return { decider: suppressionDecider, command: { kind: 'suppress', data }, streamId: suppressionStream(input.accountId, deps.personOf(value)) };
+    return { decider: suppressionDecider, command: { kind: 'suppress', data }, streamId: suppressionStream(input.accountId, value === null ? input.person! : deps.personOf(value)) };
   }
 
   /** Appends the suppression without waiting for the list to show it; the stream's state is the guard. */
   async function record(input: SuppressInput) {
     const { decider, command, streamId } = step(input);
     const { value, kind } = command.data;
+    const metadata = input.clientIp === undefined ? { actor: input.actor } : callerMetadata({ actor: input.actor, clientIp: input.clientIp, requestId: input.requestId });
     const result = await execute(decider, command, {
       eventStore: deps.eventStore,
       streamId,
       commandId: input.commandId,
-      metadata: input.clientIp === undefined ? { actor: input.actor } : callerMetadata({ actor: input.actor, clientIp: input.clientIp, requestId: input.requestId }),
+      // with no address to name the person by, the hash is what the read models key the entry on
+      metadata: value === null ? { ...metadata, person: input.person } : metadata,
     });
     return { suppressed: result.events.length > 0, value, kind, position: result.position };
   }

@@ -11,6 +11,9 @@ import type { SideEffect } from '../adapters/db/side-effects.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import { webhooksOfAccounts } from '../read-models/webhooks.js';
 
+/** The person a suppression names: the keyed hash the sealing store adds (a store without it names streams by address). */
+const personOf = (event: RecordedEvent): string => (event.metadata.person as string | undefined) ?? (event.data as AddressSuppressed['data']).value!;
+
 /** The contact of a suppressed address as it stood when the suppression was recorded. */
 export interface ContactAtEvent {
   id: string;
@@ -70,9 +73,7 @@ export function createWebhookFanoutManager(deps: {
   async function contactAt(event: RecordedEvent): Promise<ContactAtEvent | undefined> {
     const d = event.data as AddressSuppressed['data'];
     if (d.kind === 'phone') return undefined;
-    // the keyed hash the sealing store adds (a store without it names streams by address)
-    const person = (event.metadata.person as string | undefined) ?? d.value;
-    const history = await deps.eventStore.readStream(contactStream(d.accountId, person));
+    const history = await deps.eventStore.readStream(contactStream(d.accountId, personOf(event)));
     const state = fold(contactDecider, history.filter((e) => comparePositions(e.position, event.position) < 0));
     return state.contactId && state.fields ? { id: state.contactId, first_name: state.fields!.firstName, last_name: state.fields!.lastName } : undefined;
   }
@@ -98,6 +99,8 @@ export function createWebhookFanoutManager(deps: {
       const endpoints = accounts.length ? await webhooksOfAccounts(deps.db, accounts) : [];
       const subscribed = suppressions.flatMap((event) => {
         const d = event.data as AddressSuppressed['data'];
+        // an erased person's unsubscribe names no address and no contact: nothing a receiver could act on
+        if (d.value === null) return [];
         const name = webhookEventFor(d.reason);
         const subscriptionIds = endpoints.filter((w) => w.account_id === d.accountId && w.events.includes(name)).map((w) => w.id);
         return subscriptionIds.length ? [{ event, subscriptionIds }] : [];
@@ -114,7 +117,7 @@ export function createWebhookFanoutManager(deps: {
         const d = event.data as AddressSuppressed['data'];
         const name = webhookEventFor(d.reason);
         // per endpoint and person, by keyed hash: an ordering key is kept in clear (side_effects)
-        const person = (event.metadata.person as string | undefined) ?? d.value;
+        const person = personOf(event);
         for (const subscriptionId of decided.subscriptionIds) {
           const deliveryId = deterministicEventId('delivery', event.id, subscriptionId);
           effects.push({

@@ -13,7 +13,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { eventually } from '../support/email-setup.js';
 import { recorded } from '../support/given.js';
 
-const suppressed = (value: string, over: Partial<AddressSuppressed['data']> = {}): AddressSuppressed => ({
+const suppressed = (value: string | null, over: Partial<AddressSuppressed['data']> = {}): AddressSuppressed => ({
   type: 'AddressSuppressed',
   data: { accountId: 'a1', value, kind: 'email', reason: 'bounced', source: 'bounce', messageId: 'm1', campaignId: null, detail: null, occurredAt: '2024-05-01T10:00:00.000Z', ...over },
 });
@@ -115,6 +115,12 @@ describe('webhook fan-out process manager', function () {
       // lifting a suppression is no webhook event
       const lifted = recorded('s', [{ type: 'SuppressionLifted', data: { accountId: 'a1', value: 'a@example.org', kind: 'email', liftedAt: 't', by: 'u' } }]);
       expect(await decide(lifted)).to.deep.equal([]);
+    });
+
+    it("an erased person's unsubscribe (no address, a keyed hash only) is no webhook: it names nobody a receiver could act on", async () => {
+      await givenSubscriptions(subscribed('unsubs', ['contact.unsubscribed']));
+      const [event] = recorded('s', [suppressed(null, { reason: 'unsubscribed', source: 'one_click' })]);
+      expect(await decide([{ ...event, metadata: { ...event.metadata, person: 'keyed-hash' } }])).to.deep.equal([]);
     });
 
     it('reads no contact for an event no endpoint takes (an account without webhooks, an event not chosen)', async () => {

@@ -13,7 +13,8 @@ export interface AddressSuppressed {
   type: 'AddressSuppressed';
   data: {
     accountId: string;
-    value: string;
+    /** null: an address no longer on record (its person erased), suppressed by its keyed hash alone (the event's `metadata.person`) */
+    value: string | null;
     kind: 'email' | 'phone';
     reason: SuppressionReason;
     source: SuppressionSource;

@@ -45,7 +45,8 @@ export function createSuppressionRoutes(deps: { suppressions: SuppressionCommand
           ...callerOf(principal, req),
         });
         // An existing suppression is kept as it is (its reason and source stay): 200 with that entry.
-        const entry = await deps.suppressions.get(accountOf(principal), result.value);
+        // an admin names the address (value is null only for an erased person's unsubscribe)
+        const entry = await deps.suppressions.get(accountOf(principal), result.value!);
         return { status: result.suppressed ? 201 : 200, body: entry ?? { [result.kind]: result.value } };
       },
     }),

@@ -121,7 +121,7 @@ export function createTrackingRoutes(deps: { engagement: EngagementCommands; lin
           .send(
             page(
               'Unsubscribe',
-              `<h1>Unsubscribe</h1><p>Stop emails to <strong>${escapeHtml(target.to)}</strong>?</p>` +
+              `<h1>Unsubscribe</h1><p>Stop emails to ${target.to === null ? 'this address' : `<strong>${escapeHtml(target.to)}</strong>`}?</p>` +
                 `<form method="post"><input type="hidden" name="confirm" value="yes"><button type="submit">Unsubscribe</button></form>`,
             ),
           );
@@ -150,7 +150,7 @@ export function createTrackingRoutes(deps: { engagement: EngagementCommands; lin
         const onward = result.unsubscribeUrl
           ? `<p><a href="${escapeHtml(result.unsubscribeUrl)}">Continue</a></p>`
           : '';
-        res.status(200).type('html').send(page('Unsubscribed', `<h1>You are unsubscribed</h1><p>${escapeHtml(result.to)} will receive no more email from this sender.</p>${onward}`));
+        res.status(200).type('html').send(page('Unsubscribed', `<h1>You are unsubscribed</h1><p>${result.to === null ? 'This address' : escapeHtml(result.to)} will receive no more email from this sender.</p>${onward}`));
         return undefined;
       },
     }),

@@ -3,7 +3,7 @@ import { suppressionDecider, webhookEventFor, type AddressSuppressed } from '../
 import { AppError } from '../../../src/domain/errors.js';
 import { given } from '../../support/given.js';
 
-const data: AddressSuppressed['data'] = {
+const data = {
   accountId: 'a1',
   value: 'r@example.org',
   kind: 'email',
@@ -13,7 +13,7 @@ const data: AddressSuppressed['data'] = {
   campaignId: null,
   detail: null,
   occurredAt: 't',
-};
+} satisfies AddressSuppressed['data'];
 
 describe('suppression decisions', () => {
   it('suppresses once; a repeated bounce or unsubscribe appends nothing', () => {
