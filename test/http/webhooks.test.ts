@@ -94,8 +94,8 @@ describe('webhook subscriptions: /api/webhooks', function () {
     const admin = webhookClient(app);
     const post = (body: unknown) => admin.call('POST', '/api/webhooks', body);
     expect((await post({})).body).to.deep.equal({
-      ...badRequest('url: Invalid input: expected string, received undefined'),
-      issues: [{ field: 'url', message: 'Invalid input: expected string, received undefined' }],
+      ...badRequest('url: required'),
+      issues: [{ field: 'url', message: 'required' }],
     });
     for (const body of [
       { url: 'not a url' },
