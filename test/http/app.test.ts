@@ -180,6 +180,18 @@ describe('HTTP skeleton: errors, limits, /healthz, /openapi.json, request ids', 
       });
     });
 
+    it("a field left out reads 'required'; a sender written as `Name <address>` is told where the name goes", async () => {
+      const res = await req('POST', '/api/send/transactional', {
+        headers: { ...json, 'x-api-key': sendKey },
+        body: JSON.stringify({ fromEmail: 'Acme <news@example.org>', subject: 's', html: 'h', text: 't' }),
+      });
+      expectErrorShape(res, 400, 'Bad Request');
+      expect(res.body.issues).to.deep.equal([
+        { field: 'to', message: 'required' },
+        { field: 'fromEmail', message: 'must be the address alone (news@acme.test): a display name goes in fromName' },
+      ]);
+    });
+
     it('a problem with the body as a whole is listed with field null', async () => {
       const res = await req('POST', '/api/auth/login', { headers: json, body: '[1,2]' });
       expectErrorShape(res, 400, 'Bad Request');

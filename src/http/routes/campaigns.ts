@@ -3,6 +3,7 @@ import type { CampaignCommands } from '../../commands/campaigns.js';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns/campaign.js';
 import { defineRoute } from '../route.js';
 import { callerOf } from './principal-helpers.js';
+import { senderAddress } from './send-email.js';
 
 const audience = z
   .object({ listId: z.string().min(1).max(200).optional(), tag: z.string().min(1).max(200).optional() })
@@ -14,7 +15,7 @@ const createBody = z
   .object({
     name: z.string().trim().min(1).max(200),
     templateId: z.string().min(1).max(100),
-    fromEmail: z.email().max(320),
+    fromEmail: senderAddress,
     fromName: z.string().max(200).optional(),
     replyTo: z.email().max(320).optional(),
     audience,

@@ -12,6 +12,14 @@ const httpUrl = z
   .max(2000);
 
 /**
+ * The sender's address. `Acme <news@acme.test>`, which other services take in their `from`, is
+ * answered with where the name goes instead of a bare `Invalid email address`.
+ */
+export const senderAddress = z
+  .email({ error: (issue) => (typeof issue.input === 'string' && /<[^<>]+@[^<>]+>/.test(issue.input) ? 'must be the address alone (news@acme.test): a display name goes in fromName' : undefined) })
+  .max(320);
+
+/**
  * The attachments as received, checked against every limit and turned into what is queued (the
  * content type resolved from the filename when not given, the decoded size counted).
  */
@@ -45,7 +53,7 @@ export const attachmentsField = z
 export const sendEmailBody = z
   .object({
     to: z.email().max(320),
-    fromEmail: z.email().max(320),
+    fromEmail: senderAddress,
     fromName: z.string().max(200).optional(),
     replyTo: z.email().max(320).optional(),
     subject: z.string().min(1).max(998).optional(),
