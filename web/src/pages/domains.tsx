@@ -109,29 +109,28 @@ export function Domains() {
   return (
     <>
       <PageTitle>Domains</PageTitle>
-      <div class="columns">
-        <section aria-labelledby="domains">
-          <h2 id="domains">Domains</h2>
-          <ActionForm class="inline" onSubmit={() => add.run()}>
-            <label>
-              Domain
-              <input required value={domain} placeholder="example.com" onInput={(e) => setDomain(e.currentTarget.value)} />
-            </label>
-            <button type="submit" disabled={add.busy}>
-              Add domain
-            </button>
-            <ErrorText error={add.error} />
-          </ActionForm>
-          <ErrorText error={list.error} />
-          {list.data && list.data.items.length === 0 && <p>No domains yet.</p>}
-          <ul class="cards">
-            {list.data?.items.map((d) => (
-              <DomainCard key={d.id} domain={d} onChange={list.reload} />
-            ))}
-          </ul>
-        </section>
-        <Senders />
-      </div>
+      {/* one column: a domain's DNS records need the page's width to be read and copied */}
+      <section aria-labelledby="domains">
+        <h2 id="domains">Domains</h2>
+        <ActionForm class="inline" onSubmit={() => add.run()}>
+          <label>
+            Domain
+            <input required value={domain} placeholder="example.com" onInput={(e) => setDomain(e.currentTarget.value)} />
+          </label>
+          <button type="submit" disabled={add.busy}>
+            Add domain
+          </button>
+          <ErrorText error={add.error} />
+        </ActionForm>
+        <ErrorText error={list.error} />
+        {list.data && list.data.items.length === 0 && <p>No domains yet.</p>}
+        <ul class="cards">
+          {list.data?.items.map((d) => (
+            <DomainCard key={d.id} domain={d} onChange={list.reload} />
+          ))}
+        </ul>
+      </section>
+      <Senders />
     </>
   );
 }
