@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { notFound } from '../domain/errors.js';
-import { verifyJsonDepth } from './json-depth.js';
+import { jsonBodyParser } from './json-body.js';
 import { findUnstorable, rejectUnstorable, toStorable } from './reject-nul.js';
 import { mapError } from './error-mapping.js';
 import { buildOpenApi } from './openapi.js';
@@ -39,7 +39,7 @@ export interface AppDeps {
 }
 
 const BODY_LIMIT = '10mb';
-const jsonBody = express.json({ limit: BODY_LIMIT, type: () => true, strict: false, verify: verifyJsonDepth });
+const jsonBody = jsonBodyParser(BODY_LIMIT);
 const textBody = express.text({ limit: BODY_LIMIT, type: () => true });
 
 /** The caller's X-Request-Id when it is a sane token, else a new one; answered on the response. */

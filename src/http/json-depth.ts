@@ -15,8 +15,9 @@ const CLOSE_OBJECT = 0x7d;
  * brackets outside strings, without parsing (so it stops at the first bracket too many, and no
  * recursion is involved). Works on UTF-8 bytes as on a string: in UTF-8 these ASCII bytes never occur
  * inside a multi-byte character. On malformed JSON the answer may be wrong; the parser refuses it anyway.
+ * `onString` is told where each string's content lies (between its quotes), up to where the answer is known.
  */
-export function jsonDepthExceeds(text: Uint8Array | string, max = MAX_JSON_DEPTH): boolean {
+export function jsonDepthExceeds(text: Uint8Array | string, max = MAX_JSON_DEPTH, onString?: (start: number, end: number) => void): boolean {
   const bytes = typeof text !== 'string';
   const length = text.length;
   const at = bytes ? (i: number) => text[i] : (i: number) => text.charCodeAt(i);
@@ -27,6 +28,7 @@ export function jsonDepthExceeds(text: Uint8Array | string, max = MAX_JSON_DEPTH
   for (let i = 0; i < length; i++) {
     const c = at(i);
     if (c === QUOTE) {
+      const start = i + 1;
       for (;;) {
         i = nextQuote(i + 1);
         if (i < 0) return false;
@@ -34,6 +36,7 @@ export function jsonDepthExceeds(text: Uint8Array | string, max = MAX_JSON_DEPTH
         while (at(i - 1 - backslashes) === BACKSLASH) backslashes++;
         if (backslashes % 2 === 0) break;
       }
+      onString?.(start, i);
     } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
       if (++depth > max) return true;
     } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--;
@@ -42,24 +45,6 @@ export function jsonDepthExceeds(text: Uint8Array | string, max = MAX_JSON_DEPTH
 }
 
 export const tooDeep = (where: string) => badRequest(`${where} is nested deeper than ${MAX_JSON_DEPTH} levels`);
-
-/**
- * express.json's `verify` hook: a body nested too deeply is refused before it is parsed (every walk
- * over a parsed body, ours or a library's, would otherwise have to be safe against any depth, and
- * parsing megabytes of brackets costs a second of CPU). A charset the decoder does not know is left
- * to the walk over the parsed body, which refuses the same depth.
- */
-export function verifyJsonDepth(_req: unknown, _res: unknown, body: Buffer, encoding: string | null): void {
-  let text: Uint8Array | string = body;
-  if (encoding && !/^utf-?8$/i.test(encoding)) {
-    try {
-      text = new TextDecoder(encoding).decode(body);
-    } catch {
-      return;
-    }
-  }
-  if (jsonDepthExceeds(text)) throw tooDeep('request body');
-}
 
 /** JSON.parse of text from outside, refusing (400) text nested deeper than the limit. */
 export function parseJsonText(text: string, where: string): unknown {
