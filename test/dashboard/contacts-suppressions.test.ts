@@ -90,5 +90,23 @@ describe('dashboard: contacts and suppressions', function () {
     const api = await h.app.request('GET', '/api/suppressions', { token: h.app.adminToken });
     expect(api.body.items.map((s: { email: string }) => s.email)).to.deep.equal(['other@example.com']);
   });
-});
 
+  it("shows an erased person's suppression without an address, and offers no Remove for it", async () => {
+    const { page } = h;
+    const key = (await h.app.createApiKey(['contacts:write'])).key;
+    expect((await h.app.request('POST', '/api/suppressions', { token: h.app.adminToken, body: { email: 'forget.me@example.com' } })).status).to.equal(201);
+    expect((await h.app.request('DELETE', '/api/contacts/forget.me@example.com?erase=true', { apiKey: key })).status).to.equal(200);
+    const listed = await eventually(
+      async () => (await h.app.request('GET', '/api/suppressions', { token: h.app.adminToken })).body.items,
+      (items: { email: string | null }[]) => items.some((s) => s.email === null),
+    );
+    const person = listed.find((s: { email: string | null }) => s.email === null).person as string;
+    await page.goto('/suppressions');
+    const row = page.getByRole('row').filter({ hasText: 'erased person' });
+    await row.waitFor();
+    expect(await row.getByRole('code').textContent()).to.equal(`${person.slice(0, 12)}…`);
+    expect(await row.getByRole('button').count()).to.equal(0);
+    await expectAccessible(page);
+    await screenshot(page, 'suppressions-erased');
+  });
+});

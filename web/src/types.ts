@@ -75,8 +75,10 @@ export interface ApiKey {
   lastUsedAt: string | null;
 }
 export interface Suppression {
-  email?: string;
-  phone?: string;
+  email?: string | null;
+  phone?: string | null;
+  /** an erased person's entry: no address, their keyed hash only (the suppression still holds) */
+  person?: string;
   reason: string;
   source: string;
   createdAt: string;

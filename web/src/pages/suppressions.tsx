@@ -53,8 +53,9 @@ export function Suppressions() {
       <ErrorText error={list.error ?? remove.error} />
       <Table columns={['Address', 'Reason', 'Source', 'Since', '']}>
         {list.data?.items.map((s) => {
-          const v = (s.email ?? s.phone)!;
-          return (
+          const v = s.email ?? s.phone;
+          // An erased person's address is gone: the entry keeps refusing it, and nobody can name it to lift it.
+          return v ? (
             <tr key={v}>
               <td>{v}</td>
               <td>{s.reason}</td>
@@ -65,6 +66,16 @@ export function Suppressions() {
                   Remove<span class="visually-hidden"> {v}</span>
                 </button>
               </td>
+            </tr>
+          ) : (
+            <tr key={s.person}>
+              <td>
+                <span class="muted">erased person</span> <code title="the keyed hash of the address">{s.person?.slice(0, 12)}…</code>
+              </td>
+              <td>{s.reason}</td>
+              <td>{s.source}</td>
+              <td>{formatTime(s.createdAt)}</td>
+              <td />
             </tr>
           );
         })}
