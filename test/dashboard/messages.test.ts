@@ -169,4 +169,20 @@ describe('dashboard: messages, templates and the sandbox', function () {
     await expectAccessible(page);
     await screenshot(page, 'sandbox');
   });
+
+  it('a message whose recipient was erased says its address and subject are no longer kept, in the list and on its page', async () => {
+    const { page } = h;
+    const sent = await h.app.request('POST', '/api/send/transactional', { apiKey: key, body: { to: 'forgotten@example.com', fromEmail: from, subject: 'Forget me', html: '<p>x</p>', text: 'x' } });
+    const eraser = (await h.app.createApiKey(['contacts:write'])).key;
+    expect((await h.app.request('DELETE', '/api/contacts/forgotten@example.com?erase=true', { apiKey: eraser })).status).to.equal(200);
+    await eventually(() => h.app.request('GET', `/api/messages/${sent.body.messageLogId}`, { token: h.app.adminToken }), (r) => r.body.to === null);
+    await page.goto('/messages');
+    const row = page.getByRole('row').filter({ hasText: '(subject no longer kept)' });
+    await row.getByRole('link', { name: '(address no longer kept)' }).click();
+    await page.getByRole('heading', { name: '(subject no longer kept)', level: 1 }).waitFor();
+    await page.getByRole('region', { name: 'Headers' }).getByText('(address no longer kept)').waitFor();
+    await page.getByRole('region', { name: 'Body' }).getByText('(body no longer kept)').waitFor();
+    await expectAccessible(page);
+    await screenshot(page, 'message-detail-erased');
+  });
 });

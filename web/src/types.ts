@@ -6,7 +6,8 @@ export interface MessageSummary {
   channel: 'email' | 'sms';
   status: string;
   from: string;
-  to: string;
+  /** null once the recipient is erased or the message is past the account's retention */
+  to: string | null;
   subject: string | null;
   provider: string;
   providerMessageId: string | null;

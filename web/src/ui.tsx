@@ -111,6 +111,11 @@ export function PageTitle({ children }: { children: ComponentChildren }) {
   return <h1 tabIndex={-1}>{children}</h1>;
 }
 
+/** Personal data an erasure or the account's retention has made unreadable: said so, not left blank. */
+export function NotKept({ what }: { what: string }) {
+  return <span class="muted">({what} no longer kept)</span>;
+}
+
 export const formatTime = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /**

@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { api, call } from '../api';
 import type { HistoryEvent, MessageDetail as Message } from '../types';
-import { AttachmentList, Table, EmailFrame, ErrorText, Link, PageTitle, Status, formatTime, useLoad } from '../ui';
+import { AttachmentList, Table, EmailFrame, ErrorText, Link, NotKept, PageTitle, Status, formatTime, useLoad } from '../ui';
 
 export function MessageDetail({ params }: { params: string[] }) {
   const id = decodeURIComponent(params[0]);
@@ -17,7 +17,7 @@ export function MessageDetail({ params }: { params: string[] }) {
       <p>
         <Link href="/messages">← All messages</Link>
       </p>
-      <PageTitle>{m ? (m.subject ?? `SMS to ${m.to}`) : 'Message'}</PageTitle>
+      <PageTitle>{!m ? 'Message' : m.channel === 'sms' ? `SMS to ${m.to ?? '(number no longer kept)'}` : (m.subject ?? '(subject no longer kept)')}</PageTitle>
       <ErrorText error={message.error} />
       {m && (
         <section aria-labelledby="headers">
@@ -28,7 +28,7 @@ export function MessageDetail({ params }: { params: string[] }) {
             <dt>From</dt>
             <dd>{m.from}</dd>
             <dt>To</dt>
-            <dd>{m.to}</dd>
+            <dd>{m.to ?? <NotKept what={m.channel === 'sms' ? 'number' : 'address'} />}</dd>
             {queued?.replyTo && (
               <>
                 <dt>Reply-To</dt>
@@ -36,7 +36,7 @@ export function MessageDetail({ params }: { params: string[] }) {
               </>
             )}
             <dt>Subject</dt>
-            <dd>{m.subject ?? '—'}</dd>
+            <dd>{m.subject ?? (m.channel === 'sms' ? '—' : <NotKept what="subject" />)}</dd>
             <dt>Status</dt>
             <dd>
               <Status value={m.status} />
@@ -121,6 +121,11 @@ export function MessageDetail({ params }: { params: string[] }) {
             </details>
           )}
           {queued.body && <pre class="wrap">{queued.body}</pre>}
+          {!queued.html && !queued.text && !queued.body && (
+            <p>
+              <NotKept what="body" />
+            </p>
+          )}
         </section>
       )}
       {m && (
