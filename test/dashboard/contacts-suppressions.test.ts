@@ -96,11 +96,12 @@ describe('dashboard: contacts and suppressions', function () {
     const key = (await h.app.createApiKey(['contacts:write'])).key;
     expect((await h.app.request('POST', '/api/suppressions', { token: h.app.adminToken, body: { email: 'forget.me@example.com' } })).status).to.equal(201);
     expect((await h.app.request('DELETE', '/api/contacts/forget.me@example.com?erase=true', { apiKey: key })).status).to.equal(200);
-    const listed = await eventually(
+    type Entry = { email: string | null; person?: string };
+    const listed: Entry[] = await eventually(
       async () => (await h.app.request('GET', '/api/suppressions', { token: h.app.adminToken })).body.items,
-      (items: { email: string | null }[]) => items.some((s) => s.email === null),
+      (items: Entry[]) => items.some((s) => s.email === null),
     );
-    const person = listed.find((s: { email: string | null }) => s.email === null).person as string;
+    const person = listed.find((s) => s.email === null)!.person!;
     await page.goto('/suppressions');
     const row = page.getByRole('row').filter({ hasText: 'erased person' });
     await row.waitFor();
