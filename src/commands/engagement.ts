@@ -42,6 +42,14 @@ export function createEngagementCommands(deps: { eventStore: EventStore; suppres
     return contact?.email ? { email: contact.email as string } : { person: m.person };
   }
 
+  /** The message, whom its link unsubscribes, and what the pages show of them (no address for an erased person). */
+  async function unsubscribing(messageId: string) {
+    const m = await message(messageId);
+    const who = m && (await recipient(m));
+    if (!m || !who) return null;
+    return { m, who, shown: { to: 'email' in who ? who.email : null, unsubscribeUrl: m.queued.unsubscribeUrl } };
+  }
+
   async function record(messageId: string, kind: 'open' | 'click', visit: Visit, url?: string) {
     const m = await message(messageId);
     if (!m) return;
@@ -69,26 +77,22 @@ export function createEngagementCommands(deps: { eventStore: EventStore; suppres
 
     /** The message an unsubscribe token points at (for the confirmation page). */
     async unsubscribeTarget(messageId: string) {
-      const m = await message(messageId);
-      const who = m && (await recipient(m));
-      if (!m || !who) return null;
-      return { to: 'email' in who ? who.email : null, unsubscribeUrl: m.queued.unsubscribeUrl };
+      return (await unsubscribing(messageId))?.shown ?? null;
     },
 
     async unsubscribe(messageId: string, source: 'one_click' | 'form') {
-      const m = await message(messageId);
-      const who = m && (await recipient(m));
-      if (!m || !who) return null;
+      const target = await unsubscribing(messageId);
+      if (!target) return null;
       await deps.suppressions.suppress({
-        accountId: m.queued.accountId,
-        ...who,
+        accountId: target.m.queued.accountId,
+        ...target.who,
         reason: 'unsubscribed',
         source,
         messageId,
-        campaignId: m.queued.campaignId,
+        campaignId: target.m.queued.campaignId,
         actor: 'recipient',
       });
-      return { to: 'email' in who ? who.email : null, unsubscribeUrl: m.queued.unsubscribeUrl };
+      return target.shown;
     },
   };
 }
