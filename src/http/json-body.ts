@@ -63,6 +63,7 @@ export function parseJsonBody(body: Buffer, charset?: string): unknown {
     if (end - start >= LONG_STRING) long.push([start, end]);
   });
   if (tooDeeply) throw tooDeep('request body');
+  if (long.length === 0) return parse(bytes.toString('utf8'));
   const strings: string[] = [];
   const pieces: Buffer[] = [];
   const marker = `\\u0000${randomUUID()}:`;
