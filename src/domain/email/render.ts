@@ -48,13 +48,15 @@ const writer = new Mustache.Writer();
 // Saved templates come back with every send that uses them; a few MB of their text is plenty.
 (writer as unknown as { templateCache: TemplateCache }).templateCache = createTemplateCache(8_000_000);
 
+const templateFault = (err: unknown) => `template error: ${err instanceof Error ? err.message : String(err)}`;
+
 function render(field: keyof EmailParts, template: string, variables: Record<string, unknown>, escape: (s: string) => string): string {
   // Text without a tag renders as itself: most one-off bodies, parsed for nothing before.
   if (!template.includes('{{')) return template;
   try {
     return writer.render(template, variables, undefined, { escape });
   } catch (err) {
-    throw badRequest(`${field}: template error: ${err instanceof Error ? err.message : String(err)}`);
+    throw badRequest(`${field}: ${templateFault(err)}`);
   }
 }
 
@@ -73,7 +75,7 @@ export function checkTemplate(parts: EmailParts): void {
       writer.parse(parts[field]);
       return [];
     } catch (err) {
-      return [{ field, message: `template error: ${err instanceof Error ? err.message : String(err)}` }];
+      return [{ field, message: templateFault(err) }];
     }
   });
   if (issues.length) throw badRequest(`${issues[0].field}: ${issues[0].message}`, { issues });
