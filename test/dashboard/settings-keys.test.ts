@@ -74,6 +74,8 @@ describe('dashboard: settings and API keys', function () {
     await page.getByRole('cell', { name: 'billing', exact: true }).waitFor();
     expect(await page.getByText(secret).count()).to.equal(0);
     await page.getByRole('row').filter({ hasText: 'billing' }).getByRole('cell').nth(3).filter({ hasNotText: 'never' }).waitFor();
+    // the controls it was made with stay visible
+    expect(await page.getByRole('row').filter({ hasText: 'billing' }).getByRole('cell').nth(5).textContent()).to.equal(`from ${listed.ipAllowlist.join(', ')}; 50 sends a day`);
 
     await page.getByRole('button', { name: 'Revoke billing' }).click();
     await page.getByRole('button', { name: 'Yes, revoke billing' }).click();

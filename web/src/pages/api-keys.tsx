@@ -5,6 +5,12 @@ import { Table, ActionForm, CopyButton, ErrorText, PageTitle, formatTime, useAct
 
 const SCOPES = ['send', 'sms:send', 'read_events', 'contacts:read', 'contacts:write'];
 
+/** The controls a key was created with, which its secret alone does not show: where it may be used from, how much a day. */
+function limitsOf(apiKey: ApiKey): string {
+  const limits = [apiKey.ipAllowlist?.length ? `from ${apiKey.ipAllowlist.join(', ')}` : null, apiKey.dailyLimit ? `${apiKey.dailyLimit} sends a day` : null];
+  return limits.filter(Boolean).join('; ') || '—';
+}
+
 function KeyRow({ apiKey, onRevoked }: { apiKey: ApiKey; onRevoked: () => void }) {
   const [confirming, setConfirming] = useState(false);
   const revoke = useAction(async () => {
@@ -19,6 +25,7 @@ function KeyRow({ apiKey, onRevoked }: { apiKey: ApiKey; onRevoked: () => void }
       <td>{formatTime(apiKey.createdAt)}</td>
       <td>{apiKey.lastUsedAt ? formatTime(apiKey.lastUsedAt) : 'never'}</td>
       <td>{apiKey.expiresAt ? formatTime(apiKey.expiresAt) : '—'}</td>
+      <td>{limitsOf(apiKey)}</td>
       <td>
         {apiKey.revokedAt ? (
           `revoked ${formatTime(apiKey.revokedAt)}`
@@ -118,7 +125,7 @@ export function ApiKeys() {
       <section aria-labelledby="keys">
         <h2 id="keys">Keys</h2>
         <ErrorText error={list.error} />
-        <Table columns={['Name', 'Scopes', 'Created', 'Last used', 'Expires', '']}>
+        <Table columns={['Name', 'Scopes', 'Created', 'Last used', 'Expires', 'Limits', '']}>
           {list.data?.items.map((k) => (
             <KeyRow key={k.id} apiKey={k} onRevoked={list.reload} />
           ))}
