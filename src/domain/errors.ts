@@ -1,8 +1,4 @@
-import { z, type ZodError } from 'zod';
-
-// A field left out reads `to: required`, not zod's `Invalid input: expected string, received undefined`.
-// Global, so every schema words it alike; a schema's own message for the field still wins.
-z.config({ customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'required' : undefined) });
+import type { ZodError } from 'zod';
 
 /**
  * The one error type of the service. Its message is the exact text the API promises (docs/api.md); src/http maps

@@ -1,7 +1,12 @@
-import { ZodError } from 'zod';
+import { z, ZodError } from 'zod';
 import { AppError, STATUS_NAMES, describeZodError, listZodIssues } from '../domain/errors.js';
 import { ProviderError } from '../ports/email-provider.js';
 import { isStoreUnavailable } from '../adapters/db/unavailable.js';
+
+// A field left out reads `to: required`, not zod's `Invalid input: expected string, received undefined`.
+// Global, so every schema words it alike (a schema's own message for the field still wins); set here,
+// with the server, and not in src/domain, whose modules the dashboard's bundle also takes.
+z.config({ customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'required' : undefined) });
 
 export interface ErrorBody {
   message: string;
