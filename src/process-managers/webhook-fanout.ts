@@ -10,9 +10,7 @@ import type { ProcessManager } from './runner.js';
 import type { SideEffect } from '../adapters/db/side-effects.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import { webhooksOfAccounts } from '../read-models/webhooks.js';
-
-/** The person a suppression names: the keyed hash the sealing store adds (a store without it names streams by address). */
-const personOf = (event: RecordedEvent): string => (event.metadata.person as string | undefined) ?? (event.data as AddressSuppressed['data']).value!;
+import { personOfEvent } from '../domain/privacy/personal-data.js';
 
 /** The contact of a suppressed address as it stood when the suppression was recorded. */
 export interface ContactAtEvent {
@@ -73,7 +71,7 @@ export function createWebhookFanoutManager(deps: {
   async function contactAt(event: RecordedEvent): Promise<ContactAtEvent | undefined> {
     const d = event.data as AddressSuppressed['data'];
     if (d.kind === 'phone') return undefined;
-    const history = await deps.eventStore.readStream(contactStream(d.accountId, personOf(event)));
+    const history = await deps.eventStore.readStream(contactStream(d.accountId, personOfEvent(event, d.value)));
     const state = fold(contactDecider, history.filter((e) => comparePositions(e.position, event.position) < 0));
     return state.contactId && state.fields ? { id: state.contactId, first_name: state.fields!.firstName, last_name: state.fields!.lastName } : undefined;
   }
@@ -117,7 +115,7 @@ export function createWebhookFanoutManager(deps: {
         const d = event.data as AddressSuppressed['data'];
         const name = webhookEventFor(d.reason);
         // per endpoint and person, by keyed hash: an ordering key is kept in clear (side_effects)
-        const person = personOf(event);
+        const person = personOfEvent(event, d.value);
         for (const subscriptionId of decided.subscriptionIds) {
           const deliveryId = deterministicEventId('delivery', event.id, subscriptionId);
           effects.push({

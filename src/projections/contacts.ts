@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { CONTACT_ERASED, CONTACT_STREAM_PREFIX, type ContactUpserted } from '../domain/contacts/contact.js';
-import { personOfEvent } from './suppressions.js';
+import { personOfEvent } from '../domain/privacy/personal-data.js';
 import { SUPPRESSION_STREAM_PREFIX, type SuppressionReason } from '../domain/suppression/suppression.js';
 import { insertRows } from './bulk-writes.js';
 import type { Projection } from './projection.js';

@@ -3,10 +3,9 @@ import type { RecordedEvent } from '../ports/event-store.js';
 import { SUPPRESSION_STREAM_PREFIX } from '../domain/suppression/suppression.js';
 import { CONTACT_ERASED, CONTACT_STREAM_PREFIX } from '../domain/contacts/contact.js';
 import type { Projection } from './projection.js';
+import { personOfEvent } from '../domain/privacy/personal-data.js';
 import { analyzeAfterGrowth } from './statistics.js';
 
-/** The person an event names: the keyed hash the store adds (an event read without it: the address itself). */
-export const personOfEvent = (e: RecordedEvent, address: string | null): string => (e.metadata.person as string | undefined) ?? address ?? '';
 
 /**
  * The account-wide suppression list the send path checks, keyed by the address's keyed hash: an

@@ -1,4 +1,8 @@
 import { normaliseEmail } from '../email/address.js';
+import type { RecordedEvent } from '../../ports/event-store.js';
+
+/** The person an event names: the keyed hash the sealing store adds (an event read without it: the address itself). */
+export const personOfEvent = (e: RecordedEvent, address: string | null): string => (e.metadata.person as string | undefined) ?? address ?? '';
 
 /**
  * Which fields of which events are personal data, whose they are, and what a reader sees once they
