@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_CHANGES_PAGE, MAX_WAIT_SECONDS, type MessageChanges } from '../../commands/message-changes.js';
+import { badRequest } from '../../domain/errors.js';
 import { defineRoute } from '../route.js';
 
 // Digits only: z.coerce.number would take '' as 0 and '1e1' as 10.
@@ -63,9 +64,15 @@ export function createMessageChangeRoutes(deps: { changes: MessageChanges }) {
       query: changesQuery,
       responses: {
         200: { description: '{items, nextCursor}; items empty when `wait` passed with nothing new', schema: changesPage },
-        400: { description: 'after is not a cursor this feed issued; wait above 30; limit above 1000' },
+        400: { description: 'after is not a cursor this feed issued; wait above 30; limit above 1000; a `cursor` parameter (the cursor goes in after)' },
       },
-      async handler({ principal, query, res }) {
+      async handler({ principal, query, req, res }) {
+        // Every list of the API pages with `cursor`, this feed with `after`: a `cursor` ignored would
+        // answer the oldest page again on every poll, for ever.
+        if (req.query.cursor !== undefined) {
+          const message = 'this feed takes the nextCursor of its previous page as after';
+          throw badRequest(`cursor: ${message}`, { issues: [{ field: 'cursor', message }] });
+        }
         // A caller that hangs up ends its wait at once.
         const hangUp = new AbortController();
         res.once('close', () => hangUp.abort());
