@@ -6,16 +6,16 @@ import { accountDecider, accountStream, type AccountCommand, type AccountSetting
 /** The settings as the API shows them: `retentionDays` only when one is set (unset: everything is kept). */
 export type SettingsView = AccountSettings;
 export type SettingsPatch = Extract<AccountCommand, { kind: 'changeSettings' }>['patch'];
-import { hashPassword, verifyPassword } from '../domain/accounts/password.js';
+import { hashPassword, passwordStamp, verifyPassword } from '../domain/accounts/password.js';
 import { userDecider, userStream } from '../domain/accounts/user.js';
 import { fold } from '../domain/decider.js';
-import { AppError, unauthorized } from '../domain/errors.js';
+import { AppError, forbidden, unauthorized } from '../domain/errors.js';
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type Position } from '../ports/event-store.js';
 import type { SessionTokens } from '../ports/session-tokens.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import { executeTogether } from './execute-together.js';
-import { accountRow } from '../read-models/accounts.js';
+import { accountRow, userCredentials } from '../read-models/accounts.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
 export const DEFAULT_ACCOUNT_ID = 'default';
@@ -64,7 +64,7 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
       ],
       { commandId: input.commandId, metadata: { actor: 'system', ...input.metadata } },
     );
-    return { account, user, userId };
+    return { account, user, userId, passwordHash };
   }
 
   return {
@@ -107,7 +107,7 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
     /** `from`: where the request came from, recorded with the account's first events for the audit trail. */
     async signup(input: { accountName: string; email: string; password: string }, from: Omit<Caller, 'actor'> = { clientIp: null }) {
       const accountId = createId();
-      const { user, userId } = await createAccountWithOwner({
+      const { user, userId, passwordHash } = await createAccountWithOwner({
         accountId,
         name: input.accountName,
         email: input.email,
@@ -117,7 +117,7 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
       });
       // the owner is written last (or with the account): where it is, the account is too
       await deps.waitFor('accounts', user.position);
-      const { token } = await deps.jwt.issue({ userId, accountId });
+      const { token } = await deps.jwt.issue({ userId, accountId, passwordStamp: passwordStamp(passwordHash) });
       return { accountId, token };
     },
 
@@ -136,7 +136,34 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
         metadata: callerMetadata({ actor: `user:${user.userId}`, ...from }),
         history,
       });
-      return deps.jwt.issue({ userId: user.userId, accountId: user.accountId });
+      return deps.jwt.issue({ userId: user.userId, accountId: user.accountId, passwordStamp: passwordStamp(user.passwordHash) });
+    },
+
+    /** The login email of a signed-in user (the key its password attempts are throttled by). */
+    async loginEmail(userId: string): Promise<string> {
+      return (await userCredentials(deps.db, userId)).email;
+    },
+
+    /**
+     * A user's own password change: the current password proves it is them (a wrong one is a 403, a
+     * failed password attempt to the caller's throttle), and every session before it ends. Answers a
+     * new session token, so the one that asked stays signed in.
+     */
+    async changePassword(userId: string, caller: Caller, currentPassword: string, newPassword: string) {
+      const { email } = await userCredentials(deps.db, userId);
+      const history = await eventStore.readStream(userStream(email));
+      const { user } = fold(userDecider, history);
+      if (!user || !(await verifyPassword(currentPassword, user.passwordHash))) throw forbidden('currentPassword: this is not your current password');
+      const passwordHash = await hashPassword(newPassword);
+      const result = await execute(userDecider, { kind: 'changePassword', email, passwordHash, provenHash: user.passwordHash, now: new Date().toISOString() }, {
+        eventStore,
+        streamId: userStream(email),
+        metadata: callerMetadata(caller),
+        history,
+      });
+      // the new token is checked against the users read model: it must hold the new hash first
+      await deps.waitFor('accounts', result.position);
+      return deps.jwt.issue({ userId: user.userId, accountId: user.accountId, passwordStamp: passwordStamp(passwordHash) });
     },
 
     async getSettings(accountId: string) {

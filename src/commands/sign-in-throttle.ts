@@ -15,7 +15,8 @@ export interface SignInLimits {
 export interface SignInThrottle {
   /**
    * Runs `signIn` for `email` from `ip` unless a limit is reached (then 429 with Retry-After, whatever the
-   * password). A 401 from it counts as a failure in every bucket; a success counts in none.
+   * password). A wrong password (a 401 from it, or a 403 from a signed-in user's password change)
+   * counts as a failure in every bucket; a success counts in none.
    */
   attempt<T>(email: string, ip: string | null, signIn: () => Promise<T>): Promise<T>;
 }
@@ -55,7 +56,7 @@ export function createSignInThrottle(deps: { limiters: RateLimiters; limits: Sig
       try {
         result = await signIn();
       } catch (err) {
-        if (!(err instanceof AppError && err.status === 401)) await giveBack([true, true, true]);
+        if (!(err instanceof AppError && (err.status === 401 || err.status === 403))) await giveBack([true, true, true]);
         throw err;
       }
       await Promise.all([byIp.giveBack(address), byAccount.giveBack(account), byAccountAndIp.clear(keys[2])]);

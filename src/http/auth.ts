@@ -2,6 +2,8 @@ import type { Request } from 'express';
 import type { Db } from '../adapters/db/knex.js';
 import { hashApiKey, type PresentedKey } from '../commands/api-keys.js';
 import { keysByHash, storedKey, type CheckedKeyRow } from '../read-models/api-keys.js';
+import { userCredentials } from '../read-models/accounts.js';
+import { passwordStamp } from '../domain/accounts/password.js';
 import { keyRefusal, type KeyRefusal } from '../domain/accounts/key-check.js';
 import { forbidden, unauthorized, type AppError } from '../domain/errors.js';
 import type { SessionTokens } from '../ports/session-tokens.js';
@@ -94,6 +96,10 @@ export function createAuthenticator(deps: { db: Db; jwt: SessionTokens; now?: ()
     }
     const user = await deps.jwt.verify(token);
     if (!user) throw unauthorized('missing or invalid dashboard token');
+    // Read on every request, as keys are: a changed password ends the sessions before it in every process at once.
+    if (passwordStamp((await userCredentials(deps.db, user.userId)).passwordHash) !== user.passwordStamp) {
+      throw unauthorized('this session ended when the password was changed: sign in again');
+    }
     if (cookie) checkCsrf(req);
     return { kind: 'user', accountId: user.accountId, userId: user.userId };
   }

@@ -5,6 +5,8 @@
 export interface SessionUser {
   userId: string;
   accountId: string;
+  /** passwordStamp of the password the user signed in with: the token ends when it changes */
+  passwordStamp: string;
 }
 
 export interface SessionTokens {

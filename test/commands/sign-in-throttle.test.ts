@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createSignInThrottle } from '../../src/commands/sign-in-throttle.js';
-import { AppError, unauthorized } from '../../src/domain/errors.js';
+import { AppError, forbidden, unauthorized } from '../../src/domain/errors.js';
 import type { RateLimiters } from '../../src/ports/rate-limiter.js';
 
 /** Counters in a Map, windows never closing: enough to see what the throttle takes, gives back and clears. */
@@ -45,6 +45,14 @@ describe('sign-in throttle', () => {
     const byName = (prefix: string) => [...limiters.counts].filter(([k]) => k.startsWith(`${prefix}|`)).map(([, n]) => n);
     expect(byName('signin-ip')).to.deep.equal([2]);
     expect(byName('signin-account')).to.deep.equal([2]);
+  });
+
+  it("counts a signed-in user's wrong current password (a 403) as a failure too", async () => {
+    const throttle = createSignInThrottle({ limiters: countingLimiters(), limits });
+    const wrongCurrent = () => Promise.reject(forbidden('currentPassword: this is not your current password'));
+    for (let i = 0; i < 2; i++) await throttle.attempt('a@x.example', '192.0.2.1', wrongCurrent).catch((e: AppError) => expect(e.status).to.equal(403));
+    const refused = (await throttle.attempt('a@x.example', '192.0.2.1', right).catch((e: AppError) => e)) as AppError;
+    expect(refused.status).to.equal(429);
   });
 
   it('an error other than a 401 (the store failing) counts as no failure', async () => {

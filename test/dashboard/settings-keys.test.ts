@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { eventually } from '../support/email-setup.js';
 import { ORIGINATION } from '../support/sms-setup.js';
 import { expectAccessible, screenshot, startDashboard, type DashboardHarness } from '../support/browser.js';
 
@@ -15,12 +16,25 @@ describe('dashboard: settings and API keys', function () {
     await page.goto('/settings');
     await page.getByLabel('Tracking').selectOption('none');
     await page.getByLabel('Daily send cap').fill('500');
+    await page.getByLabel('Provider sends per second').fill('14');
+    await page.getByLabel('Keep message content for (days)').fill('30');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved.').waitFor();
     const api = await h.app.request('GET', '/api/settings', { token: h.app.adminToken });
-    expect(api.body).to.deep.include({ tracking: 'none', dailySendCap: 500 });
+    expect(api.body).to.deep.include({ tracking: 'none', dailySendCap: 500, providerRatePerSecond: 14, retentionDays: 30 });
     await expectAccessible(page);
     await screenshot(page, 'settings');
+
+    // emptied, each is unset again: no limit, content kept
+    await page.getByLabel('Provider sends per second').fill('');
+    await page.getByLabel('Keep message content for (days)').fill('');
+    await page.getByRole('button', { name: 'Save' }).click();
+    // the first save's "Saved." may still be on the page: the account itself says when this one is done
+    const unset = await eventually(
+      () => h.app.request('GET', '/api/settings', { token: h.app.adminToken }),
+      (r) => r.body.providerRatePerSecond === null,
+    );
+    expect(unset.body).not.to.have.property('retentionDays');
   });
 
   it('saves the SMS settings and syncs opt-outs now, showing synced and total', async () => {

@@ -94,9 +94,14 @@ describe('audit trail: every admin action over HTTP, with its actor and client a
     await act('POST /api/auth/session', '/api/auth/session', 'user.signed_in', { token: null, body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD }, status: 200 });
     signupIp = `203.0.113.${n + 1}`;
     await act('POST /api/auth/signup', '/api/auth/signup', [], { token: null, body: { accountName: 'Elsewhere', email: 'owner@audit-every.example', password: 'a-long-password-2' } });
+    // last: the change ends the admin's earlier sessions, its own new token reads the trail
+    const { token } = await act('POST /api/auth/password', '/api/auth/password', 'user.password_changed', {
+      body: { currentPassword: ADMIN_PASSWORD, newPassword: 'audit-every-password' },
+      status: 200,
+    });
 
     const res = await eventually(
-      () => app.request('GET', '/api/audit?limit=100', { token: app.adminToken }),
+      () => app.request('GET', '/api/audit?limit=100', { token }),
       (r) => r.status === 200 && r.body.items.some((i: any) => i.action === 'user.signed_in' && i.ip === expected.find((e) => e.action === 'user.signed_in')!.ip),
     );
     const items: any[] = res.body.items;

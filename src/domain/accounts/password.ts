@@ -1,4 +1,4 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const PARAMS: ScryptOptions = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 const KEYLEN = 32;
@@ -22,4 +22,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const expected = Buffer.from(hash, 'base64');
   const key = await derive(password, Buffer.from(salt, 'base64'), { N: +n, r: +r, p: +p, maxmem: PARAMS.maxmem });
   return key.length === expected.length && timingSafeEqual(key, expected);
+}
+
+/**
+ * What a session token carries of the password it was issued under: a token is good only while that
+ * password is the user's, so a change or an operator's reset ends every earlier session. A digest of
+ * the salted hash: it tells nothing of the password, and each new hash has a new salt.
+ */
+export function passwordStamp(passwordHash: string): string {
+  return createHash('sha256').update(passwordHash).digest('base64url').slice(0, 16);
 }

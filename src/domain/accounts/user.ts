@@ -10,7 +10,7 @@ export interface UserRegistered {
  * A dashboard user. Streams are keyed by the normalised login email, so the event store's
  * `no_stream` check is what makes an email unique: no read-then-write race.
  */
-/** A new password hash for an existing user (an operator's reset from the command line). */
+/** A new password hash for an existing user: their own change, or an operator's reset from the command line. */
 export interface UserPasswordChanged {
   type: 'UserPasswordChanged';
   data: { userId: string; accountId: string; passwordHash: string; changedAt: string };
@@ -26,7 +26,14 @@ export type UserEvent = UserRegistered | UserPasswordChanged | UserSignedIn;
 
 export type UserCommand =
   | UserRegistered['data']
-  | { kind: 'changePassword'; email: string; passwordHash: string; now: string }
+  | {
+      kind: 'changePassword';
+      email: string;
+      passwordHash: string;
+      now: string;
+      /** the hash the user's current password was checked against (their own change; an operator's reset has none) */
+      provenHash?: string;
+    }
   | { kind: 'signIn'; now: string };
 
 export const userStream = (email: string) => `user-${email.trim().toLowerCase()}`;
@@ -52,6 +59,10 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
     }
     if ('kind' in command) {
       if (!state.user) throw notFound(`no user with email ${command.email}`);
+      // Checked against a password another change has since replaced: the proof no longer holds.
+      if (command.provenHash !== undefined && command.provenHash !== state.user.passwordHash) {
+        throw conflict('the password was changed meanwhile: sign in with the new one');
+      }
       const { userId, accountId } = state.user;
       return [{ type: 'UserPasswordChanged', data: { userId, accountId, passwordHash: command.passwordHash, changedAt: command.now } }];
     }

@@ -1,20 +1,26 @@
 import { z } from 'zod';
 import type { AccountCommands } from '../../commands/accounts.js';
 import type { SignInThrottle } from '../../commands/sign-in-throttle.js';
+import { MIN_PASSWORD_LENGTH } from '../../domain/accounts/password-policy.js';
 import { forbidden } from '../../domain/errors.js';
 import { requestClientIp } from '../client-ip.js';
 import { defineRoute } from '../route.js';
-import { checkSameOrigin, clearSession, setSession } from '../session.js';
-import { originOf } from './principal-helpers.js';
+import { checkSameOrigin, clearSession, readCookie, SESSION_COOKIE, setSession } from '../session.js';
+import { callerOf, originOf } from './principal-helpers.js';
 
 // Login emails need not have a TLD (the first-boot owner is admin@localhost).
 const loginEmail = z.string().trim().max(320).regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address');
 const credentials = z.object({ email: loginEmail, password: z.string().min(1).max(1024) });
+const newPassword = z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`).max(1024);
 const signupBody = z.object({
   accountName: z.string().trim().min(1).max(200),
   email: loginEmail,
-  password: z.string().min(8, 'must be at least 8 characters').max(1024),
+  password: newPassword,
 });
+const passwordChange = z
+  .object({ currentPassword: z.string().min(1).max(1024), newPassword })
+  .strict()
+  .meta({ examples: [{ currentPassword: 'the-one-printed-at-first-boot', newPassword: 'correct horse battery staple' }] });
 
 export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: SignInThrottle; allowSignup: boolean; secureCookies?: boolean; publicOrigin?: () => string }) {
   const secure = deps.secureCookies ?? false;
@@ -66,6 +72,38 @@ export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: Sig
       handler({ res }) {
         clearSession(res, secure);
         return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/auth/password',
+      summary:
+        "Change the signed-in user's password. Every session and token issued before it stops working; the caller gets a new one (the dashboard's cookie, or `token` for a caller that sent a bearer token)",
+      tag: 'auth',
+      auth: { kind: 'jwt' },
+      body: passwordChange,
+      responses: {
+        200: {
+          description: 'Changed: the new session',
+          schema: z.object({ expiresAt: z.string(), token: z.string().optional() }).meta({ examples: [{ expiresAt: '2026-01-01T12:00:00.000Z' }] }),
+        },
+        400: { description: 'newPassword shorter than 8 characters' },
+        403: { description: 'currentPassword is not the current password (counts as a failed sign-in)' },
+        409: { description: 'Another change replaced the password meanwhile' },
+        429: { description: 'Too many failed password attempts; Retry-After says when to retry' },
+      },
+      async handler({ principal, body, req, res }) {
+        const { userId } = principal as { userId: string };
+        const email = await deps.accounts.loginEmail(userId);
+        const session = await deps.signIns.attempt(email, requestClientIp(req), () =>
+          deps.accounts.changePassword(userId, callerOf(principal, req), body.currentPassword, body.newPassword),
+        );
+        // A bearer caller gets its token in the body; the dashboard's stays where page scripts cannot read it.
+        if (!req.get('authorization') && readCookie(req, SESSION_COOKIE)) {
+          setSession(res, session.token, session.expiresAt, secure);
+          return { status: 200, body: { expiresAt: session.expiresAt } };
+        }
+        return { status: 200, body: session };
       },
     }),
     defineRoute({

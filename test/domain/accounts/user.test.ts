@@ -21,6 +21,21 @@ describe('user decisions', () => {
     ]);
   });
 
+  it("changes the password on the user's own proof of the current one", () => {
+    const events = given(userDecider, [{ type: 'UserRegistered', data: registered }]).when({ ...reset, provenHash: 'scrypt$old' });
+    expect(events.map((e) => e.type)).to.deep.equal(['UserPasswordChanged']);
+  });
+
+  it('refuses a change proven against a password another change has replaced (409)', () => {
+    const history = [
+      { type: 'UserRegistered', data: registered },
+      { type: 'UserPasswordChanged', data: { userId: 'u1', accountId: 'a1', passwordHash: 'scrypt$other', changedAt: reset.now } },
+    ];
+    expect(() => given(userDecider, history).when({ ...reset, provenHash: 'scrypt$old' }))
+      .to.throw(AppError, 'the password was changed meanwhile: sign in with the new one')
+      .with.property('status', 409);
+  });
+
   it('refuses to change the password of an email nobody registered', () => {
     expect(() => given(userDecider).when(reset))
       .to.throw(AppError, 'no user with email owner@example.com')

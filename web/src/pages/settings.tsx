@@ -1,17 +1,34 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api';
 import { ActionForm, ErrorText, PageTitle, useAction, useLoad } from '../ui';
+import { PasswordForm } from './password';
 
-type AccountSettings = { dailySendCap: number; emailProvider: 'ses' | 'postmark' | 'sandbox'; tracking: 'service' | 'provider' | 'none' };
+type AccountSettings = {
+  dailySendCap: number;
+  emailProvider: 'ses' | 'postmark' | 'sandbox';
+  tracking: 'service' | 'provider' | 'none';
+  providerRatePerSecond: number | null;
+  retentionDays?: number | null;
+};
+/** The two settings an empty box leaves unset (no limit, kept) are edited as text. */
+type SettingsForm = Omit<AccountSettings, 'providerRatePerSecond' | 'retentionDays'> & { providerRatePerSecond: string; retentionDays: string };
+
+const toForm = (s: AccountSettings): SettingsForm => ({
+  ...s,
+  providerRatePerSecond: s.providerRatePerSecond === null ? '' : String(s.providerRatePerSecond),
+  retentionDays: s.retentionDays ? String(s.retentionDays) : '',
+});
+const unsetWhenEmpty = (text: string) => (text.trim() === '' ? null : Number(text));
 
 export function Settings() {
   const current = useLoad(() => call<AccountSettings>(api.GET('/api/settings')), []);
-  const [form, setForm] = useState<AccountSettings | null>(null);
+  const [form, setForm] = useState<SettingsForm | null>(null);
   const [saved, setSaved] = useState(false);
-  useEffect(() => setForm(current.data ?? null), [current.data]);
+  useEffect(() => setForm(current.data ? toForm(current.data) : null), [current.data]);
   const save = useAction(async () => {
     setSaved(false);
-    current.setData(await call<AccountSettings>(api.PATCH('/api/settings', { body: form! })));
+    const body = { ...form!, providerRatePerSecond: unsetWhenEmpty(form!.providerRatePerSecond), retentionDays: unsetWhenEmpty(form!.retentionDays) };
+    current.setData(await call<AccountSettings>(api.PATCH('/api/settings', { body })));
     setSaved(true);
   });
   return (
@@ -40,6 +57,36 @@ export function Settings() {
             Daily send cap
             <input type="number" min={1} required value={form.dailySendCap} onInput={(e) => setForm({ ...form, dailySendCap: Number(e.currentTarget.value) })} />
           </label>
+          <label>
+            Provider sends per second
+            <input
+              type="number"
+              min={0.001}
+              step="any"
+              value={form.providerRatePerSecond}
+              aria-describedby="rate-help"
+              onInput={(e) => setForm({ ...form, providerRatePerSecond: e.currentTarget.value })}
+            />
+          </label>
+          <p id="rate-help" class="help">
+            The most messages handed to the provider a second, across every worker; transactional mail goes first. Empty: no limit. A new SES
+            account may send 1 to 14 a second.
+          </p>
+          <label>
+            Keep message content for (days)
+            <input
+              type="number"
+              min={1}
+              step={1}
+              value={form.retentionDays}
+              aria-describedby="retention-help"
+              onInput={(e) => setForm({ ...form, retentionDays: e.currentTarget.value })}
+            />
+          </label>
+          <p id="retention-help" class="help">
+            After that many days a message's body, subject and recipient become unreadable; its status and counts stay. Empty: kept until the
+            person is erased.
+          </p>
           <ErrorText error={save.error} />
           {saved && <p role="status">Saved.</p>}
           <button type="submit" disabled={save.busy}>
@@ -47,6 +94,7 @@ export function Settings() {
           </button>
         </ActionForm>
       )}
+      <PasswordForm />
     </>
   );
 }
