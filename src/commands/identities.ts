@@ -76,6 +76,17 @@ export function createIdentityCommands(deps: {
       return read(accountId, id);
     },
 
+    /** No longer a sender of the account: sends from it are refused from the next one on. */
+    async remove(accountId: string, caller: Caller, kind: IdentityKind, id: string): Promise<void> {
+      if (!(await identityRow(deps.db, accountId, id, kind))) throw notFound(`${id} not found`);
+      const result = await execute(
+        identityDecider,
+        { kind: 'remove', id, accountId, now: new Date().toISOString() },
+        { eventStore: deps.eventStore, streamId: identityStream(id), metadata: callerMetadata(caller) },
+      );
+      await deps.waitFor('accounts', result.position);
+    },
+
     async list(accountId: string, kind: IdentityKind) {
       return (await identitiesOf(deps.db, accountId, kind)).map(identityView);
     },

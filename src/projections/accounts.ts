@@ -163,6 +163,9 @@ export const accountsProjection: Projection = {
             });
           break;
         }
+        case 'IdentityRemoved':
+          await trx(t('identities')).where({ id: d.id }).delete();
+          break;
       }
     }
   },

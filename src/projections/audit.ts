@@ -12,7 +12,8 @@ export const auditProjection: Projection = {
   name: 'audit',
   // 2: suppressions named by keyed hash; erasures audited, and null the detail their person's suppressions showed
   // 3: contact upserts, campaigns, webhook tests, retries and secret readings audited
-  version: 3,
+  // 4: settings changes show the provider send rate and retention; identities removed
+  version: 4,
   tables: ['audit_entries', 'audit_targets'],
   eventTypes: AUDITED_EVENT_TYPES,
 

@@ -43,6 +43,34 @@ describe('dashboard: domains and webhooks', function () {
     await page.getByRole('alert').filter({ hasText: 'mail.example.org already exists' }).waitFor();
   });
 
+  it('removes a domain and a single sender after asking, and they are gone from the page and the API', async () => {
+    const { page } = h;
+    await page.goto('/domains');
+    await page.getByLabel('Domain', { exact: true }).fill('old.example.org');
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    await page.getByLabel('Sender email').fill('me@old.example.net');
+    await page.getByRole('button', { name: 'Add sender' }).click();
+    await page.getByRole('button', { name: 'Verify me@old.example.net' }).waitFor();
+
+    await page.getByRole('button', { name: 'Remove old.example.org' }).click();
+    await page.getByRole('button', { name: 'Yes, remove old.example.org' }).waitFor();
+    await screenshot(page, 'domains-remove-confirm');
+    await page.getByRole('button', { name: 'Yes, remove old.example.org' }).click();
+    await page.getByRole('heading', { name: /old\.example\.org/ }).waitFor({ state: 'detached' });
+    // stepping back removes nothing
+    await page.getByRole('button', { name: 'Remove me@old.example.net' }).click();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Remove me@old.example.net' }).click();
+    await page.getByRole('button', { name: 'Yes, remove me@old.example.net' }).click();
+    await page.getByRole('button', { name: 'Verify me@old.example.net' }).waitFor({ state: 'detached' });
+
+    const token = { token: h.app.adminToken };
+    expect((await h.app.request('GET', '/api/domains', token)).body.items.map((d: { domain: string }) => d.domain)).to.deep.equal(['mail.example.org']);
+    expect((await h.app.request('GET', '/api/senders', token)).body.items).to.deep.equal([]);
+    await page.getByRole('heading', { name: /mail\.example\.org verified/ }).waitFor();
+    await expectAccessible(page);
+  });
+
   it('adds an endpoint, reveals the same secret as the API and Test shows the receiver answer', async () => {
     const { page } = h;
     await page.goto('/webhooks');

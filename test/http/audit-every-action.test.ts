@@ -53,6 +53,9 @@ describe('audit trail: every admin action over HTTP, with its actor and client a
     await act('POST /api/domains/{id}/verify', `/api/domains/${domain.id}/verify`, 'domain.checked', { status: 200 });
     const sender = await act('POST /api/senders', '/api/senders', 'sender.added', { body: { email: 'me@elsewhere.example.net' } });
     await act('POST /api/senders/{id}/verify', `/api/senders/${sender.id}/verify`, 'sender.checked', { status: 200 });
+    await act('DELETE /api/senders/{id}', `/api/senders/${sender.id}`, 'sender.removed', { status: 204 });
+    const spare = await act('POST /api/domains', '/api/domains', 'domain.added', { body: { domain: 'spare.audit-every.example.com' } });
+    await act('DELETE /api/domains/{id}', `/api/domains/${spare.id}`, 'domain.removed', { status: 204 });
 
     const hook = await act('POST /api/webhooks', '/api/webhooks', 'webhook.created', { body: { url: 'http://127.0.0.1:9/hook' } });
     await act('PATCH /api/webhooks/{id}', `/api/webhooks/${hook.id}`, 'webhook.changed', { body: { events: ['contact.bounced'] }, status: 200 });

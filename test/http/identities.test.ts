@@ -52,6 +52,43 @@ describe('domains and single senders with the sandbox provider', function () {
     expect((await req('POST', `/api/senders/${mine.id}/verify`)).status).to.equal(404);
   });
 
+  it('a removed domain or sender is no longer listed, and sending from it is refused; it can be added again', async () => {
+    const { key } = await app.createApiKey(['send']);
+    const domain = (await req('POST', '/api/domains', { domain: 'gone.example.com' })).body;
+    const sender = (await req('POST', '/api/senders', { email: 'solo@gone.example.net' })).body;
+    expect((await send(app, key, 'news@gone.example.com')).status).to.equal(201);
+    expect((await send(app, key, 'solo@gone.example.net')).status).to.equal(201);
+
+    expect((await req('DELETE', `/api/domains/${domain.id}`)).status).to.equal(204);
+    expect((await req('DELETE', `/api/senders/${sender.id}`)).status).to.equal(204);
+    expect((await req('GET', '/api/domains')).body.items.map((d: any) => d.domain)).to.not.include('gone.example.com');
+    expect((await req('GET', '/api/senders')).body.items.map((s: any) => s.email)).to.not.include('solo@gone.example.net');
+    for (const from of ['news@gone.example.com', 'solo@gone.example.net']) {
+      const refused = await send(app, key, from);
+      expect(refused.status, from).to.equal(400);
+      expect(refused.body.message).to.match(/not verified/);
+    }
+
+    // removed once: a second removal, a verify, or the other kind's path find nothing
+    expect((await req('DELETE', `/api/domains/${domain.id}`)).body).to.deep.equal({ message: `${domain.id} not found`, error: 'Not Found', statusCode: 404 });
+    expect((await req('POST', `/api/domains/${domain.id}/verify`)).status).to.equal(404);
+    const other = (await req('POST', '/api/domains', { domain: 'kept.example.com' })).body;
+    expect((await req('DELETE', `/api/senders/${other.id}`)).status).to.equal(404);
+    expect((await req('GET', '/api/domains')).body.items.map((d: any) => d.domain)).to.include('kept.example.com');
+
+    const again = await req('POST', '/api/domains', { domain: 'gone.example.com' });
+    expect(again.status).to.equal(201);
+    expect(again.body.id).to.not.equal(domain.id);
+    expect((await send(app, key, 'news@gone.example.com')).status).to.equal(201);
+  });
+
+  it("another account's identity cannot be removed (404), and stays", async () => {
+    const mine = (await req('POST', '/api/domains', { domain: 'mine-only.example.com' })).body;
+    const other = await app.request('POST', '/api/auth/signup', { body: { accountName: 'R', email: 'owner@remove.example', password: 'other-password' } });
+    expect((await req('DELETE', `/api/domains/${mine.id}`, undefined, other.body.token)).status).to.equal(404);
+    expect((await req('GET', '/api/domains')).body.items.map((d: any) => d.id)).to.include(mine.id);
+  });
+
   it('an API key cannot manage identities', async () => {
     const { key } = await app.createApiKey(['send']);
     expect((await app.request('POST', '/api/domains', { apiKey: key, body: { domain: 'k.example.com' } })).status).to.be.oneOf([401, 403]);

@@ -176,6 +176,45 @@ export function Table({ columns, caption, children }: { columns: string[]; capti
   );
 }
 
+/**
+ * An action that cannot be undone, asked twice: its button, then in its place a button that does it
+ * and one that steps back. The first two end with what they act on, for screen readers
+ * (`Remove example.com`, `Yes, remove example.com`).
+ */
+export function ConfirmButton(props: {
+  label: string;
+  confirmLabel: string;
+  backLabel?: string;
+  /** what the person is asked, shown before the two buttons */
+  question?: string;
+  target: string;
+  busy?: boolean;
+  onConfirm: () => unknown;
+}) {
+  const [confirming, setConfirming] = useState(false);
+  const target = <span class="visually-hidden"> {props.target}</span>;
+  if (!confirming) {
+    return (
+      <button type="button" class="danger" disabled={props.busy} onClick={() => setConfirming(true)}>
+        {props.label}
+        {target}
+      </button>
+    );
+  }
+  return (
+    <>
+      {props.question && <span>{props.question} </span>}
+      <button type="button" class="danger" disabled={props.busy} onClick={() => props.onConfirm()}>
+        {props.confirmLabel}
+        {target}
+      </button>{' '}
+      <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+        {props.backLabel ?? 'Cancel'}
+      </button>
+    </>
+  );
+}
+
 /** A form whose submit runs an action (never a page load). */
 export function ActionForm(props: { onSubmit: () => unknown; children: ComponentChildren } & Omit<JSX.HTMLAttributes<HTMLFormElement>, 'onSubmit'>) {
   const { onSubmit, children, ...rest } = props;

@@ -18,15 +18,19 @@ export interface IdentityChecks {
 
 export type IdentityEvent =
   | { type: 'IdentityAdded'; data: { id: string; accountId: string; kind: IdentityKind; value: string; createdAt: string } & IdentityChecks }
-  | { type: 'IdentityChecked'; data: { id: string; accountId: string; checkedAt: string } & IdentityChecks };
+  | { type: 'IdentityChecked'; data: { id: string; accountId: string; checkedAt: string } & IdentityChecks }
+  /** No longer one of the account's senders; the identity at the provider is left as it is. */
+  | { type: 'IdentityRemoved'; data: { id: string; accountId: string; kind: IdentityKind; value: string; removedAt: string } };
 
 export type IdentityCommand =
   | { kind: 'add'; id: string; accountId: string; identityKind: IdentityKind; value: string; now: string; checks: IdentityChecks }
-  | { kind: 'check'; id: string; accountId: string; now: string; checks: IdentityChecks };
+  | { kind: 'check'; id: string; accountId: string; now: string; checks: IdentityChecks }
+  | { kind: 'remove'; id: string; accountId: string; now: string };
 
 export interface IdentityState {
   identity: { id: string; accountId: string; kind: IdentityKind; value: string } | null;
   checks: IdentityChecks | null;
+  removed: boolean;
 }
 
 /** Sender verification: a domain needs DKIM, SPF and MAIL FROM; a single address its own check. */
@@ -37,16 +41,17 @@ export function isVerified(kind: IdentityKind, checks: IdentityChecks): boolean 
 export const identityStream = (id: string) => `identity-${id}`;
 
 export const identityDecider: Decider<IdentityState, IdentityCommand, IdentityEvent> = {
-  initialState: { identity: null, checks: null },
+  initialState: { identity: null, checks: null, removed: false },
   evolve(state, event) {
     if (event.type === 'IdentityAdded') {
       const { id, accountId, kind, value, dkim, spf, mailFrom, dnsRecords } = event.data;
-      return { identity: { id, accountId, kind, value }, checks: { dkim, spf, mailFrom, dnsRecords } };
+      return { identity: { id, accountId, kind, value }, checks: { dkim, spf, mailFrom, dnsRecords }, removed: false };
     }
     if (event.type === 'IdentityChecked') {
       const { dkim, spf, mailFrom, dnsRecords } = event.data;
       return { ...state, checks: { dkim, spf, mailFrom, dnsRecords } };
     }
+    if (event.type === 'IdentityRemoved') return { ...state, removed: true };
     return state;
   },
   decide(command, state) {
@@ -59,7 +64,12 @@ export const identityDecider: Decider<IdentityState, IdentityCommand, IdentityEv
         },
       ];
     }
-    if (!state.identity || state.identity.accountId !== command.accountId) throw notFound('identity not found');
+    // Another account's, or removed (the same domain added again is a new identity): nothing to act on.
+    if (!state.identity || state.identity.accountId !== command.accountId || state.removed) throw notFound('identity not found');
+    if (command.kind === 'remove') {
+      const { id, accountId, kind, value } = state.identity;
+      return [{ type: 'IdentityRemoved', data: { id, accountId, kind, value, removedAt: command.now } }];
+    }
     return [{ type: 'IdentityChecked', data: { id: command.id, accountId: command.accountId, checkedAt: command.now, ...command.checks } }];
   },
 };

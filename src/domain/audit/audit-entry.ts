@@ -56,10 +56,13 @@ interface AuditRule {
   accountId?(data: any): string | undefined;
 }
 
-const settingsFields = (s: { dailySendCap: number; emailProvider: string; tracking: string }) => ({
+// Settings recorded before the provider rate and retention existed have neither: unset, as now.
+const settingsFields = (s: { dailySendCap: number; emailProvider: string; tracking: string; providerRatePerSecond?: number | null; retentionDays?: number | null }) => ({
   dailySendCap: s.dailySendCap,
   emailProvider: s.emailProvider,
   tracking: s.tracking,
+  providerRatePerSecond: s.providerRatePerSecond ?? null,
+  retentionDays: s.retentionDays ?? null,
 });
 const smsFields = (sms: Record<string, unknown>) => Object.fromEntries(Object.entries(sms).map(([k, v]) => [`sms.${k}`, v]));
 const identityFields = (kind: IdentityKind, d: IdentityChecks) => ({ dkim: d.dkim, spf: d.spf, mailFrom: d.mailFrom, verified: isVerified(kind, d) });
@@ -135,6 +138,12 @@ const RULES: Record<string, AuditRule> = {
     target: (d, before) => ({ type: identityTarget(before?.fields.kind), id: d.id }),
     stateKey: (d) => `identity:${d.id}`,
     fields: (d, before) => ({ ...before, ...identityFields((before?.kind ?? 'domain') as IdentityKind, d) }),
+  },
+  IdentityRemoved: {
+    action: (d) => `${identityTarget(d.kind)}.removed`,
+    target: (d) => ({ type: identityTarget(d.kind), id: d.id }),
+    stateKey: (d) => `identity:${d.id}`,
+    fields: () => null,
   },
   // The secret is no field: an audit trail must not become a place to read it from.
   WebhookSubscribed: {

@@ -52,5 +52,18 @@ export function createIdentityRoutes(deps: { identities: IdentityCommands }) {
         return { status: 200, body: await deps.identities.verify(accountOf(principal), callerOf(principal, req), kind, params.id) };
       },
     }),
+    defineRoute({
+      method: 'delete',
+      path: `${path}/:id`,
+      summary: `Remove a ${kind === 'domain' ? 'domain' : 'sender identity'}: sends from it are refused from then on. The identity at the provider is left as it is`,
+      tag: 'identities',
+      auth: { kind: 'jwt' },
+      params: idParams,
+      responses: { 204: { description: 'Removed' }, 404: { description: 'Not in this account, or already removed' } },
+      async handler({ principal, params, req }) {
+        await deps.identities.remove(accountOf(principal), callerOf(principal, req), kind, params.id);
+        return { status: 204 };
+      },
+    }),
   ]);
 }

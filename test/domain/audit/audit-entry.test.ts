@@ -55,6 +55,20 @@ describe('audit trail: which events are admin actions, and what each entry says'
     expect(given(created, first).when(second)?.changes).to.deep.equal({ dailySendCap: { from: 5000, to: 7000 } });
   });
 
+  it('when the retention or the provider send rate is set or unset, then each shows before and after (unset: null)', () => {
+    const base = { dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service' };
+    const set = event('SettingsChanged', { accountId: 'a1', settings: { ...base, providerRatePerSecond: 14, retentionDays: 30 } });
+    expect(given(created).when(set)?.changes).to.deep.equal({
+      providerRatePerSecond: { from: null, to: 14 },
+      retentionDays: { from: null, to: 30 },
+    });
+    const unset = event('SettingsChanged', { accountId: 'a1', settings: { ...base, providerRatePerSecond: null } });
+    expect(given(created, set).when(unset)?.changes).to.deep.equal({
+      providerRatePerSecond: { from: 14, to: null },
+      retentionDays: { from: 30, to: null },
+    });
+  });
+
   it('when the SMS settings change, then each changed SMS field under sms.', () => {
     const entry = given(created).when(
       event('SmsSettingsChanged', { accountId: 'a1', sms: { enabled: true, originationNumber: '+14155550100', sandbox: true, sandboxDestinations: [] } }),

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, call } from '../api';
 import type { Identity } from '../types';
-import { Table, ActionForm, CopyButton, ErrorText, PageTitle, Status, useAction, useLoad } from '../ui';
+import { Table, ActionForm, ConfirmButton, CopyButton, ErrorText, PageTitle, Status, useAction, useLoad } from '../ui';
 
 function Checks({ identity }: { identity: Identity }) {
   return (
@@ -31,6 +31,10 @@ function DomainCard({ domain, onChange }: { domain: Identity; onChange: () => vo
     await call(api.POST('/api/domains/{id}/verify', { params: { path: { id: domain.id } } }));
     onChange();
   });
+  const remove = useAction(async () => {
+    await call(api.DELETE('/api/domains/{id}', { params: { path: { id: domain.id } } }));
+    onChange();
+  });
   return (
     <li class="card">
       <h3>
@@ -50,10 +54,13 @@ function DomainCard({ domain, onChange }: { domain: Identity; onChange: () => vo
           </tr>
         ))}
       </Table>
-      <button type="button" onClick={() => verify.run()} disabled={verify.busy}>
-        Verify<span class="visually-hidden"> {domain.domain}</span>
-      </button>
-      <ErrorText error={verify.error} />
+      <div class="row">
+        <button type="button" onClick={() => verify.run()} disabled={verify.busy}>
+          Verify<span class="visually-hidden"> {domain.domain}</span>
+        </button>
+        <ConfirmButton label="Remove" confirmLabel="Yes, remove" question="Sends from this domain will be refused." target={domain.domain!} busy={remove.busy} onConfirm={() => remove.run()} />
+      </div>
+      <ErrorText error={verify.error ?? remove.error} />
     </li>
   );
 }
@@ -70,6 +77,10 @@ function Senders() {
     await call(api.POST('/api/senders/{id}/verify', { params: { path: { id } } }));
     list.reload();
   });
+  const remove = useAction(async (id: string) => {
+    await call(api.DELETE('/api/senders/{id}', { params: { path: { id } } }));
+    list.reload();
+  });
   return (
     <section aria-labelledby="senders">
       <h2 id="senders">Single sender identities</h2>
@@ -83,14 +94,15 @@ function Senders() {
         </button>
         <ErrorText error={add.error} />
       </ActionForm>
-      <ErrorText error={list.error ?? verify.error} />
+      <ErrorText error={list.error ?? verify.error ?? remove.error} />
       <ul class="plain">
         {list.data?.items.map((s) => (
           <li key={s.id}>
             {s.email} <Status value={overall(s)} />{' '}
             <button type="button" class="secondary" onClick={() => verify.run(s.id)}>
               Verify<span class="visually-hidden"> {s.email}</span>
-            </button>
+            </button>{' '}
+            <ConfirmButton label="Remove" confirmLabel="Yes, remove" question="Sends from it will be refused." target={s.email!} busy={remove.busy} onConfirm={() => remove.run(s.id)} />
           </li>
         ))}
       </ul>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, call } from '../api';
 import type { Delivery, Webhook } from '../types';
-import { Table, ActionForm, CopyButton, ErrorText, PageTitle, Status, formatTime, useAction, useLoad } from '../ui';
+import { Table, ActionForm, ConfirmButton, CopyButton, ErrorText, PageTitle, Status, formatTime, useAction, useLoad } from '../ui';
 
 function Deliveries({ webhook }: { webhook: Webhook }) {
   const list = useLoad(
@@ -59,7 +59,6 @@ function Endpoint({ webhook, onDeleted }: { webhook: Webhook; onDeleted: () => v
   });
   const [showDeliveries, setShowDeliveries] = useState(false);
   const [answer, setAnswer] = useState<string | null>(null);
-  const [confirming, setConfirming] = useState(false);
   const test = useAction(async () => {
     setAnswer(null);
     const r = await call<{ delivered: boolean; responseStatus: number | null; error?: string }>(
@@ -90,20 +89,7 @@ function Endpoint({ webhook, onDeleted }: { webhook: Webhook; onDeleted: () => v
         <button type="button" class="secondary" aria-expanded={showDeliveries} onClick={() => setShowDeliveries(!showDeliveries)}>
           Deliveries<span class="visually-hidden"> {webhook.url}</span>
         </button>
-        {confirming ? (
-          <>
-            <button type="button" class="danger" onClick={() => remove.run()}>
-              Confirm delete<span class="visually-hidden"> {webhook.url}</span>
-            </button>
-            <button type="button" class="secondary" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </>
-        ) : (
-          <button type="button" class="danger" onClick={() => setConfirming(true)}>
-            Delete<span class="visually-hidden"> {webhook.url}</span>
-          </button>
-        )}
+        <ConfirmButton label="Delete" confirmLabel="Confirm delete" target={webhook.url} busy={remove.busy} onConfirm={() => remove.run()} />
       </div>
       {secret !== null && (
         <p class="secret">
