@@ -109,6 +109,21 @@ export function createCampaignCommands(deps: {
       await run(id, caller, { kind: 'send', accountId: principal.accountId, scheduledAt: scheduledAt && new Date(scheduledAt).toISOString(), now: now() });
       return get(principal, id);
     },
+    /** A draft, scheduled or paused campaign's definition; a new template or sender is checked as on create. */
+    async edit(principal: Principal, caller: Caller, id: string, changes: Partial<CampaignDefinition>) {
+      const row = await campaignRow(deps.db, principal.accountId, id, ['template_id', 'from_email']);
+      if (!row) throw notFound(`campaign ${id} not found`);
+      if (changes.templateId !== undefined || changes.fromEmail !== undefined) {
+        await checkSendable(principal.accountId, changes.templateId ?? row.template_id, changes.fromEmail ?? row.from_email);
+      }
+      await run(id, caller, { kind: 'edit', accountId: principal.accountId, changes, now: now() });
+      return get(principal, id);
+    },
+    /** A draft thrown away (a campaign that has sent anything is cancelled instead). */
+    async remove(principal: Principal, caller: Caller, id: string): Promise<void> {
+      if (!(await campaignRow(deps.db, principal.accountId, id, ['id']))) throw notFound(`campaign ${id} not found`);
+      await run(id, caller, { kind: 'delete', accountId: principal.accountId, now: now() });
+    },
     async change(principal: Principal, caller: Caller, id: string, kind: 'pause' | 'resume' | 'cancel') {
       await run(id, caller, { kind, accountId: principal.accountId, now: now() } as CampaignCommand);
       return get(principal, id);

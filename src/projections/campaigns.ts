@@ -114,6 +114,24 @@ export const campaignsProjection: Projection = {
           await table().where({ id: d.campaignId }).update({ status: 'cancelled', paused_reason: null, resume_at: null, finished_at: d.cancelledAt, updated_at: at });
           break;
         }
+        case 'CampaignChanged': {
+          const { campaignId, changes: c } = e.data as Data<'CampaignChanged'>;
+          const columns = {
+            name: c.name,
+            template_id: c.templateId,
+            from_email: c.fromEmail,
+            from_name: c.fromName,
+            reply_to: c.replyTo,
+            audience: c.audience && JSON.stringify(c.audience),
+            variables: c.variables && JSON.stringify(c.variables),
+          };
+          const changed = Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined));
+          await table().where({ id: campaignId }).update({ ...changed, updated_at: at });
+          break;
+        }
+        case 'CampaignDeleted':
+          await table().where({ id: (e.data as Data<'CampaignDeleted'>).campaignId }).delete();
+          break;
       }
     }
   },

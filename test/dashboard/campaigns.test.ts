@@ -107,7 +107,7 @@ describe('dashboard: campaigns', function () {
     const row = page.getByRole('row').filter({ hasText: 'Stale' });
     await row.getByText('draft').waitFor();
     const offered = async () => (await row.getByRole('button').allTextContents()).map((t) => t.replace(' Stale', ''));
-    expect(await offered()).to.deep.equal(['Send', 'Cancel']);
+    expect(await offered()).to.deep.equal(['Send', 'Edit', 'Delete', 'Cancel']);
     // sent meanwhile elsewhere: the page still shows the draft
     expect((await api('POST', `/api/campaigns/${id}/send`, {})).status).to.equal(202);
     await page.getByRole('button', { name: 'Send Stale' }).click();
@@ -118,6 +118,32 @@ describe('dashboard: campaigns', function () {
     await row.getByText('sent', { exact: true }).waitFor({ timeout: 30_000 });
     expect(await offered()).to.deep.equal([]);
     await screenshot(page, 'campaigns-conflict');
+  });
+
+  it('edits a draft in the form it was created with, and deletes a draft after confirmation', async () => {
+    const { page } = h;
+    const spring = (await api('GET', '/api/templates')).body.items[0].id;
+    const summer = (await api('POST', '/api/templates', { name: 'summer', subject: 'Summer', html: '<p>Sun</p>', text: 'Sun' })).body.id;
+    const { id } = (await api('POST', '/api/campaigns', { name: 'Draft one', templateId: spring, fromEmail: from, audience: { listId: 'news' } })).body;
+    await api('POST', '/api/campaigns', { name: 'Throwaway', templateId: spring, fromEmail: from, audience: { listId: 'news' } });
+    await page.goto('/campaigns');
+    await page.getByRole('button', { name: 'Edit Draft one' }).click();
+    await page.getByRole('status').filter({ hasText: 'Editing Draft one (draft)' }).waitFor();
+    expect(await page.getByRole('textbox', { name: 'List id' }).inputValue()).to.equal('news');
+    await page.getByRole('textbox', { name: 'Name' }).fill('Summer one');
+    await page.getByLabel('Template').selectOption({ label: 'summer' });
+    await page.getByRole('textbox', { name: 'Tag' }).fill('vip');
+    await screenshot(page, 'campaigns-edit');
+    await page.getByRole('button', { name: 'Save campaign' }).click();
+    await page.getByRole('row').filter({ hasText: 'Summer one' }).waitFor();
+    await page.getByRole('button', { name: 'Create campaign' }).waitFor();
+    expect((await api('GET', `/api/campaigns/${id}`)).body).to.deep.include({ name: 'Summer one', templateId: summer, audience: { listId: 'news', tag: 'vip' } });
+
+    await page.getByRole('button', { name: 'Delete Throwaway' }).click();
+    await page.getByRole('button', { name: 'Yes, delete Throwaway' }).click();
+    await page.getByRole('row').filter({ hasText: 'Throwaway' }).waitFor({ state: 'detached' });
+    expect((await api('GET', '/api/campaigns')).body.items.map((c: { name: string }) => c.name)).not.to.include('Throwaway');
+    await expectAccessible(page);
   });
 
   it('schedules a campaign for later and cancels it after confirmation; a create error is shown by the form', async () => {

@@ -79,6 +79,9 @@ describe('audit trail: every admin action over HTTP, with its actor and client a
     const scheduled = (await app.request('POST', '/api/campaigns', { token: app.adminToken, body: draft })).body;
     await app.request('POST', `/api/campaigns/${scheduled.id}/send`, { token: app.adminToken, body: { scheduledAt: later } });
     await act('POST /api/campaigns/{id}/cancel', `/api/campaigns/${scheduled.id}/cancel`, 'campaign.cancelled', { status: 200 });
+    const thrownAway = (await app.request('POST', '/api/campaigns', { token: app.adminToken, body: draft })).body;
+    await act('PATCH /api/campaigns/{id}', `/api/campaigns/${thrownAway.id}`, 'campaign.changed', { body: { name: 'Renamed' }, status: 200 });
+    await act('DELETE /api/campaigns/{id}', `/api/campaigns/${thrownAway.id}`, 'campaign.deleted', { status: 204 });
     await act('DELETE /api/templates/{id}', `/api/templates/${template.id}`, 'template.deleted');
 
     // contacts by an API key and by the dashboard

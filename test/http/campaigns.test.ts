@@ -138,6 +138,47 @@ describe('campaigns: create, send, fan-out, progress and stats', function () {
     expect((await api('POST', `/api/campaigns/${other.id}/send`)).body).to.deep.equal({ message: 'cannot send a campaign that is cancelled', error: 'Conflict', statusCode: 409 });
   });
 
+  it('a draft is edited field by field with the checks of a create, and deleted; neither once it has been sent', async () => {
+    const { body: draft } = await create({ audience: { listId: 'empty' } });
+    const edited = await api('PATCH', `/api/campaigns/${draft.id}`, { name: 'Autumn', fromName: 'Acme', variables: { offer: '30%' }, audience: { tag: 'none-yet' } });
+    expect(edited.status).to.equal(200);
+    expect(edited.body).to.deep.include({ id: draft.id, name: 'Autumn', fromName: 'Acme', templateId, fromEmail: from, variables: { offer: '30%' }, audience: { tag: 'none-yet' }, status: 'draft' });
+    expect((await api('PATCH', `/api/campaigns/${draft.id}`, { fromName: null })).body.fromName).to.equal(null);
+    expectError(await api('PATCH', `/api/campaigns/${draft.id}`, { templateId: 'nosuchtemplate' }), 400, 'templateId nosuchtemplate not found');
+    expectError(await api('PATCH', `/api/campaigns/${draft.id}`, { fromEmail: 'someone@unverified.test' }), 400, 'someone@unverified.test is not verified for sending');
+    expectError(await api('PATCH', `/api/campaigns/${draft.id}`, { status: 'sent' }), 400, 'status: unknown field');
+    expectError(await api('PATCH', '/api/campaigns/nope', { name: 'x' }), 404, 'campaign nope not found');
+
+    expect((await api('DELETE', `/api/campaigns/${draft.id}`)).status).to.equal(204);
+    expectError(await api('GET', `/api/campaigns/${draft.id}`), 404, `campaign ${draft.id} not found`);
+    expect((await api('GET', '/api/campaigns')).body.items.map((c: { id: string }) => c.id)).not.to.include(draft.id);
+    expect((await api('DELETE', `/api/campaigns/${draft.id}`)).status).to.equal(404);
+
+    const { body: zero } = await create({ audience: { listId: 'empty' } });
+    await api('POST', `/api/campaigns/${zero.id}/send`);
+    await finished(zero.id);
+    expectError(await api('PATCH', `/api/campaigns/${zero.id}`, { name: 'late' }), 409, 'cannot edit a campaign that is sent');
+    expectError(await api('DELETE', `/api/campaigns/${zero.id}`), 409, 'cannot delete a campaign that is sent');
+  });
+
+  it('paused because its template was deleted, it is given another and resumed: everyone gets the new one, once; its audience stays', async () => {
+    for (const email of ['fix1@example.org', 'fix2@example.org', 'fix3@example.org']) await contact({ email, firstName: 'Fix', listIds: ['fix'] });
+    const doomed = await api('POST', '/api/templates', { name: 'doomed', subject: 'Old', html: '<p>old</p>', text: 'old' });
+    const fresh = await api('POST', '/api/templates', { name: 'fresh', subject: 'New for {{firstName}}', html: '<p>new</p>', text: 'new' });
+    const { body: c } = await create({ templateId: doomed.body.id, audience: { listId: 'fix' } });
+    await api('POST', `/api/campaigns/${c.id}/send`, { scheduledAt: new Date(Date.now() + 700).toISOString() });
+    await api('DELETE', `/api/templates/${doomed.body.id}`);
+    await eventually(() => api('GET', `/api/campaigns/${c.id}`), (r) => r.body.pausedReason === 'template_deleted', 20_000);
+
+    expectError(await api('PATCH', `/api/campaigns/${c.id}`, { audience: { listId: 'news' } }), 409, 'cannot change the audience of a campaign that has started');
+    expect((await api('PATCH', `/api/campaigns/${c.id}`, { templateId: fresh.body.id })).body).to.deep.include({ status: 'paused', templateId: fresh.body.id });
+    expect((await api('POST', `/api/campaigns/${c.id}/resume`)).status).to.equal(200);
+    expect((await finished(c.id)).progress).to.include({ audience: 3, queued: 3 });
+    const sent = await deliveredByRecipient(app, c.id);
+    expect([...sent.keys()].sort()).to.deep.equal(['fix1@example.org', 'fix2@example.org', 'fix3@example.org']);
+    for (const row of sent.values()) expect(row.subject).to.equal('New for Fix');
+  });
+
   it('a scheduled campaign starts at its time; one paused before queues nothing until resumed', async () => {
     const { body: c } = await create({ audience: { listId: 'news' } });
     const at = new Date(Date.now() + 1_500).toISOString();

@@ -40,6 +40,16 @@ describe('campaigns projection (given events, then rows)', function () {
     expect(row.variables).to.deep.equal({ season: 'spring' });
   });
 
+  it('a change rewrites only the fields it names; a deleted draft is no row', async () => {
+    await spec.given(['c1', [created, { type: 'CampaignChanged', data: { campaignId: 'c1', changes: { templateId: 't2', fromName: 'Acme', audience: { tag: 'new' } }, changedAt: 'T1' } }]]);
+    const [row] = await spec.rows('campaigns');
+    expect(row).to.deep.include({ name: 'Spring', template_id: 't2', from_email: 'news@acme.test', from_name: 'Acme', reply_to: null, status: 'draft' });
+    expect(row.audience).to.deep.equal({ tag: 'new' });
+    expect(row.variables).to.deep.equal({ season: 'spring' });
+    await spec.given(['c1', [{ type: 'CampaignDeleted', data: { campaignId: 'c1', deletedAt: 'T2' } }]]);
+    expect(await spec.rows('campaigns')).to.deep.equal([]);
+  });
+
   it('steps add up; the first names the audience; sent ends it', async () => {
     await spec.given(['c1', [created, { type: 'CampaignStarted', data: { campaignId: 'c1', startedAt: '2026-01-01T00:00:01.000Z' } }]]);
     await spec.given(['c1', [step(null, 'k2', { queued: 2, skipped: 1, unfilled: 1 }, 5), step('k2', 'k5', { queued: 1, skipped: 1, unfilled: 0 })]]);

@@ -4,7 +4,7 @@ import type { TestApp } from './app.js';
 /** The API's error shape (a validation error adds `issues`, the list of every problem). */
 export function expectError(res: { status: number; body: any }, status: number, message: string | RegExp) {
   expect(res.status, JSON.stringify(res.body)).to.equal(status);
-  const names: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
+  const names: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict' };
   expect(Object.keys(res.body).filter((k) => k !== 'issues')).to.have.members(['message', 'error', 'statusCode']);
   expect(res.body.error).to.equal(names[status]);
   expect(res.body.statusCode).to.equal(status);

@@ -68,6 +68,9 @@ const smsFields = (sms: Record<string, unknown>) => Object.fromEntries(Object.en
 const identityFields = (kind: IdentityKind, d: IdentityChecks) => ({ dkim: d.dkim, spf: d.spf, mailFrom: d.mailFrom, verified: isVerified(kind, d) });
 const identityTarget = (kind: unknown) => (kind === 'domain' ? 'domain' : 'sender');
 const templateFields = (d: Record<string, unknown>) => ({ name: d.name, subject: d.subject, html: d.html, text: d.text });
+// a campaign's definition as the trail shows it (its variables are the template's, not a person's); a change names only what it changed
+const campaignFields = (d: Record<string, unknown>) =>
+  Object.fromEntries(['name', 'templateId', 'fromEmail', 'fromName', 'replyTo', 'audience'].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
 
 /** A campaign event after its creation: its data names no account, the remembered campaign does. */
 function campaignAction(action: string | ((data: any) => string | null), changes: (data: any) => AuditChanges = () => ({})): AuditRule {
@@ -184,7 +187,19 @@ const RULES: Record<string, AuditRule> = {
     action: () => 'campaign.created',
     target: (d) => ({ type: 'campaign', id: d.campaignId }),
     stateKey: (d) => `campaign:${d.campaignId}`,
-    fields: (d) => ({ name: d.name, templateId: d.templateId, fromEmail: d.fromEmail, audience: d.audience }),
+    fields: (d) => campaignFields(d),
+  },
+  CampaignChanged: {
+    action: () => 'campaign.changed',
+    target: (d) => ({ type: 'campaign', id: d.campaignId }),
+    stateKey: (d) => `campaign:${d.campaignId}`,
+    fields: (d, before) => ({ ...before, ...campaignFields(d.changes) }),
+  },
+  CampaignDeleted: {
+    action: () => 'campaign.deleted',
+    target: (d) => ({ type: 'campaign', id: d.campaignId }),
+    stateKey: (d) => `campaign:${d.campaignId}`,
+    fields: () => null,
   },
   CampaignScheduled: campaignAction('campaign.scheduled', (d) => ({ scheduledAt: { from: null, to: d.scheduledAt } })),
   CampaignStarted: campaignAction('campaign.started'),

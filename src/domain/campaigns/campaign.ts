@@ -55,7 +55,11 @@ export type CampaignEvent =
   | { type: 'CampaignPaused'; data: { campaignId: string; reason: PauseReason; pausedAt: string; resumeAt: string | null } }
   | { type: 'CampaignResumed'; data: { campaignId: string; resumedAt: string; auto: boolean } }
   | { type: 'CampaignSent'; data: { campaignId: string; finishedAt: string } }
-  | { type: 'CampaignCancelled'; data: { campaignId: string; cancelledAt: string } };
+  | { type: 'CampaignCancelled'; data: { campaignId: string; cancelledAt: string } }
+  /** the fields that changed, with their new values */
+  | { type: 'CampaignChanged'; data: { campaignId: string; changes: Partial<CampaignDefinition>; changedAt: string } }
+  /** a draft thrown away: nothing of it was ever sent */
+  | { type: 'CampaignDeleted'; data: { campaignId: string; deletedAt: string } };
 
 export type CampaignCommand =
   | { kind: 'create'; campaignId: string; accountId: string; createdBy: string; definition: CampaignDefinition; now: string }
@@ -68,6 +72,8 @@ export type CampaignCommand =
   /** the daily cap's pause ends by itself once its day is over */
   | { kind: 'resumeAfterCap'; now: string }
   | { kind: 'cancel'; accountId: string; now: string }
+  | { kind: 'edit'; accountId: string; changes: Partial<CampaignDefinition>; now: string }
+  | { kind: 'delete'; accountId: string; now: string }
   /**
    * One fan-out step's outcome, decided over the state it started from: a step that began from another
    * cursor than the campaign's (a second worker on the same step) records nothing.
@@ -93,6 +99,9 @@ export interface CampaignState {
   scheduledAt: string | null;
   pausedReason: PauseReason | null;
   progress: Progress;
+  /** the fan-out has begun (its audience is fixed from then on) */
+  started: boolean;
+  deleted: boolean;
 }
 
 export const CAMPAIGN_STREAM_PREFIX = 'campaign-';
@@ -107,6 +116,8 @@ const initialState: CampaignState = {
   scheduledAt: null,
   pausedReason: null,
   progress: { cursor: null, queued: 0, skipped: 0, unfilled: 0 },
+  started: false,
+  deleted: false,
 };
 
 /** Refuses with a 409 an action that makes no sense from `status`. */
@@ -126,7 +137,7 @@ export const campaignDecider: Decider<CampaignState, CampaignCommand, CampaignEv
       case 'CampaignScheduled':
         return { ...state, status: 'scheduled', scheduledAt: d.scheduledAt };
       case 'CampaignStarted':
-        return { ...state, status: 'sending' };
+        return { ...state, status: 'sending', started: true };
       case 'CampaignProgressed':
         return {
           ...state,
@@ -145,6 +156,10 @@ export const campaignDecider: Decider<CampaignState, CampaignCommand, CampaignEv
         return { ...state, status: 'sent', pausedReason: null };
       case 'CampaignCancelled':
         return { ...state, status: 'cancelled', pausedReason: null };
+      case 'CampaignChanged':
+        return { ...state, definition: { ...state.definition!, ...d.changes } };
+      case 'CampaignDeleted':
+        return { ...state, deleted: true };
       default:
         return state;
     }
@@ -155,7 +170,7 @@ export const campaignDecider: Decider<CampaignState, CampaignCommand, CampaignEv
       const { campaignId, accountId, createdBy, definition, now } = command;
       return [{ type: 'CampaignCreated', data: { ...definition, campaignId, accountId, createdBy, createdAt: now } }];
     }
-    if (!state.status || ('accountId' in command && command.accountId !== state.accountId)) throw notFound('campaign not found');
+    if (!state.status || state.deleted || ('accountId' in command && command.accountId !== state.accountId)) throw notFound('campaign not found');
     const campaignId = state.campaignId!;
     switch (command.kind) {
       case 'send':
@@ -180,6 +195,20 @@ export const campaignDecider: Decider<CampaignState, CampaignCommand, CampaignEv
         if (state.status === 'cancelled') return [];
         allow('cancel', state.status);
         return [{ type: 'CampaignCancelled', data: { campaignId, cancelledAt: command.now } }];
+      case 'edit': {
+        allow('edit', state.status);
+        const definition = state.definition!;
+        const changes = Object.fromEntries(
+          Object.entries(command.changes).filter(([field, value]) => JSON.stringify(value) !== JSON.stringify(definition[field as keyof CampaignDefinition])),
+        ) as Partial<CampaignDefinition>;
+        if (Object.keys(changes).length === 0) return [];
+        // The fan-out walks the audience it began with: another audience would leave its progress meaningless.
+        if (changes.audience && state.started) throw conflict('cannot change the audience of a campaign that has started');
+        return [{ type: 'CampaignChanged', data: { campaignId, changes, changedAt: command.now } }];
+      }
+      case 'delete':
+        allow('delete', state.status);
+        return [{ type: 'CampaignDeleted', data: { campaignId, deletedAt: command.now } }];
       case 'recordProgress': {
         // Only a step of the running fan-out counts; a paused campaign still takes the step that was
         // under way when it was paused (its messages are queued).

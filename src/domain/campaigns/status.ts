@@ -1,14 +1,19 @@
 export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'sent', 'cancelled'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
-/** What a user may ask of a campaign (the decider's commands behind POST /api/campaigns/:id/<action>). */
-export type CampaignAction = 'send' | 'pause' | 'resume' | 'cancel';
+/**
+ * What a user may ask of a campaign: the decider's commands behind POST /api/campaigns/:id/<action>,
+ * and `edit` (PATCH) and `delete` (DELETE).
+ */
+export type CampaignAction = 'send' | 'pause' | 'resume' | 'cancel' | 'edit' | 'delete';
 
+// A campaign is edited until it finishes (a paused one too: a deleted template is replaced, a typo in
+// the sender mended); deleted while nothing of it has been sent, else cancelled.
 const ACTIONS: Record<CampaignStatus, readonly CampaignAction[]> = {
-  draft: ['send', 'cancel'],
-  scheduled: ['pause', 'cancel'],
+  draft: ['send', 'edit', 'delete', 'cancel'],
+  scheduled: ['pause', 'edit', 'cancel'],
   sending: ['pause', 'cancel'],
-  paused: ['resume', 'cancel'],
+  paused: ['resume', 'edit', 'cancel'],
   sent: [],
   cancelled: [],
 };

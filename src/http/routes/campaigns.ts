@@ -26,6 +26,12 @@ const createBody = z
     examples: [{ name: 'Spring sale', templateId: 'clx9tpl0000qzrm5h3k8e7f', fromEmail: 'news@acme.test', fromName: 'Acme', audience: { listId: 'newsletter' }, variables: { discount: '20%' } }],
   });
 
+const editBody = createBody
+  .partial()
+  .extend({ fromName: z.string().max(200).nullable().optional(), replyTo: z.email().max(320).nullable().optional() })
+  .strict()
+  .meta({ description: 'The fields to change (null clears fromName or replyTo); the audience only until the campaign starts', examples: [{ templateId: 'clx9tpl0001qzrm5h3k8e7f', fromName: 'Acme News' }] });
+
 const sendBody = z
   .object({ scheduledAt: z.iso.datetime({ offset: true }).optional().meta({ description: 'Start at this instant (absent or past: now)', examples: ['2030-01-01T09:00:00Z'] }) })
   .strict();
@@ -149,6 +155,35 @@ export function createCampaignRoutes(deps: { campaigns: CampaignCommands }) {
       },
       async handler({ principal, params, body, req }) {
         return { status: 202, body: await deps.campaigns.send(principal!, callerOf(principal, req), params.id, body?.scheduledAt ?? null) };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'patch',
+      path: '/api/campaigns/:id',
+      summary: 'Change a draft, scheduled or paused campaign: name, template, sender, variables, and its audience until it starts',
+      params: idParams,
+      body: editBody,
+      responses: {
+        200: { description: 'The campaign', schema: campaign },
+        400: { description: 'Invalid payload, unknown template, or a sender not verified for sending' },
+        404: notFound,
+        409: { description: 'The campaign is sending, sent or cancelled, or has started and the audience was to change' },
+      },
+      async handler({ principal, params, body, req }) {
+        return { status: 200, body: await deps.campaigns.edit(principal!, callerOf(principal, req), params.id, body ?? {}) };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'delete',
+      path: '/api/campaigns/:id',
+      summary: 'Delete a draft campaign (one that has been sent or scheduled is cancelled instead)',
+      params: idParams,
+      responses: { 204: { description: 'Deleted' }, 404: notFound, 409: { description: 'Not a draft' } },
+      async handler({ principal, params, req }) {
+        await deps.campaigns.remove(principal!, callerOf(principal, req), params.id);
+        return { status: 204 };
       },
     }),
     change('pause', 'Pause a sending or scheduled campaign: it queues nothing more until resumed'),

@@ -183,6 +183,17 @@ describe('audit trail: which events are admin actions, and what each entry says'
     expect(AUDITED_EVENT_TYPES).not.to.include('CampaignProgressed');
   });
 
+  it('a campaign changed shows each changed field before and after; a deleted one is listed with its account', () => {
+    const campaign = event('CampaignCreated', { campaignId: 'k1', accountId: 'a1', name: 'Spring', templateId: 't1', fromEmail: 'app@example.com', fromName: null, audience: { listId: 'news' } });
+    const changed = event('CampaignChanged', { campaignId: 'k1', changes: { templateId: 't2', fromName: 'Acme' }, changedAt: 'T1' });
+    expect(given(campaign).when(changed)).to.deep.include({
+      accountId: 'a1',
+      action: 'campaign.changed',
+      changes: { templateId: { from: 't1', to: 't2' }, fromName: { from: null, to: 'Acme' } },
+    });
+    expect(given(campaign, changed).when(event('CampaignDeleted', { campaignId: 'k1', deletedAt: 'T2' }))).to.deep.include({ accountId: 'a1', action: 'campaign.deleted' });
+  });
+
   it("a webhook test and a delivery's retry are listed; a delivery the service schedules is not; a retry recorded before it named its account is not", () => {
     const scheduled = { deliveryId: 'd1', accountId: 'a1', subscriptionId: 'w1', body: '{}', orderingKey: 'w1', scheduledAt: at.toISOString() };
     expect(given().when(event('WebhookDeliveryScheduled', { ...scheduled, event: 'webhook.test' }))).to.deep.include({ action: 'webhook.tested', target: { type: 'webhook', id: 'w1' } });

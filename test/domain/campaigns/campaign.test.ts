@@ -130,6 +130,44 @@ describe('campaign decider', () => {
     expect((events[0].data as { continues: boolean }).continues).to.equal(false);
     expect(given(campaignDecider, [created, started, cancelled]).when(step(null))).to.deep.equal([]);
   });
+  it('edit records only the fields that change, and the campaign goes on with them', () => {
+    const events = given(campaignDecider, [created]).when({
+      kind: 'edit',
+      accountId: 'a1',
+      changes: { name: 'Spring', templateId: 't2', audience: { listId: 'l1' }, variables: { code: 'X' } },
+      now: 'T1',
+    });
+    expect(events).to.deep.equal([{ type: 'CampaignChanged', data: { campaignId: 'c1', changes: { templateId: 't2', variables: { code: 'X' } }, changedAt: 'T1' } }]);
+    expect(given(campaignDecider, [created, ...events]).state.definition).to.deep.equal({ ...definition, templateId: 't2', variables: { code: 'X' } });
+    // nothing different: nothing recorded
+    expect(given(campaignDecider, [created]).when({ kind: 'edit', accountId: 'a1', changes: { name: 'Spring' }, now: 'T1' })).to.deep.equal([]);
+  });
+
+  it('a paused campaign that has started takes a new template or sender, but not a new audience (409)', () => {
+    const history = [created, started, progressed(null, 'k1'), paused()];
+    expect(given(campaignDecider, history).when({ kind: 'edit', accountId: 'a1', changes: { templateId: 't2' }, now: 'T5' }).map((e) => e.type)).to.deep.equal([
+      'CampaignChanged',
+    ]);
+    expect(conflictOf(() => given(campaignDecider, history).when({ kind: 'edit', accountId: 'a1', changes: { audience: { tag: 'vip' } }, now: 'T5' }))).to.equal(
+      'cannot change the audience of a campaign that has started',
+    );
+    // paused while only scheduled: nothing was sent yet, so its audience can still change
+    const scheduled: CampaignEvent = { type: 'CampaignScheduled', data: { campaignId: 'c1', scheduledAt: '2030-01-01T00:00:00.000Z' } };
+    expect(given(campaignDecider, [created, scheduled, paused()]).when({ kind: 'edit', accountId: 'a1', changes: { audience: { tag: 'vip' } }, now: 'T5' })).to.have.length(1);
+  });
+
+  it('a deleted draft is gone: every later command finds no campaign (404)', () => {
+    const deleted = given(campaignDecider, [created]).when({ kind: 'delete', accountId: 'a1', now: 'T1' });
+    expect(deleted).to.deep.equal([{ type: 'CampaignDeleted', data: { campaignId: 'c1', deletedAt: 'T1' } }]);
+    for (const command of [
+      { kind: 'send', accountId: 'a1', scheduledAt: null, now: 'T2' },
+      { kind: 'edit', accountId: 'a1', changes: { name: 'x' }, now: 'T2' },
+      { kind: 'delete', accountId: 'a1', now: 'T2' },
+    ] as CampaignCommand[]) {
+      expect(() => given(campaignDecider, [created, ...deleted]).when(command)).to.throw(AppError, 'campaign not found');
+    }
+  });
+
   it('takes exactly the actions campaignActions offers in each status; any other is a 409, a repeated pause or cancel is no change', () => {
     const histories: Record<string, CampaignEvent[]> = {
       draft: [created],
@@ -144,13 +182,15 @@ describe('campaign decider', () => {
       pause: { kind: 'pause', accountId: 'a1', now: 'T9' },
       resume: { kind: 'resume', accountId: 'a1', now: 'T9' },
       cancel: { kind: 'cancel', accountId: 'a1', now: 'T9' },
+      edit: { kind: 'edit', accountId: 'a1', changes: { name: 'Renamed' }, now: 'T9' },
+      delete: { kind: 'delete', accountId: 'a1', now: 'T9' },
     };
     // the rules, stated once more as the spec they are
     const offers: Record<string, CampaignAction[]> = {
-      draft: ['send', 'cancel'],
-      scheduled: ['pause', 'cancel'],
+      draft: ['send', 'edit', 'delete', 'cancel'],
+      scheduled: ['pause', 'edit', 'cancel'],
       sending: ['pause', 'cancel'],
-      paused: ['resume', 'cancel'],
+      paused: ['resume', 'edit', 'cancel'],
       sent: [],
       cancelled: [],
     };

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api';
 import type { paths } from '../schema';
 import type { Contact, Template } from '../types';
-import { ActionForm, EmailFrame, ErrorText, PageTitle, Status, Table, formatTime, useAction, useLoad } from '../ui';
+import { ActionForm, ConfirmButton, EmailFrame, ErrorText, PageTitle, Status, Table, formatTime, useAction, useLoad } from '../ui';
 import { renderTemplate } from '../../../src/domain/email/render.js';
 import { recipientVariables, unfilledPlaceholders } from '../../../src/domain/campaigns/recipient-variables.js';
 import { campaignActions, type CampaignAction } from '../../../src/domain/campaigns/status.js';
@@ -38,11 +38,11 @@ function StatsText({ stats }: { stats: unknown }) {
  * decides: a row read before the campaign moved on (it finished, another tab paused it) shows its
  * refusal in words.
  */
-function CampaignRow({ campaign: c, onChanged }: { campaign: Campaign; onChanged: () => void }) {
+function CampaignRow({ campaign: c, onChanged, onEdit }: { campaign: Campaign; onChanged: () => void; onEdit: (c: Campaign) => void }) {
   const [scheduleAt, setScheduleAt] = useState('');
   const [confirmCancel, setConfirmCancel] = useState(false);
   const path = { params: { path: { id: c.id } } };
-  const act = useAction(async (kind: CampaignAction) => {
+  const act = useAction(async (kind: Exclude<CampaignAction, 'edit'>) => {
     try {
       if (kind === 'send') {
         // a datetime-local value is the browser's local time: the API takes an instant
@@ -50,6 +50,7 @@ function CampaignRow({ campaign: c, onChanged }: { campaign: Campaign; onChanged
         setScheduleAt('');
       } else if (kind === 'pause') await call(api.POST('/api/campaigns/{id}/pause', path));
       else if (kind === 'resume') await call(api.POST('/api/campaigns/{id}/resume', path));
+      else if (kind === 'delete') await call(api.DELETE('/api/campaigns/{id}', path));
       else await call(api.POST('/api/campaigns/{id}/cancel', path));
     } finally {
       // a refusal too: it means the row was out of date
@@ -100,6 +101,12 @@ function CampaignRow({ campaign: c, onChanged }: { campaign: Campaign; onChanged
               Resume<span class="visually-hidden"> {c.name}</span>
             </button>
           )}
+          {offers.includes('edit') && (
+            <button type="button" class="secondary" disabled={act.busy} onClick={() => onEdit(c)}>
+              Edit<span class="visually-hidden"> {c.name}</span>
+            </button>
+          )}
+          {offers.includes('delete') && <ConfirmButton label="Delete" confirmLabel="Yes, delete" target={c.name} busy={act.busy} onConfirm={() => act.run('delete')} />}
           {!offers.includes('cancel') ? null : confirmCancel ? (
             <>
               <button type="button" class="danger" disabled={act.busy} onClick={() => act.run('cancel')}>
@@ -166,7 +173,19 @@ export function Campaigns() {
   const list = useLoad(() => call<{ items: Campaign[] }>(api.GET('/api/campaigns')), []);
   const templates = useLoad(() => call<{ items: Template[] }>(api.GET('/api/templates')), []);
   const [form, setForm] = useState(EMPTY);
+  /** the campaign the form edits; null: it creates one */
+  const [editing, setEditing] = useState<Campaign | null>(null);
   const field = (k: keyof typeof EMPTY) => ({ value: form[k], onInput: (e: { currentTarget: { value: string } }) => setForm({ ...form, [k]: e.currentTarget.value }) });
+  const edit = (c: Campaign) => {
+    setEditing(c);
+    setForm({ name: c.name, templateId: c.templateId, fromEmail: c.fromEmail, listId: c.audience.listId ?? '', tag: c.audience.tag ?? '' });
+  };
+  const stopEditing = () => {
+    setEditing(null);
+    setForm(EMPTY);
+  };
+  // the audience is fixed once the fan-out has begun
+  const audienceLocked = Boolean(editing?.startedAt);
 
   const items = list.data?.items ?? [];
   const sending = items.some((c) => c.status === 'sending');
@@ -184,9 +203,13 @@ export function Campaigns() {
     return () => clearTimeout(timer);
   }, [list.data, reload]);
 
-  const create = useAction(async () => {
+  const save = useAction(async () => {
     const audience = { ...(form.listId && { listId: form.listId }), ...(form.tag && { tag: form.tag }) };
-    await call(api.POST('/api/campaigns', { body: { name: form.name, templateId: form.templateId, fromEmail: form.fromEmail, audience } }));
+    const body = { name: form.name, templateId: form.templateId, fromEmail: form.fromEmail };
+    if (editing) {
+      await call(api.PATCH('/api/campaigns/{id}', { params: { path: { id: editing.id } }, body: audienceLocked ? body : { ...body, audience } }));
+      setEditing(null);
+    } else await call(api.POST('/api/campaigns', { body: { ...body, audience } }));
     setForm(EMPTY);
     list.reload();
   });
@@ -194,7 +217,12 @@ export function Campaigns() {
   return (
     <>
       <PageTitle>Campaigns</PageTitle>
-      <ActionForm class="inline" onSubmit={() => create.run()}>
+      {editing && (
+        <p role="status">
+          Editing <strong>{editing.name}</strong> ({editing.status}){audienceLocked && ': its audience is fixed, as it has started'}.
+        </p>
+      )}
+      <ActionForm class="inline" onSubmit={() => save.run()}>
         <label>
           Name
           <input required {...field('name')} aria-describedby="campaign-create-error" />
@@ -216,16 +244,21 @@ export function Campaigns() {
         </label>
         <label>
           List id
-          <input {...field('listId')} aria-describedby="campaign-create-error" />
+          <input {...field('listId')} disabled={audienceLocked} aria-describedby="campaign-create-error" />
         </label>
         <label>
           Tag
-          <input {...field('tag')} aria-describedby="campaign-create-error" />
+          <input {...field('tag')} disabled={audienceLocked} aria-describedby="campaign-create-error" />
         </label>
-        <button type="submit" disabled={create.busy}>
-          Create campaign
+        <button type="submit" disabled={save.busy}>
+          {editing ? 'Save campaign' : 'Create campaign'}
         </button>
-        <ErrorText error={create.error ?? templates.error} id="campaign-create-error" />
+        {editing && (
+          <button type="button" class="secondary" onClick={stopEditing}>
+            Stop editing
+          </button>
+        )}
+        <ErrorText error={save.error ?? templates.error} id="campaign-create-error" />
       </ActionForm>
       <ContactPreview template={templates.data?.items.find((t) => t.id === form.templateId)} />
       <ErrorText error={list.error} />
@@ -238,7 +271,7 @@ export function Campaigns() {
       {list.data && list.data.items.length > 0 && (
         <Table columns={['Name', 'Status', 'Progress', 'Stats', '']}>
           {list.data.items.map((c) => (
-            <CampaignRow key={c.id} campaign={c} onChanged={list.reload} />
+            <CampaignRow key={c.id} campaign={c} onChanged={list.reload} onEdit={edit} />
           ))}
         </Table>
       )}
