@@ -129,7 +129,11 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
       publicOrigin: () => new URL(config.BASE_URL).origin,
     },
     apiKeys: { apiKeys },
-    settings: { accounts, emailProviderUnavailable: (kind) => emailProviderUnavailable(kind, config) },
+    settings: {
+      accounts,
+      emailProviderUnavailable: (kind) => emailProviderUnavailable(kind, config, emailProviderFor(kind)),
+      smsProvider: { name: config.SMS_PROVIDER, unavailable: async () => (await shared.providers.smsProviderFor(config.SMS_PROVIDER).missingCredentials?.()) ?? null },
+    },
     identities: { identities },
     templates: { templates },
     suppressions: { suppressions },

@@ -5,7 +5,8 @@ import { countSmsSegments } from '../../src/domain/sms/segments.js';
 import { startTestApp } from '../../test/support/app.js';
 import { readyToSend } from '../../test/support/email-setup.js';
 import { FAKE_AWS_CREDENTIALS, startFakeSns } from '../../test/support/fake-sns.js';
-import { readyToSendSms, useFakeAwsCredentials } from '../../test/support/sms-setup.js';
+import { readyToSendSms } from '../../test/support/sms-setup.js';
+import { useFakeAwsCredentials } from '../../test/support/aws-credentials.js';
 import { call, measureRates, scaled, type BenchModule } from './lib.js';
 
 /**

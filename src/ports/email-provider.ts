@@ -61,6 +61,8 @@ export interface EmailProvider {
    * (SES): its own events (Send, through SNS) are the only proof there.
    */
   findSent?(messageId: string): Promise<EmailSendResult | null>;
+  /** Why this server cannot call the provider (no credentials), or null; absent: it always can. */
+  missingCredentials?(): Promise<string | null>;
   /** Registers a domain or a single email address with the provider and returns its current status. */
   createIdentity(identity: string): Promise<IdentityStatus>;
   getIdentityStatus(identity: string): Promise<IdentityStatus>;

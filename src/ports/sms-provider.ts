@@ -18,6 +18,8 @@ export interface OptedOutPage {
 export interface SmsProvider {
   readonly name: 'sns' | 'sandbox';
   send(sms: OutgoingSms): Promise<EmailSendResult>;
+  /** Why this server cannot call the provider (no credentials), or null; absent: it always can. */
+  missingCredentials?(): Promise<string | null>;
   /** One page of opted-out numbers (E.164); loop while nextToken is set. */
   listOptedOut(nextToken?: string): Promise<OptedOutPage>;
 }

@@ -7,7 +7,8 @@ import { createProjectionWaiter } from '../../src/projections/waiter.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually } from '../support/email-setup.js';
 import { FAKE_AWS_CREDENTIALS, startFakeSns, type FakeSns } from '../support/fake-sns.js';
-import { setSms, useFakeAwsCredentials } from '../support/sms-setup.js';
+import { setSms } from '../support/sms-setup.js';
+import { useFakeAwsCredentials } from '../support/aws-credentials.js';
 
 const numbers = (from: number, n: number) => Array.from({ length: n }, (_, i) => `+1202555${String(from + i).padStart(4, '0')}`);
 

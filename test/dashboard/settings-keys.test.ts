@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { withoutAwsCredentials } from '../support/aws-credentials.js';
 import { eventually } from '../support/email-setup.js';
 import { ORIGINATION } from '../support/sms-setup.js';
 import { expectAccessible, screenshot, startDashboard, type DashboardHarness } from '../support/browser.js';
@@ -35,6 +36,21 @@ describe('dashboard: settings and API keys', function () {
       (r) => r.body.providerRatePerSecond === null,
     );
     expect(unset.body).not.to.have.property('retentionDays');
+  });
+
+  it('warns, before anything is sent, that a provider this server has no credentials for will fail', async () => {
+    const restore = withoutAwsCredentials();
+    try {
+      const { page } = h;
+      await page.goto('/settings');
+      await page.getByLabel('Email provider').selectOption('ses');
+      await page.getByRole('note').filter({ hasText: /^Email through this provider will fail: no AWS credentials were found on this server/ }).waitFor();
+      await screenshot(page, 'settings-ses-without-credentials');
+      await page.getByLabel('Email provider').selectOption('sandbox');
+      await page.getByRole('note').waitFor({ state: 'detached' });
+    } finally {
+      restore();
+    }
   });
 
   it('saves the SMS settings and syncs opt-outs now, showing synced and total', async () => {

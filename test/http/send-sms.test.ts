@@ -4,7 +4,8 @@ import { MESSAGE_ID_ATTRIBUTE } from '../../src/adapters/sms/sns.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
 import { startFakeSns, type FakeSns } from '../support/fake-sns.js';
-import { ORIGINATION, readyToSendSms, setSms, useFakeAwsCredentials } from '../support/sms-setup.js';
+import { ORIGINATION, readyToSendSms, setSms } from '../support/sms-setup.js';
+import { useFakeAwsCredentials } from '../support/aws-credentials.js';
 
 const TO = '+14155550100';
 

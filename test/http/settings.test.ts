@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { withoutAwsCredentials } from '../support/aws-credentials.js';
 
 describe('account settings: GET/PATCH /api/settings', function () {
   this.timeout(30_000);
@@ -80,5 +81,48 @@ describe('account settings without Postmark credentials', function () {
     expect(res.status).to.equal(400);
     expect(res.body.message).to.equal('emailProvider: postmark is not configured (POSTMARK_SERVER_TOKEN is not set)');
     expect((await app.request('GET', '/api/settings', { token: app.adminToken })).body.emailProvider).to.equal('sandbox');
+  });
+});
+
+describe('GET /api/settings/providers: whether this server can call each provider', function () {
+  this.timeout(30_000);
+  const providers = async (env: Record<string, string>) => {
+    const app = await startTestApp(env);
+    try {
+      return (await app.request('GET', '/api/settings/providers', { token: app.adminToken })).body;
+    } finally {
+      await app.close();
+    }
+  };
+
+  it('without AWS credentials SES and SNS say what is missing, and choosing SES is still allowed; with them both are ready', async () => {
+    const restore = withoutAwsCredentials();
+    try {
+      const bare = await providers({ SMS_PROVIDER: 'sns' });
+      expect(bare.email.ses.ready).to.equal(false);
+      expect(bare.email.ses.problem).to.match(/^no AWS credentials were found on this server \(.*\): set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or give it an IAM role$/);
+      expect(bare.email.postmark).to.deep.equal({ ready: false, problem: 'POSTMARK_SERVER_TOKEN is not set' });
+      expect(bare.email.sandbox).to.deep.equal({ ready: true, problem: null });
+      expect(bare.sms).to.include({ provider: 'sns', ready: false });
+
+      const app = await startTestApp();
+      try {
+        expect((await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'ses' } })).status).to.equal(200);
+      } finally {
+        await app.close();
+      }
+
+      process.env.AWS_ACCESS_KEY_ID = 'AKIDTEST';
+      process.env.AWS_SECRET_ACCESS_KEY = 'test-secret';
+      const configured = await providers({ SMS_PROVIDER: 'sns', POSTMARK_SERVER_TOKEN: 'configured' });
+      expect(configured.email).to.deep.equal({ ses: { ready: true, problem: null }, postmark: { ready: true, problem: null }, sandbox: { ready: true, problem: null } });
+      expect(configured.sms).to.deep.equal({ provider: 'sns', ready: true, problem: null });
+    } finally {
+      restore();
+    }
+  });
+
+  it('the sandbox SMS provider is always ready', async () => {
+    expect((await providers({ SMS_PROVIDER: 'sandbox' })).sms).to.deep.equal({ provider: 'sandbox', ready: true, problem: null });
   });
 });

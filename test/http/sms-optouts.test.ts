@@ -3,7 +3,8 @@ import { startLocalReceiver, type LocalReceiver } from '../adapters/webhooks/loc
 import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually } from '../support/email-setup.js';
 import { startFakeSns, type FakeSns } from '../support/fake-sns.js';
-import { readyToSendSms, setSms, useFakeAwsCredentials } from '../support/sms-setup.js';
+import { readyToSendSms, setSms } from '../support/sms-setup.js';
+import { useFakeAwsCredentials } from '../support/aws-credentials.js';
 
 const numbers = (from: number, n: number) => Array.from({ length: n }, (_, i) => `+1415555${String(from + i).padStart(4, '0')}`);
 

@@ -26,15 +26,3 @@ export async function readyToSendSms(app: TestApp, options: { token?: string; sc
   return { key: key.body.key as string, keyId: key.body.id as string };
 }
 
-/** Sets AWS credentials in the environment for the SDK's default chain; returns a restore function. */
-export function useFakeAwsCredentials(): () => void {
-  const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
-  process.env.AWS_ACCESS_KEY_ID = 'AKIDTEST';
-  process.env.AWS_SECRET_ACCESS_KEY = 'test-secret';
-  return () => {
-    for (const [name, value] of [['AWS_ACCESS_KEY_ID', saved.id], ['AWS_SECRET_ACCESS_KEY', saved.secret]] as const) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  };
-}

@@ -30,8 +30,8 @@ export function unconfigured(name: EmailProvider['name'], reason: string): Email
   return { name, send: fail, createIdentity: fail, getIdentityStatus: fail };
 }
 
-/** Why `kind` cannot be used in this deployment, or null when it can. */
-export function emailProviderUnavailable(kind: EmailProviderKind, config: Config): string | null {
+/** Why `kind` (whose client is `provider`) cannot be used in this deployment, or null when it can. */
+export async function emailProviderUnavailable(kind: EmailProviderKind, config: Config, provider: EmailProvider): Promise<string | null> {
   if (kind === 'postmark' && !config.POSTMARK_SERVER_TOKEN) return 'POSTMARK_SERVER_TOKEN is not set';
-  return null;
+  return (await provider.missingCredentials?.()) ?? null;
 }

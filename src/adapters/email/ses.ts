@@ -7,6 +7,7 @@ import {
   type GetEmailIdentityCommandOutput,
 } from '@aws-sdk/client-sesv2';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { missingAwsCredentials } from '../aws-credentials.js';
 import { ProviderError, type CheckStatus, type EmailProvider, type IdentityStatus, type OutgoingEmail } from '../../ports/email-provider.js';
 
 export interface SesOptions {
@@ -116,6 +117,7 @@ export function createSesEmailProvider(options: SesOptions): EmailProvider {
   });
   return {
     name: 'ses',
+    missingCredentials: () => missingAwsCredentials(client),
     async send(email) {
       try {
         // Raw MIME only for a message with attachments: the simple content, built by SES, stays the

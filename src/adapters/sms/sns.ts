@@ -1,5 +1,6 @@
 import { ListPhoneNumbersOptedOutCommand, PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { ProviderError } from '../../ports/email-provider.js';
+import { missingAwsCredentials } from '../aws-credentials.js';
 import type { SmsProvider } from '../../ports/sms-provider.js';
 import { snsProviderError } from './sns-errors.js';
 
@@ -28,6 +29,7 @@ export function createSnsSmsProvider(options: SnsOptions): SmsProvider {
   });
   return {
     name: 'sns',
+    missingCredentials: () => missingAwsCredentials(client),
     async send(sms) {
       try {
         const out = await client.send(

@@ -26,6 +26,21 @@ const smsSchema = z.object({
   sandboxDestinations: z.array(z.string().max(32)).max(10),
 });
 
+const readinessSchema = z.object({ ready: z.boolean(), problem: z.string().nullable().meta({ description: 'what is missing, and how to set it' }) });
+const providersSchema = z
+  .object({
+    email: z.object({ ses: readinessSchema, postmark: readinessSchema, sandbox: readinessSchema }),
+    sms: readinessSchema.extend({ provider: z.string().meta({ description: "this server's SMS_PROVIDER" }) }),
+  })
+  .meta({
+    examples: [
+      {
+        email: { ses: { ready: true, problem: null }, postmark: { ready: false, problem: 'POSTMARK_SERVER_TOKEN is not set' }, sandbox: { ready: true, problem: null } },
+        sms: { provider: 'sns', ready: true, problem: null },
+      },
+    ],
+  });
+
 function e164(value: string, field: string): string {
   const parsed = parsePhoneNumber(value);
   if (!parsed) throw badRequest(`${field}: ${value} is not a valid phone number`);
@@ -34,10 +49,30 @@ function e164(value: string, field: string): string {
 
 export function createSettingsRoutes(deps: {
   accounts: AccountCommands;
-  /** why an email provider cannot be chosen in this deployment (its credentials are not set), or null */
-  emailProviderUnavailable?: (kind: EmailProviderKind) => string | null;
+  /** why an email provider cannot be used in this deployment (its credentials are not set), or null */
+  emailProviderUnavailable?: (kind: EmailProviderKind) => Promise<string | null>;
+  /** the SMS provider of this deployment, and why it cannot be used (its credentials are not set), or null */
+  smsProvider?: { name: string; unavailable: () => Promise<string | null> };
 }) {
+  const readiness = async (unavailable: Promise<string | null> | undefined) => {
+    const problem = (await unavailable) ?? null;
+    return { ready: problem === null, problem };
+  };
   return [
+    defineRoute({
+      method: 'get',
+      path: '/api/settings/providers',
+      summary: "Whether this server can call each email provider and its SMS provider (their credentials), for the dashboard's warnings",
+      tag: 'settings',
+      auth: { kind: 'jwt' },
+      responses: { 200: { description: '{email: {ses, postmark, sandbox}, sms}', schema: providersSchema } },
+      async handler() {
+        const kinds = ['ses', 'postmark', 'sandbox'] as const;
+        const email = await Promise.all(kinds.map((kind) => readiness(deps.emailProviderUnavailable?.(kind))));
+        const sms = deps.smsProvider ? { provider: deps.smsProvider.name, ...(await readiness(deps.smsProvider.unavailable())) } : { provider: 'sandbox', ready: true, problem: null };
+        return { status: 200, body: { email: Object.fromEntries(kinds.map((kind, i) => [kind, email[i]])), sms } };
+      },
+    }),
     defineRoute({
       method: 'get',
       path: '/api/settings',
@@ -58,7 +93,9 @@ export function createSettingsRoutes(deps: {
       body: settingsSchema.partial().strict(),
       responses: { 200: { description: 'The settings', schema: settingsSchema } },
       async handler({ principal, body, req }) {
-        const unavailable = body.emailProvider && deps.emailProviderUnavailable?.(body.emailProvider);
+        // A missing token is known for certain and refused; missing AWS credentials only warned of
+        // (GET /api/settings/providers): an instance role may appear, and the choice stays the admin's.
+        const unavailable = body.emailProvider === 'postmark' && (await deps.emailProviderUnavailable?.('postmark'));
         if (unavailable) throw badRequest(`emailProvider: ${body.emailProvider} is not configured (${unavailable})`);
         return { status: 200, body: await deps.accounts.changeSettings(accountOf(principal), callerOf(principal, req), body) };
       },

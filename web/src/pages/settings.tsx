@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api';
 import { ActionForm, ErrorText, PageTitle, useAction, useLoad } from '../ui';
 import { PasswordForm } from './password';
+import { ProviderWarning, useProviderReadiness } from './provider-readiness';
 
 type AccountSettings = {
   dailySendCap: number;
@@ -22,6 +23,7 @@ const unsetWhenEmpty = (text: string) => (text.trim() === '' ? null : Number(tex
 
 export function Settings() {
   const current = useLoad(() => call<AccountSettings>(api.GET('/api/settings')), []);
+  const providers = useProviderReadiness();
   const [form, setForm] = useState<SettingsForm | null>(null);
   const [saved, setSaved] = useState(false);
   useEffect(() => setForm(current.data ? toForm(current.data) : null), [current.data]);
@@ -45,6 +47,7 @@ export function Settings() {
               <option value="sandbox">Sandbox (records, never delivers)</option>
             </select>
           </label>
+          <ProviderWarning problem={providers?.email[form.emailProvider].problem} what="Email through this provider" />
           <label>
             Tracking
             <select value={form.tracking} onChange={(e) => setForm({ ...form, tracking: e.currentTarget.value as AccountSettings['tracking'] })}>

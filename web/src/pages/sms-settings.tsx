@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api';
 import { ActionForm, ErrorText, PageTitle, useAction, useLoad } from '../ui';
+import { ProviderWarning, useProviderReadiness } from './provider-readiness';
 
 type SmsSettingsForm = { enabled: boolean; originationNumber: string; sandbox: boolean; sandboxDestinations: string };
 type SmsSettingsBody = { enabled: boolean; originationNumber: string | null; sandbox: boolean; sandboxDestinations: string[] };
@@ -9,6 +10,7 @@ const toForm = (s: SmsSettingsBody): SmsSettingsForm => ({ ...s, originationNumb
 
 export function SmsSettings() {
   const current = useLoad(() => call<SmsSettingsBody>(api.GET('/api/settings/sms')), []);
+  const providers = useProviderReadiness();
   const [form, setForm] = useState<SmsSettingsForm | null>(null);
   const [saved, setSaved] = useState(false);
   const [sync, setSync] = useState<{ synced: number; total: number } | null>(null);
@@ -36,6 +38,7 @@ export function SmsSettings() {
           <label class="check">
             <input type="checkbox" checked={form.enabled} onChange={(e) => setForm({ ...form, enabled: e.currentTarget.checked })} /> Enabled
           </label>
+          <ProviderWarning problem={providers?.sms.problem} what={`SMS through ${providers?.sms.provider.toUpperCase()}`} />
           <label>
             Origination number
             <input value={form.originationNumber} placeholder="+15555550100" onInput={(e) => setForm({ ...form, originationNumber: e.currentTarget.value })} />
