@@ -17,6 +17,7 @@ import { callerMetadata, type Caller } from './caller.js';
 import { executeTogether } from './execute-together.js';
 import { accountRow, userCredentials } from '../read-models/accounts.js';
 import type { WaitForProjection } from './read-your-writes.js';
+import { readModelBehind } from '../projections/waiter.js';
 
 export const DEFAULT_ACCOUNT_ID = 'default';
 
@@ -65,6 +66,13 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
       { commandId: input.commandId, metadata: { actor: 'system', ...input.metadata } },
     );
     return { account, user, userId, passwordHash };
+  }
+
+  /** A signed-in user as the accounts read model has them; 503 while it lags behind their registration. */
+  async function knownUser(userId: string) {
+    const user = await userCredentials(deps.db, userId);
+    if (!user) throw readModelBehind('accounts');
+    return user;
   }
 
   return {
@@ -141,7 +149,7 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
 
     /** The login email of a signed-in user (the key its password attempts are throttled by). */
     async loginEmail(userId: string): Promise<string> {
-      return (await userCredentials(deps.db, userId)).email;
+      return (await knownUser(userId)).email;
     },
 
     /**
@@ -150,7 +158,7 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
      * new session token, so the one that asked stays signed in.
      */
     async changePassword(userId: string, caller: Caller, currentPassword: string, newPassword: string) {
-      const { email } = await userCredentials(deps.db, userId);
+      const { email } = await knownUser(userId);
       const history = await eventStore.readStream(userStream(email));
       const { user } = fold(userDecider, history);
       if (!user || !(await verifyPassword(currentPassword, user.passwordHash))) throw forbidden('currentPassword: this is not your current password');

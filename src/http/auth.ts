@@ -96,8 +96,11 @@ export function createAuthenticator(deps: { db: Db; jwt: SessionTokens; now?: ()
     }
     const user = await deps.jwt.verify(token);
     if (!user) throw unauthorized('missing or invalid dashboard token');
-    // Read on every request, as keys are: a changed password ends the sessions before it in every process at once.
-    if (passwordStamp((await userCredentials(deps.db, user.userId)).passwordHash) !== user.passwordStamp) {
+    // Read on every request, as keys are: a changed password ends the sessions before it in every process
+    // at once. A user the read model does not know yet (an API process before any worker) has changed
+    // nothing it could know of: the token stands, as it did before sessions ended with the password.
+    const stored = await userCredentials(deps.db, user.userId);
+    if (stored && passwordStamp(stored.passwordHash) !== user.passwordStamp) {
       throw unauthorized('this session ended when the password was changed: sign in again');
     }
     if (cookie) checkCsrf(req);

@@ -26,10 +26,12 @@ export const providerRatePerSecond = (db: Db, accountId: string): Promise<number
     .first('provider_rate_per_second')
     .then((row) => (row?.provider_rate_per_second ?? null) as number | null);
 
-/** A dashboard user's login email and current password hash, by id (the session check, the password change). */
-export async function userCredentials(db: Db, userId: string): Promise<{ email: string; passwordHash: string }> {
+/**
+ * A dashboard user's login email and current password hash, by id (the session check, the password
+ * change). Undefined while the read model lags behind the user's registration: a token names a user
+ * that exists.
+ */
+export async function userCredentials(db: Db, userId: string): Promise<{ email: string; passwordHash: string } | undefined> {
   const row = await db('users').where({ id: userId }).first('email', 'password_hash');
-  // a token names a user that exists: without its row the read model lags
-  if (!row) throw readModelBehind('accounts');
-  return { email: row.email, passwordHash: row.password_hash };
+  return row && { email: row.email, passwordHash: row.password_hash };
 }
