@@ -41,6 +41,8 @@ describe('dashboard: changing your password', function () {
     // the other browser's session ended: its next call sends it to sign in
     await other.goto('/settings');
     await other.waitForURL(/\/login\?next=/);
+    await other.getByRole('status').filter({ hasText: 'This session ended when the password was changed: sign in again.' }).waitFor();
+    await screenshot(other, 'login-after-password-change');
     await signIn(other, 'a new long password');
     expect((await h.app.request('POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).status).to.equal(401);
   });

@@ -13,6 +13,9 @@ function cookie(name: string): string | undefined {
   return undefined;
 }
 
+/** Why the session ended, when the server said (a password change), for the login page to say once. */
+export const SESSION_ENDED_KEY = 'cl_session_ended';
+
 /**
  * The session lives in an HttpOnly cookie the browser sends by itself; state-changing requests echo
  * the CSRF cookie in a header. An expired session sends the person to /login, and back afterwards.
@@ -22,8 +25,13 @@ const session: Middleware = {
     if (!SAFE.has(request.method)) request.headers.set('X-CSRF-Token', cookie(CSRF_COOKIE) ?? '');
     return request;
   },
-  onResponse({ request, response }) {
+  async onResponse({ request, response }) {
     if (response.status === 401 && !new URL(request.url).pathname.startsWith('/api/auth/session')) {
+      const reason = await response
+        .clone()
+        .json()
+        .then((body: { message?: unknown }) => body?.message, () => undefined);
+      if (typeof reason === 'string' && reason.startsWith('this session ended')) sessionStorage.setItem(SESSION_ENDED_KEY, reason);
       const here = location.pathname + location.search;
       navigate(`/login?next=${encodeURIComponent(here)}`, { replace: true });
     }

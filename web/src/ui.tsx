@@ -116,6 +116,11 @@ export function NotKept({ what }: { what: string }) {
   return <span class="muted">({what} no longer kept)</span>;
 }
 
+/** A message's recipient, or what it was once it is no longer kept. */
+export function Recipient({ message }: { message: { to?: string | null; channel: string } }) {
+  return <>{message.to ?? <NotKept what={message.channel === 'sms' ? 'number' : 'address'} />}</>;
+}
+
 export const formatTime = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /**

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, call } from '../api';
+import { api, call, SESSION_ENDED_KEY } from '../api';
 import { navigate } from '../router';
 import { ActionForm, ErrorText, PageTitle, useAction } from '../ui';
 
@@ -9,7 +9,15 @@ function nextPath(): string {
   return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/login') ? next : '/messages';
 }
 
+/** What the server said when it ended the last session (shown once), or null. */
+function endedSession(): string | null {
+  const reason = sessionStorage.getItem(SESSION_ENDED_KEY);
+  sessionStorage.removeItem(SESSION_ENDED_KEY);
+  return reason && reason[0].toUpperCase() + reason.slice(1) + '.';
+}
+
 export function Login() {
+  const [ended] = useState(endedSession);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const signIn = useAction(async () => {
@@ -19,6 +27,7 @@ export function Login() {
   return (
     <main id="main" class="login">
       <PageTitle>Sign in</PageTitle>
+      {ended && <p role="status">{ended}</p>}
       <ActionForm onSubmit={() => signIn.run()}>
         <label>
           Email

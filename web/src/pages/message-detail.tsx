@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { api, call } from '../api';
 import type { HistoryEvent, MessageDetail as Message } from '../types';
-import { AttachmentList, Table, EmailFrame, ErrorText, Link, NotKept, PageTitle, Status, formatTime, useLoad } from '../ui';
+import { AttachmentList, Table, EmailFrame, ErrorText, Link, NotKept, PageTitle, Recipient, Status, formatTime, useLoad } from '../ui';
 
 export function MessageDetail({ params }: { params: string[] }) {
   const id = decodeURIComponent(params[0]);
@@ -28,7 +28,9 @@ export function MessageDetail({ params }: { params: string[] }) {
             <dt>From</dt>
             <dd>{m.from}</dd>
             <dt>To</dt>
-            <dd>{m.to ?? <NotKept what={m.channel === 'sms' ? 'number' : 'address'} />}</dd>
+            <dd>
+              <Recipient message={m} />
+            </dd>
             {queued?.replyTo && (
               <>
                 <dt>Reply-To</dt>

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api';
 import { navigate, useLocation } from '../router';
 import type { MessageSummary } from '../types';
-import { ActionForm, Table, ErrorText, Link, NotKept, PageTitle, Status, formatTime, useLoad } from '../ui';
+import { ActionForm, Table, ErrorText, Link, NotKept, PageTitle, Recipient, Status, formatTime, useLoad } from '../ui';
 import { ActivityChart, type Bucket } from './chart';
 import { chartQuery, filtersUrl, listQuery, readFilters } from './message-filters';
 
@@ -105,7 +105,7 @@ export function Messages() {
                 <tr key={m.id}>
                   <td>{formatTime(m.createdAt)}</td>
                   <td>
-                    <Link href={`/messages/${encodeURIComponent(m.id)}`}>{m.to ?? <NotKept what={m.channel === 'sms' ? 'number' : 'address'} />}</Link>
+                    <Link href={`/messages/${encodeURIComponent(m.id)}`}><Recipient message={m} /></Link>
                   </td>
                   <td>{m.subject ?? (m.channel === 'sms' ? '(SMS)' : <NotKept what="subject" />)}</td>
                   <td>
