@@ -3,7 +3,7 @@ import type { Db } from '../adapters/db/knex.js';
 import { hashApiKey, type PresentedKey } from '../commands/api-keys.js';
 import { keysByHash, storedKey, type CheckedKeyRow } from '../read-models/api-keys.js';
 import { userCredentials } from '../read-models/accounts.js';
-import { passwordStamp } from '../domain/accounts/password.js';
+import { sessionStands } from '../domain/accounts/password.js';
 import { keyRefusal, type KeyRefusal } from '../domain/accounts/key-check.js';
 import { forbidden, unauthorized, type AppError } from '../domain/errors.js';
 import type { SessionTokens } from '../ports/session-tokens.js';
@@ -96,11 +96,8 @@ export function createAuthenticator(deps: { db: Db; jwt: SessionTokens; now?: ()
     }
     const user = await deps.jwt.verify(token);
     if (!user) throw unauthorized('missing or invalid dashboard token');
-    // Read on every request, as keys are: a changed password ends the sessions before it in every process
-    // at once. A user the read model does not know yet (an API process before any worker) has changed
-    // nothing it could know of: the token stands, as it did before sessions ended with the password.
-    const stored = await userCredentials(deps.db, user.userId);
-    if (stored && passwordStamp(stored.passwordHash) !== user.passwordStamp) {
+    // Read on every request, as keys are: a changed password ends the sessions before it in every process at once.
+    if (!sessionStands(user.passwordStamp, (await userCredentials(deps.db, user.userId))?.passwordHash)) {
       throw unauthorized('this session ended when the password was changed: sign in again');
     }
     if (cookie) checkCsrf(req);

@@ -3,13 +3,13 @@ import type { SessionTokens, SessionUser } from '../../ports/session-tokens.js';
 
 const TTL_SECONDS = 12 * 3600;
 
-/** Dashboard tokens: HS256, subject = user id, `acc` = account id, `pwd` = the password's stamp. */
+/** Dashboard tokens: HS256, subject = user id, `acc` = account id, `pst` = the stamp of the password it was issued under (not the password). */
 export function createJwtIssuer(secret: string): SessionTokens {
   const key = new TextEncoder().encode(secret);
   return {
     async issue(user) {
       const expiresAt = new Date(Date.now() + TTL_SECONDS * 1000);
-      const token = await new SignJWT({ acc: user.accountId, pwd: user.passwordStamp })
+      const token = await new SignJWT({ acc: user.accountId, pst: user.passwordStamp })
         .setProtectedHeader({ alg: 'HS256' })
         .setSubject(user.userId)
         .setIssuedAt()
@@ -21,8 +21,8 @@ export function createJwtIssuer(secret: string): SessionTokens {
       try {
         const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
         // a token without a stamp was issued before sessions ended with the password: signed in again
-        if (typeof payload.sub !== 'string' || typeof payload.acc !== 'string' || typeof payload.pwd !== 'string') return null;
-        return { userId: payload.sub, accountId: payload.acc, passwordStamp: payload.pwd };
+        if (typeof payload.sub !== 'string' || typeof payload.acc !== 'string' || typeof payload.pst !== 'string') return null;
+        return { userId: payload.sub, accountId: payload.acc, passwordStamp: payload.pst };
       } catch {
         return null;
       }

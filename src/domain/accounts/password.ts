@@ -32,3 +32,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
 export function passwordStamp(passwordHash: string): string {
   return createHash('sha256').update(passwordHash).digest('base64url').slice(0, 16);
 }
+
+/**
+ * Whether a session issued under `tokenStamp` still stands: it ends once the user's password is
+ * another. A user the read model does not know yet (an API process before any worker) has changed
+ * nothing it could know of: the session stands.
+ */
+export function sessionStands(tokenStamp: string, currentHash: string | undefined): boolean {
+  return currentHash === undefined || passwordStamp(currentHash) === tokenStamp;
+}
