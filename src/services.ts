@@ -31,6 +31,7 @@ import { createSnsMessageVerifier } from './adapters/sns-verify/verify-sns-messa
 import { createEngagementCommands } from './commands/engagement.js';
 import { createWebhookDeliveryCommands } from './commands/webhook-deliveries.js';
 import { createContactCommands } from './commands/contacts.js';
+import { createPersonalDataExport } from './commands/personal-data-export.js';
 import { createMessageQueries } from './read-models/messages.js';
 import { createMessageHistory } from './commands/replay.js';
 import { createCancelMessage } from './commands/cancel-message.js';
@@ -141,7 +142,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     sendEmail: { sendEmail },
     sendBatch: { sendEmail },
     sendSms: { sendSms },
-    contacts: { contacts },
+    contacts: { contacts, exportPersonalData: createPersonalDataExport({ db, eventStore, personOf }) },
     messageChanges: {
       changes: createMessageChanges({ db, notifier: createChangeNotifier({ db, logger }), cursors: createChangeCursors(await getOrCreateSecret(db, 'changes-cursor')) }),
     },

@@ -69,6 +69,30 @@ describe('dashboard: contacts and suppressions', function () {
     await screenshot(page, 'contacts-import-no-email-column');
   });
 
+  it("exports what is kept about an address as a file, then erases the person after asking", async () => {
+    const { page } = h;
+    const token = { token: h.app.adminToken };
+    await h.app.request('POST', '/api/contacts', { ...token, body: { email: 'rhoda@example.com', firstName: 'Rhoda' } });
+    await page.goto('/contacts');
+    await page.getByLabel('Their address').fill('rhoda@example.com');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export their data' }).click()]);
+    expect(download.suggestedFilename()).to.equal('personal-data-rhoda@example.com.json');
+    const saved = JSON.parse(await new Promise<string>((resolve, reject) => download.createReadStream().then((s) => {
+      let text = '';
+      s.on('data', (c) => (text += c)).on('end', () => resolve(text)).on('error', reject);
+    }, reject)));
+    expect(saved.contact).to.deep.include({ email: 'rhoda@example.com', firstName: 'Rhoda' });
+    await page.getByRole('status').filter({ hasText: 'Exported what is kept about rhoda@example.com: 0 messages.' }).waitFor();
+
+    await page.getByRole('button', { name: 'Erase rhoda@example.com' }).click();
+    await page.getByText('Their data cannot be read again, by anyone.').waitFor();
+    await screenshot(page, 'contacts-erase-confirm');
+    await page.getByRole('button', { name: 'Yes, erase for good rhoda@example.com' }).click();
+    await page.getByRole('status').filter({ hasText: 'rhoda@example.com is forgotten' }).waitFor();
+    expect((await h.app.request('GET', '/api/contacts?search=rhoda', token)).body.items).to.deep.equal([]);
+    await expectAccessible(page);
+  });
+
   it('adds, searches and removes suppressions', async () => {
     const { page } = h;
     await page.goto('/suppressions');

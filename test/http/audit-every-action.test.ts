@@ -91,6 +91,7 @@ describe('audit trail: every admin action over HTTP, with its actor and client a
       body: { contacts: [{ email: 'ada@example.org', firstName: 'Augusta' }, { email: 'alan@example.org' }] },
       status: 200,
     });
+    await act('POST /api/contacts/{email}/export', '/api/contacts/ada@example.org/export', 'contact.exported', { status: 200 });
     await act('DELETE /api/contacts/{email}', '/api/contacts/ada@example.org?erase=true', 'contact.erased', { ...crm });
     await act('POST /api/suppressions', '/api/suppressions', 'suppression.added', { body: { email: 'gone@example.org' } });
     await act('DELETE /api/suppressions/{value}', '/api/suppressions/gone@example.org', 'suppression.removed');

@@ -183,6 +183,12 @@ const RULES: Record<string, AuditRule> = {
     target: (d) => ({ type: 'webhook_delivery', id: d.deliveryId }),
     changes: (d) => ({ series: { from: d.series - 1, to: d.series } }),
   },
+  // a person's data handed to an admin; the trail names them by keyed hash, as it names contacts
+  PersonalDataExported: {
+    action: () => 'contact.exported',
+    target: (d) => ({ type: 'contact', id: d.person }),
+    changes: () => ({}),
+  },
   CampaignCreated: {
     action: () => 'campaign.created',
     target: (d) => ({ type: 'campaign', id: d.campaignId }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CONTACT_STATUSES } from '../../domain/contacts/contact.js';
 import { contactInput, MAX_IMPORT, type ContactCommands } from '../../commands/contacts.js';
+import type { ExportPersonalData } from '../../commands/personal-data-export.js';
 import { defineRoute } from '../route.js';
 import { accountOf, callerOf } from './principal-helpers.js';
 
@@ -27,7 +28,9 @@ const importBody = z
 const read = { kind: 'apiKeyOrJwt', scope: 'contacts:read' } as const;
 const write = { kind: 'apiKeyOrJwt', scope: 'contacts:write' } as const;
 
-export function createContactRoutes(deps: { contacts: ContactCommands }) {
+const emailParams = z.object({ email: z.string().min(3).max(320).regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address') });
+
+export function createContactRoutes(deps: { contacts: ContactCommands; exportPersonalData: ExportPersonalData }) {
   return [
     defineRoute({
       method: 'get',
@@ -75,7 +78,7 @@ export function createContactRoutes(deps: { contacts: ContactCommands }) {
       summary: 'Erase a person (erase=true): their address, names and message bodies can no longer be read anywhere; counts and statuses stay, a suppression stays',
       tag: 'contacts',
       auth: write,
-      params: z.object({ email: z.string().min(3).max(320).regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address') }),
+      params: emailParams,
       query: z.object({ erase: z.literal('true', { message: 'erase=true is required: deleting a contact forgets the person' }) }),
       responses: {
         200: { description: 'Erased', schema: z.object({ erased: z.literal(true) }).meta({ example: { erased: true } }) },
@@ -83,6 +86,27 @@ export function createContactRoutes(deps: { contacts: ContactCommands }) {
       },
       async handler({ principal, params, req }) {
         return { status: 200, body: await deps.contacts.erase(accountOf(principal), callerOf(principal, req), params.email) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/contacts/:email/export',
+      summary:
+        "Everything kept about a person, for their request to see it: the contact, the suppression and every message to the address with its whole history. Recorded in the audit trail (by the address's keyed hash). Dashboard users only",
+      tag: 'contacts',
+      auth: { kind: 'jwt' },
+      params: emailParams,
+      responses: {
+        200: {
+          description: '{email, exportedAt, contact, suppression, messages: [{id, history}]}; empty when nothing is kept',
+          schema: z
+            .object({ email: z.string(), exportedAt: z.string(), contact: z.unknown(), suppression: z.unknown(), messages: z.array(z.object({ id: z.string(), history: z.array(z.unknown()) })) })
+            .meta({ example: { email: 'ada@example.org', exportedAt: '2026-03-01T09:30:00.000Z', contact: { email: 'ada@example.org', firstName: 'Ada' }, suppression: null, messages: [{ id: 'msg_k2v9x0c7q1', history: [] }] } }),
+        },
+      },
+      async handler({ principal, params, req, res }) {
+        res.setHeader('Content-Disposition', 'attachment; filename="personal-data.json"');
+        return { status: 200, body: await deps.exportPersonalData(accountOf(principal), callerOf(principal, req), params.email) };
       },
     }),
   ];

@@ -5,6 +5,7 @@ import { contactColumns, toContact } from '../csv-contacts';
 import { navigate, useLocation, withQuery } from '../router';
 import type { Contact } from '../types';
 import { Table, ActionForm, ErrorText, Link, PageTitle, Status, useAction, useLoad } from '../ui';
+import { PersonRequests } from './person-requests';
 
 const STATUSES = ['subscribed', 'unsubscribed', 'bounced', 'complained', 'suppressed'] as const;
 const BATCH = 500;
@@ -175,6 +176,7 @@ export function Contacts() {
         </>
       )}
       <Import onDone={list.reload} />
+      <PersonRequests onErased={list.reload} />
     </>
   );
 }

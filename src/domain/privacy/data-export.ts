@@ -1,0 +1,19 @@
+import type { Decider } from '../decider.js';
+
+/**
+ * A person's data handed to an admin (a subject access request): who asked, when, and how much, named
+ * by the keyed hash of their address only, so the record of it holds no personal data in clear.
+ */
+export interface PersonalDataExported {
+  type: 'PersonalDataExported';
+  data: { exportId: string; accountId: string; person: string; messages: number; exportedAt: string };
+}
+
+export const exportStream = (exportId: string) => `export-${exportId}`;
+
+/** Every export is recorded, once: the same export asked again (a retried command) records nothing new. */
+export const dataExportDecider: Decider<{ recorded: boolean }, PersonalDataExported['data'], PersonalDataExported> = {
+  initialState: { recorded: false },
+  evolve: (state, event) => (event.type === 'PersonalDataExported' ? { recorded: true } : state),
+  decide: (command, state) => (state.recorded ? [] : [{ type: 'PersonalDataExported', data: command }]),
+};
