@@ -42,6 +42,11 @@ export function Login() {
           Sign in
         </button>
       </ActionForm>
+      <p class="help">
+        Lost the password? Whoever runs the server prints a new one with
+        <br />
+        <code>npm run admin -- reset-password &lt;email&gt;</code>
+      </p>
     </main>
   );
 }
