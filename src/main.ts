@@ -141,6 +141,11 @@ async function main(role: Role): Promise<void> {
   }
 }
 
+// The AWS SDK warns on every start under Node 20 that its releases after January 2027 will need
+// Node 22. Node 20 is this project's runtime and its SDK versions are pinned, so the warning tells an
+// operator nothing they can act on (set it to false to see it again).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const role = (process.argv[2] ?? 'all') as Role;
 if (!ROLES.includes(role)) {
   console.error(`Unknown role "${role}": use all, api or worker`);
