@@ -74,7 +74,7 @@ describe('dashboard: contacts and suppressions', function () {
     const token = { token: h.app.adminToken };
     await h.app.request('POST', '/api/contacts', { ...token, body: { email: 'rhoda@example.com', firstName: 'Rhoda' } });
     await page.goto('/contacts');
-    await page.getByLabel('Their address').fill('rhoda@example.com');
+    await page.getByLabel('Their address or phone number').fill('rhoda@example.com');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export their data' }).click()]);
     expect(download.suggestedFilename()).to.equal('personal-data-rhoda@example.com.json');
     const saved = JSON.parse(await new Promise<string>((resolve, reject) => download.createReadStream().then((s) => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
+import { readyToSendSms } from '../support/sms-setup.js';
 
 /**
  * A person asks what is kept about them (a subject access request): the admin exports it in one
@@ -61,6 +62,29 @@ describe('POST /api/contacts/:email/export: everything kept about a person', fun
     const keyed = await app.request('POST', `/api/contacts/${encodeURIComponent(ADDRESS)}/export`, { apiKey: sender.key });
     expect(keyed.status).to.be.oneOf([401, 403]);
     expect((await exportOf('not-an-address')).status).to.equal(400);
+  });
+
+  it('a phone number SMS went to is a person too: exported and erased by its number', async () => {
+    const { key } = await readyToSendSms(app);
+    const NUMBER = '+14155552671';
+    const sms = await app.request('POST', '/api/send/sms', { apiKey: key, body: { to: NUMBER, body: 'Sms-Marker-3131' } });
+    expect(sms.status, JSON.stringify(sms.body)).to.equal(201);
+    await eventually(() => app.request('GET', `/api/messages/${sms.body.messageLogId}`, { token: app.adminToken }), (r) => r.body.status === 'sent');
+
+    // the SMS API's own spellings of a number find the same person
+    for (const spelled of [NUMBER, '(415) 555-2671']) {
+      const res = await exportOf(spelled);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body.messages.map((m: { id: string }) => m.id)).to.deep.equal([sms.body.messageLogId]);
+      expect(JSON.stringify(res.body.messages)).to.include('Sms-Marker-3131');
+    }
+    const erased = await app.request('DELETE', `/api/contacts/${encodeURIComponent(NUMBER)}?erase=true`, { token: app.adminToken });
+    expect(erased.status, JSON.stringify(erased.body)).to.equal(200);
+    const after = await exportOf(NUMBER);
+    expect(after.body.messages).to.have.length(1);
+    expect(JSON.stringify(after.body.messages)).not.to.include('Sms-Marker-3131');
+    expect(JSON.stringify(after.body.messages)).not.to.include(NUMBER);
+    expect((await app.request('GET', `/api/messages/${sms.body.messageLogId}`, { token: app.adminToken })).body.to).to.equal(null);
   });
 
   it('after an erasure the export holds no address, name or body: only what the erasure left (statuses, times)', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CONTACT_STATUSES } from '../../domain/contacts/contact.js';
+import { parsePhoneNumber } from '../../domain/sms/phone.js';
 import { contactInput, MAX_IMPORT, type ContactCommands } from '../../commands/contacts.js';
 import type { ExportPersonalData } from '../../commands/personal-data-export.js';
 import { defineRoute } from '../route.js';
@@ -28,7 +29,24 @@ const importBody = z
 const read = { kind: 'apiKeyOrJwt', scope: 'contacts:read' } as const;
 const write = { kind: 'apiKeyOrJwt', scope: 'contacts:write' } as const;
 
-const emailParams = z.object({ email: z.string().min(3).max(320).regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address') });
+/**
+ * Whom an erasure or an export is about: an email address, or a phone number an SMS went to (E.164,
+ * or a 10-digit US number, as the SMS API takes them), which is a person of its own.
+ */
+const personParams = z.object({
+  email: z
+    .string()
+    .min(3)
+    .max(320)
+    .transform((value, ctx) => {
+      if (/^[^\s@]+@[^\s@]+$/.test(value)) return value;
+      const phone = parsePhoneNumber(value);
+      if (phone) return phone;
+      ctx.addIssue({ code: 'custom', message: 'must be an email address or a phone number' });
+      return z.NEVER;
+    })
+    .meta({ description: 'an email address, or a phone number (E.164)', example: 'ada@example.org' }),
+});
 
 export function createContactRoutes(deps: { contacts: ContactCommands; exportPersonalData: ExportPersonalData }) {
   return [
@@ -75,10 +93,10 @@ export function createContactRoutes(deps: { contacts: ContactCommands; exportPer
     defineRoute({
       method: 'delete',
       path: '/api/contacts/:email',
-      summary: 'Erase a person (erase=true): their address, names and message bodies can no longer be read anywhere; counts and statuses stay, a suppression stays',
+      summary: 'Erase a person (erase=true), by email address or by the phone number SMS went to: their address, names and message bodies can no longer be read anywhere; counts and statuses stay, a suppression stays',
       tag: 'contacts',
       auth: write,
-      params: emailParams,
+      params: personParams,
       query: z.object({ erase: z.literal('true', { message: 'erase=true is required: deleting a contact forgets the person' }) }),
       responses: {
         200: { description: 'Erased', schema: z.object({ erased: z.literal(true) }).meta({ example: { erased: true } }) },
@@ -92,10 +110,10 @@ export function createContactRoutes(deps: { contacts: ContactCommands; exportPer
       method: 'post',
       path: '/api/contacts/:email/export',
       summary:
-        "Everything kept about a person, for their request to see it: the contact, the suppression and every message to the address with its whole history. Recorded in the audit trail (by the address's keyed hash). Dashboard users only",
+        "Everything kept about a person (an email address, or a phone number SMS went to), for their request to see it: the contact, the suppression and every message to the address with its whole history. Recorded in the audit trail (by the address's keyed hash). Dashboard users only",
       tag: 'contacts',
       auth: { kind: 'jwt' },
-      params: emailParams,
+      params: personParams,
       responses: {
         200: {
           description: '{email, exportedAt, contact, suppression, messages: [{id, history}]}; empty when nothing is kept',

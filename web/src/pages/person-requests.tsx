@@ -33,11 +33,11 @@ export function PersonRequests({ onErased }: { onErased: () => void }) {
   return (
     <section aria-labelledby="person-requests">
       <h2 id="person-requests">A person's data</h2>
-      <p class="help">When someone asks to see what is kept about their address, or to be forgotten (contact or not).</p>
+      <p class="help">When someone asks to see what is kept about them, or to be forgotten: by email address (contact or not), or by the number SMS went to.</p>
       <ActionForm class="inline" onSubmit={() => exportData.run()}>
         <label>
-          Their address
-          <input type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          Their address or phone number
+          <input required value={email} placeholder="ada@example.org or +14155550100" onInput={(e) => setEmail(e.currentTarget.value)} />
         </label>
         <button type="submit" disabled={exportData.busy}>
           Export their data
