@@ -174,7 +174,8 @@ describe('campaigns: create, send, fan-out, progress and stats', function () {
     expect((await api('PATCH', `/api/campaigns/${c.id}`, { templateId: fresh.body.id })).body).to.deep.include({ status: 'paused', templateId: fresh.body.id });
     expect((await api('POST', `/api/campaigns/${c.id}/resume`)).status).to.equal(200);
     expect((await finished(c.id)).progress).to.include({ audience: 3, queued: 3 });
-    const sent = await deliveredByRecipient(app, c.id);
+    // sent means every message is queued: each reaches the provider a moment later
+    const sent = await eventually(() => deliveredByRecipient(app, c.id), (byRecipient) => byRecipient.size === 3, 20_000);
     expect([...sent.keys()].sort()).to.deep.equal(['fix1@example.org', 'fix2@example.org', 'fix3@example.org']);
     for (const row of sent.values()) expect(row.subject).to.equal('New for Fix');
   });
