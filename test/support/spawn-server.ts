@@ -77,6 +77,19 @@ process.once('exit', () => {
 
 /** Another server process (`src/main.ts <role>`) on the same database, for cross-process tests. */
 export async function spawnServer(role: 'api' | 'worker' | 'all', env: Record<string, string>, options: SpawnOptions = {}): Promise<SpawnedServer> {
+  // A port found free can be taken before the child binds it (two servers started at once may even
+  // be given the same one): a port of our choosing that turns out taken is chosen again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnOnce(role, env, options);
+    } catch (err) {
+      const ours = !env.PORT && !(role === 'worker' && env.WORKER_PORT);
+      if (!ours || attempt === 3 || !/Port \d+ is already in use/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+async function spawnOnce(role: 'api' | 'worker' | 'all', env: Record<string, string>, options: SpawnOptions): Promise<SpawnedServer> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const main = options.root ? join(options.root, 'src', 'main.ts') : fileURLToPath(new URL('../../src/main.ts', import.meta.url));
   // A worker answers on WORKER_PORT once it has started (its queue, read models and managers running):
