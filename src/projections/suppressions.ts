@@ -6,7 +6,6 @@ import type { Projection } from './projection.js';
 import { personOfEvent } from '../domain/privacy/personal-data.js';
 import { analyzeAfterGrowth } from './statistics.js';
 
-
 /**
  * The account-wide suppression list the send path checks, keyed by the address's keyed hash: an
  * erased person's entry loses its address (and detail) but keeps holding the hash, so a later send to

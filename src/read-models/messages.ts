@@ -116,11 +116,11 @@ function filtered(db: Db, principal: Principal, f: MessageFilters): Knex.QueryBu
   return q;
 }
 
-/** Which of these messages the read model has (queued, whatever happened since). */
 /** The ids of an account's messages to one person (the keyed hash of their address or number), oldest first. */
 export const messageIdsOfPerson = (db: Db, accountId: string, person: string): Promise<string[]> =>
   db('messages').where({ account_id: accountId, person }).orderBy([{ column: 'created_at' }, { column: 'id' }]).pluck('id');
 
+/** Which of these messages the read model has (queued, whatever happened since). */
 export const recordedMessageIds = async (db: Db, ids: string[]): Promise<Set<string>> => new Set(await db('messages').whereIn('id', ids).pluck('id'));
 
 export function createMessageQueries(deps: { db: Db }) {
