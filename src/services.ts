@@ -38,7 +38,6 @@ import { createCancelMessage } from './commands/cancel-message.js';
 import { createMessageCountQueries } from './read-models/message-counts.js';
 import { createChangeCursors, createMessageChanges } from './commands/message-changes.js';
 import { createChangeNotifier } from './projections/change-notifier.js';
-import { emailProviderUnavailable } from './adapters/email/index.js';
 import { createCampaignCommands } from './commands/campaigns.js';
 import { createAuditQueries } from './read-models/audit.js';
 import { DELIVER_WEBHOOK_JOB } from './domain/webhooks/delivery.js';
@@ -130,11 +129,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
       publicOrigin: () => new URL(config.BASE_URL).origin,
     },
     apiKeys: { apiKeys },
-    settings: {
-      accounts,
-      emailProviderUnavailable: (kind) => emailProviderUnavailable(kind, config, emailProviderFor(kind)),
-      smsProvider: { name: config.SMS_PROVIDER, unavailable: async () => (await shared.providers.smsProviderFor(config.SMS_PROVIDER).missingCredentials?.()) ?? null },
-    },
+    settings: { accounts, emailProviderFor, smsProvider: shared.providers.smsProviderFor(config.SMS_PROVIDER) },
     identities: { identities },
     templates: { templates },
     suppressions: { suppressions },

@@ -27,11 +27,5 @@ export function unconfigured(name: EmailProvider['name'], reason: string): Email
   const fail = async (): Promise<never> => {
     throw new ProviderError(`${name} is not configured: ${reason}`, false, 'NotConfigured');
   };
-  return { name, send: fail, createIdentity: fail, getIdentityStatus: fail };
-}
-
-/** Why `kind` (whose client is `provider`) cannot be used in this deployment, or null when it can. */
-export async function emailProviderUnavailable(kind: EmailProviderKind, config: Config, provider: EmailProvider): Promise<string | null> {
-  if (kind === 'postmark' && !config.POSTMARK_SERVER_TOKEN) return 'POSTMARK_SERVER_TOKEN is not set';
-  return (await provider.missingCredentials?.()) ?? null;
+  return { name, send: fail, createIdentity: fail, getIdentityStatus: fail, missingCredentials: async () => reason };
 }

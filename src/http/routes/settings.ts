@@ -3,6 +3,8 @@ import type { AccountCommands } from '../../commands/accounts.js';
 import { parsePhoneNumber } from '../../domain/sms/phone.js';
 import { badRequest } from '../../domain/errors.js';
 import { MAX_DAILY_SEND_CAP, MAX_RETENTION_DAYS, type EmailProviderKind } from '../../domain/accounts/account.js';
+import type { EmailProvider } from '../../ports/email-provider.js';
+import type { SmsProvider } from '../../ports/sms-provider.js';
 import { defineRoute } from '../route.js';
 import { accountOf, callerOf } from './principal-helpers.js';
 
@@ -49,13 +51,13 @@ function e164(value: string, field: string): string {
 
 export function createSettingsRoutes(deps: {
   accounts: AccountCommands;
-  /** why an email provider cannot be used in this deployment (its credentials are not set), or null */
-  emailProviderUnavailable?: (kind: EmailProviderKind) => Promise<string | null>;
-  /** the SMS provider of this deployment, and why it cannot be used (its credentials are not set), or null */
-  smsProvider?: { name: string; unavailable: () => Promise<string | null> };
+  /** this deployment's client of each email provider: whether it can call out is its own to say */
+  emailProviderFor?: (kind: EmailProviderKind) => Pick<EmailProvider, 'missingCredentials'>;
+  /** this deployment's SMS provider */
+  smsProvider?: Pick<SmsProvider, 'name' | 'missingCredentials'>;
 }) {
-  const readiness = async (unavailable: Promise<string | null> | undefined) => {
-    const problem = (await unavailable) ?? null;
+  const readiness = async (provider: Pick<EmailProvider, 'missingCredentials'> | undefined) => {
+    const problem = (await provider?.missingCredentials?.()) ?? null;
     return { ready: problem === null, problem };
   };
   return [
@@ -68,8 +70,8 @@ export function createSettingsRoutes(deps: {
       responses: { 200: { description: '{email: {ses, postmark, sandbox}, sms}', schema: providersSchema } },
       async handler() {
         const kinds = ['ses', 'postmark', 'sandbox'] as const;
-        const email = await Promise.all(kinds.map((kind) => readiness(deps.emailProviderUnavailable?.(kind))));
-        const sms = deps.smsProvider ? { provider: deps.smsProvider.name, ...(await readiness(deps.smsProvider.unavailable())) } : { provider: 'sandbox', ready: true, problem: null };
+        const email = await Promise.all(kinds.map((kind) => readiness(deps.emailProviderFor?.(kind))));
+        const sms = { provider: deps.smsProvider?.name ?? 'sandbox', ...(await readiness(deps.smsProvider)) };
         return { status: 200, body: { email: Object.fromEntries(kinds.map((kind, i) => [kind, email[i]])), sms } };
       },
     }),
@@ -95,7 +97,7 @@ export function createSettingsRoutes(deps: {
       async handler({ principal, body, req }) {
         // A missing token is known for certain and refused; missing AWS credentials only warned of
         // (GET /api/settings/providers): an instance role may appear, and the choice stays the admin's.
-        const unavailable = body.emailProvider === 'postmark' && (await deps.emailProviderUnavailable?.('postmark'));
+        const unavailable = body.emailProvider === 'postmark' && (await readiness(deps.emailProviderFor?.('postmark'))).problem;
         if (unavailable) throw badRequest(`emailProvider: ${body.emailProvider} is not configured (${unavailable})`);
         return { status: 200, body: await deps.accounts.changeSettings(accountOf(principal), callerOf(principal, req), body) };
       },
