@@ -32,6 +32,7 @@ import { createEngagementCommands } from './commands/engagement.js';
 import { createWebhookDeliveryCommands } from './commands/webhook-deliveries.js';
 import { createContactCommands } from './commands/contacts.js';
 import { createPersonalDataExport } from './commands/personal-data-export.js';
+import { createSuppressionListCommands } from './commands/suppression-list.js';
 import { createMessageQueries } from './read-models/messages.js';
 import { createMessageHistory } from './commands/replay.js';
 import { createCancelMessage } from './commands/cancel-message.js';
@@ -132,7 +133,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     settings: { accounts, emailProviderFor, smsProvider: shared.providers.smsProviderFor(config.SMS_PROVIDER) },
     identities: { identities },
     templates: { templates },
-    suppressions: { suppressions },
+    suppressions: { suppressions, list: createSuppressionListCommands({ db, eventStore, personOf, suppressions }) },
     webhooks: { webhooks },
     sendEmail: { sendEmail },
     sendBatch: { sendEmail },

@@ -100,8 +100,12 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
     return { decider: suppressionDecider, command: { kind: 'suppress', data }, streamId: suppressionStream(input.accountId, value === null ? input.person! : deps.personOf(value)) };
   }
 
-  /** Appends the suppression without waiting for the list to show it; the stream's state is the guard. */
-  async function record(input: SuppressInput) {
+  /**
+   * Appends the suppression without waiting for the list to show it; the stream's state is the guard.
+   * `newStream`: the caller has seen that the stream does not exist, so the first attempt does not
+   * read it (a stream made meanwhile fails the append, and it is read and decided again).
+   */
+  async function record(input: SuppressInput, options: { newStream?: boolean } = {}) {
     const { decider, command, streamId } = step(input);
     const { value, kind } = command.data;
     const metadata = input.clientIp === undefined ? { actor: input.actor } : callerMetadata({ actor: input.actor, clientIp: input.clientIp, requestId: input.requestId });
@@ -109,6 +113,7 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
       eventStore: deps.eventStore,
       streamId,
       commandId: input.commandId,
+      history: options.newStream ? [] : undefined,
       // with no address to name the person by, the hash is what the read models key the entry on
       metadata: value === null ? { ...metadata, person: input.person } : metadata,
     });
@@ -148,8 +153,7 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
       const rows = await suppressionsPage(deps.db, accountId, { search: opts.search, after: opts.cursor ? decodeCursor(opts.cursor) : undefined, limit: opts.limit + 1 });
       const page = rows.slice(0, opts.limit);
       const last = page[page.length - 1];
-      const nextCursor =
-        rows.length > opts.limit ? Buffer.from(JSON.stringify([new Date(last.created_at).toISOString(), last.value])).toString('base64url') : null;
+      const nextCursor = rows.length > opts.limit ? Buffer.from(JSON.stringify(last.after)).toString('base64url') : null;
       return { items: page.map(suppressionView), nextCursor };
     },
   };

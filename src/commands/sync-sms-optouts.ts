@@ -3,6 +3,7 @@ import { parsePhoneNumber } from '../domain/sms/phone.js';
 import { comparePositions, type Position } from '../ports/event-store.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
 import { createProjectionWaiter } from '../projections/waiter.js';
+import { inParallel } from './in-parallel.js';
 import type { SuppressionCommands } from './suppressions.js';
 import { accountsSendingSms } from '../read-models/accounts.js';
 import { suppressedPhones } from '../read-models/suppressions.js';
@@ -19,25 +20,6 @@ export interface SyncResult {
   synced: number;
   /** distinct numbers opted out at the provider */
   total: number;
-}
-
-/** Runs `fn` over `items`, `limit` at a time; after a failure no new item starts, and all settle first. */
-async function inParallel<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < items.length) {
-      try {
-        await fn(items[next++]);
-      } catch (err) {
-        failed = true;
-        throw err;
-      }
-    }
-  };
-  const results = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker));
-  const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (rejected) throw rejected.reason;
 }
 
 /**

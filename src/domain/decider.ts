@@ -19,3 +19,15 @@ export interface Decider<S, C, E extends DomainEvent = DomainEvent> {
 export function fold<S>(decider: Pick<Decider<S, unknown>, 'initialState' | 'evolve'>, events: RecordedEvent[]): S {
   return events.reduce(decider.evolve, decider.initialState);
 }
+
+/**
+ * The decider of a stream that holds one fact, recorded once: the same command run again (a retry)
+ * records nothing new. An export or an import noted for the audit trail is one.
+ */
+export function recordedOnce<T extends string, D>(type: T): Decider<{ recorded: boolean }, D, DomainEvent<T, D>> {
+  return {
+    initialState: { recorded: false },
+    evolve: (state, event) => (event.type === type ? { recorded: true } : state),
+    decide: (data, state) => (state.recorded ? [] : [{ type, data }]),
+  };
+}

@@ -29,7 +29,7 @@ export function webhookBody(event: RecordedEvent, contact: ContactAtEvent | unde
   const d = event.data as AddressSuppressed['data'];
   return JSON.stringify({
     id: event.id,
-    event: webhookEventFor(d.reason),
+    event: webhookEventFor(d),
     occurredAt: d.occurredAt,
     accountId: d.accountId,
     data: {
@@ -99,7 +99,7 @@ export function createWebhookFanoutManager(deps: {
         const d = event.data as AddressSuppressed['data'];
         // an erased person's unsubscribe names no address and no contact: nothing a receiver could act on
         if (d.value === null) return [];
-        const name = webhookEventFor(d.reason);
+        const name = webhookEventFor(d);
         const subscriptionIds = endpoints.filter((w) => w.account_id === d.accountId && w.events.includes(name)).map((w) => w.id);
         return subscriptionIds.length ? [{ event, subscriptionIds }] : [];
       });
@@ -113,7 +113,7 @@ export function createWebhookFanoutManager(deps: {
         const decided = deliveries.get(event.id);
         if (!decided) continue;
         const d = event.data as AddressSuppressed['data'];
-        const name = webhookEventFor(d.reason);
+        const name = webhookEventFor(d);
         // per endpoint and person, by keyed hash: an ordering key is kept in clear (side_effects)
         const person = personOfEvent(event, d.value);
         for (const subscriptionId of decided.subscriptionIds) {

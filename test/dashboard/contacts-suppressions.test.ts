@@ -115,6 +115,48 @@ describe('dashboard: contacts and suppressions', function () {
     expect(api.body.items.map((s: { email: string }) => s.email)).to.deep.equal(['other@example.com']);
   });
 
+  it("imports another provider's suppression list with progress, exports ours as a file, and takes that file back", async () => {
+    const { page } = h;
+    // Postmark's export: its own header names and reasons; one address twice (one row per message stream)
+    const rows = ['Email Address,SuppressionReason,Origin,CreatedAt'];
+    for (let i = 0; i < 600; i++) rows.push(`moved${i}@example.com,${i % 3 === 0 ? 'HardBounce' : i % 3 === 1 ? 'SpamComplaint' : 'ManualSuppression'},Recipient,2026-01-01T00:00:00Z`);
+    rows.push('moved0@example.com,HardBounce,Recipient,2026-01-01T00:00:00Z', 'not-an-address,HardBounce,Recipient,', 'odd@example.com,Blocked,Admin,');
+    await page.goto('/suppressions');
+    await page.getByLabel('CSV file').setInputFiles({ name: 'postmark-suppressions.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n')) });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByText('Imported 602 of 603 entries: 601 newly suppressed, 1 already suppressed.').waitFor();
+    expect(await page.getByRole('progressbar').getAttribute('value')).to.equal('603');
+    const alert = page.getByRole('alert').filter({ hasText: '1 row was not imported' });
+    expect(await alert.getByRole('listitem').textContent()).to.match(/^Line 603 \(not-an-address\): email: .+/);
+    await page.getByRole('cell', { name: 'moved599@example.com', exact: true }).waitFor();
+    await expectAccessible(page);
+    await screenshot(page, 'suppressions-import');
+    const token = { token: h.app.adminToken };
+    const entry = async (q: string) => (await h.app.request('GET', `/api/suppressions?search=${q}`, token)).body.items[0];
+    expect(await entry('moved0@')).to.include({ reason: 'bounced', source: 'import' });
+    expect(await entry('moved1@')).to.include({ reason: 'complained', source: 'import' });
+    expect(await entry('moved2@')).to.include({ reason: 'manual', source: 'import' });
+    // a reason we have no word for is kept as the entry's detail
+    expect(await entry('odd@')).to.include({ reason: 'manual', detail: 'reason at the source: Blocked' });
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export all as CSV' }).click()]);
+    expect(download.suggestedFilename()).to.match(/^suppressions-\d{4}-\d{2}-\d{2}\.csv$/);
+    const file = await new Promise<Buffer>((resolve, reject) =>
+      download.createReadStream().then((s) => {
+        const chunks: Buffer[] = [];
+        s.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
+      }, reject),
+    );
+    const lines = file.toString('utf8').trim().split('\r\n');
+    expect(lines[0]).to.equal('email,phone,person,reason,source,detail,messageId,campaignId,createdAt');
+    expect(lines.filter((l) => l.startsWith('moved'))).to.have.length(600);
+
+    // our own file comes back as it went: every entry is there already
+    await page.getByLabel('CSV file').setInputFiles({ name: 'ours.csv', mimeType: 'text/csv', buffer: file });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByText(`Imported ${lines.length - 1} of ${lines.length - 1} entries: 0 newly suppressed, ${lines.length - 1} already suppressed.`).waitFor();
+  });
+
   it("shows an erased person's suppression without an address, and offers no Remove for it", async () => {
     const { page } = h;
     const key = (await h.app.createApiKey(['contacts:write'])).key;

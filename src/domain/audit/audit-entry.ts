@@ -225,13 +225,25 @@ const RULES: Record<string, AuditRule> = {
     stateKey: (d) => `template:${d.id}`,
     fields: () => null,
   },
-  // Only an admin's own suppressions: bounces, complaints and unsubscribes are the recipients' doing.
+  // Only an admin's own suppressions: bounces, complaints and unsubscribes are the recipients' doing,
+  // and an import's entries are that import's.
   // A suppression and an erasure name the person by keyed hash only (the address is personal data:
   // docs/privacy.md); a store that adds no hash leaves the address.
   AddressSuppressed: {
     action: (d) => (d.source === 'manual' ? 'suppression.added' : null),
     target: (d, _before, m) => ({ type: 'suppression', id: (m.person as string | undefined) ?? d.value }),
     changes: (d) => ({ reason: { from: null, to: d.reason }, detail: { from: null, to: d.detail } }),
+  },
+  // an import is one action however many entries it brings (they show on the list as source import)
+  SuppressionListImported: {
+    action: () => 'suppressions.imported',
+    target: (d) => ({ type: 'account', id: d.accountId }),
+    changes: (d) => ({ entries: { from: null, to: d.entries } }),
+  },
+  SuppressionListExported: {
+    action: () => 'suppressions.exported',
+    target: (d) => ({ type: 'account', id: d.accountId }),
+    changes: (d) => ({ entries: { from: null, to: d.entries } }),
   },
   SuppressionLifted: {
     action: () => 'suppression.removed',

@@ -1,4 +1,4 @@
-import type { Decider } from '../decider.js';
+import { recordedOnce } from '../decider.js';
 
 /**
  * A person's data handed to an admin (a subject access request): who asked, when, and how much, named
@@ -11,9 +11,4 @@ export interface PersonalDataExported {
 
 export const exportStream = (exportId: string) => `export-${exportId}`;
 
-/** Every export is recorded, once: the same export asked again (a retried command) records nothing new. */
-export const dataExportDecider: Decider<{ recorded: boolean }, PersonalDataExported['data'], PersonalDataExported> = {
-  initialState: { recorded: false },
-  evolve: (state, event) => (event.type === 'PersonalDataExported' ? { recorded: true } : state),
-  decide: (command, state) => (state.recorded ? [] : [{ type: 'PersonalDataExported', data: command }]),
-};
+export const dataExportDecider = recordedOnce<'PersonalDataExported', PersonalDataExported['data']>('PersonalDataExported');

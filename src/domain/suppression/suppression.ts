@@ -7,7 +7,8 @@ import { notFound } from '../errors.js';
  * bounce decide once. Contacts show it as their status; the webhook process manager fans it out.
  */
 export type SuppressionReason = 'bounced' | 'complained' | 'unsubscribed' | 'manual' | 'sms_optout';
-export type SuppressionSource = 'one_click' | 'form' | 'bounce' | 'complaint' | 'manual' | 'sms_optout';
+/** how it came about: `import` is a list brought from elsewhere (another provider's suppressions), whatever its reason */
+export type SuppressionSource = 'one_click' | 'form' | 'bounce' | 'complaint' | 'manual' | 'sms_optout' | 'import';
 
 export interface AddressSuppressed {
   type: 'AddressSuppressed';
@@ -41,8 +42,13 @@ export interface SuppressionState {
 export const suppressionStream = (accountId: string, person: string) => `suppression-${accountId}-${person}`;
 export const SUPPRESSION_STREAM_PREFIX = 'suppression-';
 
-/** Outbound webhook event for a suppression (the four contact.* events of docs/webhooks.md). */
-export function webhookEventFor(reason: SuppressionReason): 'contact.bounced' | 'contact.complained' | 'contact.unsubscribed' | 'contact.suppressed' {
+/**
+ * Outbound webhook event for a suppression (the four contact.* events of docs/webhooks.md). An
+ * imported entry is `contact.suppressed` whatever its reason: no provider of ours reported a bounce,
+ * nor did the recipient click anything here.
+ */
+export function webhookEventFor({ reason, source }: Pick<AddressSuppressed['data'], 'reason' | 'source'>): 'contact.bounced' | 'contact.complained' | 'contact.unsubscribed' | 'contact.suppressed' {
+  if (source === 'import') return 'contact.suppressed';
   if (reason === 'bounced') return 'contact.bounced';
   if (reason === 'complained') return 'contact.complained';
   if (reason === 'unsubscribed') return 'contact.unsubscribed';

@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import type { SuppressionListCommands } from '../../commands/suppression-list.js';
 import type { SuppressionCommands } from '../../commands/suppressions.js';
+import { MAX_SUPPRESSION_IMPORT } from '../../domain/suppression/import-entry.js';
+import { writeCsv } from '../csv.js';
 import { defineRoute } from '../route.js';
 import { accountOf, callerOf } from './principal-helpers.js';
 
@@ -12,8 +15,13 @@ const addBody = z
   .object({ email: z.email().max(320).optional(), phone: z.string().max(32).optional(), reason: z.string().max(500).optional() })
   .strict()
   .refine((b) => Boolean(b.email) !== Boolean(b.phone), { message: 'give exactly one of email or phone' });
+// Entries are checked one by one in the command, so that a bad one is reported by index.
+const importBody = z.object({ entries: z.array(z.unknown()) }).strict();
 
-export function createSuppressionRoutes(deps: { suppressions: SuppressionCommands }) {
+/** The export's columns: the list's fields, `person` for an erased person's entry (no address left). */
+const EXPORT_COLUMNS = ['email', 'phone', 'person', 'reason', 'source', 'detail', 'messageId', 'campaignId', 'createdAt'];
+
+export function createSuppressionRoutes(deps: { suppressions: SuppressionCommands; list: SuppressionListCommands }) {
   const base = { tag: 'suppressions', auth: { kind: 'jwt' as const } };
   return [
     defineRoute({
@@ -48,6 +56,42 @@ export function createSuppressionRoutes(deps: { suppressions: SuppressionCommand
         // an admin names the address (value is null only for an erased person's unsubscribe)
         const entry = await deps.suppressions.get(accountOf(principal), result.value!);
         return { status: result.suppressed ? 201 : 200, body: entry ?? { [result.kind]: result.value } };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'post',
+      path: '/api/suppressions/import',
+      summary: `Suppress up to ${MAX_SUPPRESSION_IMPORT} addresses or numbers brought from elsewhere (source import, each fires contact.suppressed)`,
+      body: importBody,
+      responses: {
+        200: {
+          description:
+            '{total, suppressed, alreadySuppressed, errors?: [{index, value?, message}]}: entries are `{email | phone, reason?: bounced | complained | unsubscribed | manual, detail?}`; invalid ones are listed, valid ones suppressed; an address already suppressed (or listed twice) keeps its entry',
+        },
+      },
+      async handler({ principal, body, req }) {
+        return { status: 200, body: await deps.list.import(accountOf(principal), callerOf(principal, req), body.entries) };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'get',
+      path: '/api/suppressions/export',
+      summary: 'The whole suppression list as CSV, newest first (recorded in the audit trail as suppressions.exported)',
+      responses: {
+        200: {
+          description: `CSV with a header row: ${EXPORT_COLUMNS.join(', ')}`,
+          schema: z.string().meta({ examples: ['email,phone,person,reason,source,detail,messageId,campaignId,createdAt\r\nbob@example.org,,,bounced,bounce,smtp; 550 5.1.1 unknown user,msg_1,,2026-11-27T09:30:00.000Z'] }),
+          contentType: 'text/csv',
+        },
+      },
+      async handler({ principal, req, res }) {
+        const { pages } = await deps.list.export(accountOf(principal), callerOf(principal, req));
+        const day = new Date().toISOString().slice(0, 10);
+        res.status(200).set({ 'content-disposition': `attachment; filename="suppressions-${day}.csv"`, 'cache-control': 'no-store' }).type('text/csv; charset=utf-8');
+        await writeCsv(res, EXPORT_COLUMNS, pages);
+        return undefined;
       },
     }),
     defineRoute({

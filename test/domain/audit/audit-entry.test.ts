@@ -137,6 +137,25 @@ describe('audit trail: which events are admin actions, and what each entry says'
     );
   });
 
+  it("an import of suppressions is one suppressions.imported on the account with the entries it brought, not one per entry; an export is suppressions.exported", () => {
+    const imported = { accountId: 'a1', value: 'x@example.org', kind: 'email', reason: 'bounced', source: 'import', messageId: null, campaignId: null, detail: null, occurredAt: at.toISOString() };
+    expect(given().when(event('AddressSuppressed', imported, { ...byUser, person: 'hash-of-x' }))).to.equal(null);
+    expect(given().when(event('SuppressionListImported', { importId: 'i1', accountId: 'a1', entries: 250, importedAt: at.toISOString() }))).to.deep.include({
+      action: 'suppressions.imported',
+      target: { type: 'account', id: 'a1' },
+      changes: { entries: { from: null, to: 250 } },
+    });
+    expect(given().when(event('SuppressionListExported', { exportId: 'e1', accountId: 'a1', entries: 3, exportedAt: at.toISOString() }))).to.deep.equal({
+      accountId: 'a1',
+      at: at.toISOString(),
+      actor: { type: 'user', id: 'u1' },
+      ip: '203.0.113.7',
+      action: 'suppressions.exported',
+      target: { type: 'account', id: 'a1' },
+      changes: { entries: { from: null, to: 3 } },
+    });
+  });
+
   it('a sign-in is user.signed_in on the user, from the address it came from', () => {
     const entry = given().when(event('UserSignedIn', { userId: 'u1', accountId: 'a1', signedInAt: at.toISOString() }));
     expect(entry).to.deep.include({ action: 'user.signed_in', actor: { type: 'user', id: 'u1' }, ip: '203.0.113.7', target: { type: 'user', id: 'u1' }, changes: {} });

@@ -30,10 +30,16 @@ describe('suppression decisions', () => {
   });
 
   it('maps reasons to the four contact.* webhook events', () => {
-    expect(webhookEventFor('bounced')).to.equal('contact.bounced');
-    expect(webhookEventFor('complained')).to.equal('contact.complained');
-    expect(webhookEventFor('unsubscribed')).to.equal('contact.unsubscribed');
-    expect(webhookEventFor('manual')).to.equal('contact.suppressed');
-    expect(webhookEventFor('sms_optout')).to.equal('contact.suppressed');
+    expect(webhookEventFor({ reason: 'bounced', source: 'bounce' })).to.equal('contact.bounced');
+    expect(webhookEventFor({ reason: 'complained', source: 'complaint' })).to.equal('contact.complained');
+    expect(webhookEventFor({ reason: 'unsubscribed', source: 'one_click' })).to.equal('contact.unsubscribed');
+    expect(webhookEventFor({ reason: 'manual', source: 'manual' })).to.equal('contact.suppressed');
+    expect(webhookEventFor({ reason: 'sms_optout', source: 'sms_optout' })).to.equal('contact.suppressed');
+  });
+
+  it('calls every imported entry contact.suppressed, whatever reason it was brought with', () => {
+    for (const reason of ['bounced', 'complained', 'unsubscribed', 'manual'] as const) {
+      expect(webhookEventFor({ reason, source: 'import' }), reason).to.equal('contact.suppressed');
+    }
   });
 });

@@ -1,8 +1,48 @@
 import { useState } from 'preact/hooks';
 import { api, call } from '../api';
+import { CsvImport, type RefusedEntry } from '../csv-import';
+import { suppressionColumns, toSuppression, type SuppressionEntry } from '../csv-suppressions';
 import { navigate, useLocation, withQuery } from '../router';
 import type { Suppression } from '../types';
 import { Table, ActionForm, ErrorText, Link, PageTitle, formatTime, useAction, useLoad } from '../ui';
+
+const BATCH = 500;
+
+/** Bringing a list from another provider, and taking ours away. */
+function Transfer({ onDone }: { onDone: () => void }) {
+  type Totals = { suppressed: number; alreadySuppressed: number; errors?: RefusedEntry[] };
+  return (
+    <section aria-labelledby="transfer">
+      <h2 id="transfer">Import and export</h2>
+      <p>
+        <a href="/api/suppressions/export" download>
+          Export all as CSV
+        </a>
+      </p>
+      <CsvImport<SuppressionEntry, Totals>
+        batch={BATCH}
+        read={(fields, rows) => {
+          const columns = suppressionColumns(fields);
+          const items: { line: number; item: SuppressionEntry }[] = [];
+          const skipped: string[] = [];
+          rows.forEach((row, i) => {
+            const entry = toSuppression(row, columns);
+            if ('skip' in entry) skipped.push(`Line ${i + 2}: ${entry.skip}`);
+            else items.push({ line: i + 2, item: entry });
+          });
+          return { items, skipped };
+        }}
+        send={(entries) => call<Totals>(api.POST('/api/suppressions/import', { body: { entries } }))}
+        summary={(results, sent, refused) => {
+          const sum = (k: 'suppressed' | 'alreadySuppressed') => results.reduce((n, r) => n + r[k], 0);
+          return `Imported ${sent - refused} of ${sent} entries: ${sum('suppressed')} newly suppressed, ${sum('alreadySuppressed')} already suppressed.`;
+        }}
+        help="A header row names the columns: email or phone, and optionally reason (bounced, complained, unsubscribed or manual) and detail. Other providers' names for them (Email Address, SuppressionReason) and their reasons (HardBounce, BOUNCE, SpamComplaint) are understood, so Postmark's export and ours import as they are. Each new entry fires contact.suppressed to your webhooks."
+        onDone={onDone}
+      />
+    </section>
+  );
+}
 
 export function Suppressions() {
   const { query } = useLocation();
@@ -85,6 +125,7 @@ export function Suppressions() {
         {cursor && <Link href={withQuery('/suppressions', { search })}>First page</Link>}
         {list.data?.nextCursor && <Link href={withQuery('/suppressions', { search, cursor: list.data.nextCursor })}>Next page</Link>}
       </nav>
+      <Transfer onDone={list.reload} />
     </>
   );
 }

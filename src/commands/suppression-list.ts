@@ -1,0 +1,96 @@
+import type { Db } from '../adapters/db/knex.js';
+import { createId } from '../cuid.js';
+import { badRequest } from '../domain/errors.js';
+import { exportStream } from '../domain/privacy/data-export.js';
+import { checkSuppressionImport, MAX_SUPPRESSION_IMPORT } from '../domain/suppression/import-entry.js';
+import { suppressionStream } from '../domain/suppression/suppression.js';
+import { importStream, suppressionListExportDecider, suppressionListImportDecider } from '../domain/suppression/list-transfer.js';
+import { comparePositions, type EventStore, type Position } from '../ports/event-store.js';
+import type { PersonOf } from '../ports/key-store.js';
+import { createProjectionWaiter } from '../projections/waiter.js';
+import { suppressedPersons, suppressionCount, suppressionsPage } from '../read-models/suppressions.js';
+import { callerMetadata, type Caller } from './caller.js';
+import { execute } from './execute.js';
+import { inParallel } from './in-parallel.js';
+import { suppressionView, type SuppressionCommands } from './suppressions.js';
+
+/** suppressions appended at once, as the SMS opt-out sync does */
+const CONCURRENCY = 16;
+/** entries read from the list at a time while exporting */
+const EXPORT_PAGE = 1000;
+/** how long an import waits, at its end, for the list to show what it appended (a thousand entries, each fanned out to webhooks too) */
+const READ_MODEL_WAIT_MS = 60_000;
+
+/**
+ * The suppression list as a whole: brought from another provider (import) and taken away as a file
+ * (export), for a service that is being left or joined.
+ */
+export function createSuppressionListCommands(deps: { db: Db; eventStore: EventStore; personOf: PersonOf; suppressions: SuppressionCommands }) {
+  const waiter = createProjectionWaiter({ db: deps.db });
+  return {
+    /**
+     * Suppresses each valid entry (source `import`, which fires `contact.suppressed`); an address
+     * already suppressed keeps its entry as it is. The import is recorded first, for the audit trail.
+     * Each entry is its own append, so a request cut short is completed by sending it again: what it
+     * wrote is then already suppressed. Answers once the list shows every entry (a send to any of them
+     * is refused from then on).
+     */
+    async import(accountId: string, caller: Caller, entries: unknown[]) {
+      if (entries.length > MAX_SUPPRESSION_IMPORT) {
+        throw badRequest(`entries: at most ${MAX_SUPPRESSION_IMPORT} entries per request (got ${entries.length})`);
+      }
+      const { valid, repeated, errors } = checkSuppressionImport(entries);
+      const importId = createId();
+      await execute(suppressionListImportDecider, { importId, accountId, entries: entries.length, importedAt: new Date().toISOString() }, {
+        eventStore: deps.eventStore,
+        streamId: importStream(importId),
+        metadata: callerMetadata(caller),
+      });
+      const people = valid.map((e) => ({ ...e, person: deps.personOf(e.value) }));
+      const known = await suppressedPersons(deps.db, accountId, people.map((e) => e.person));
+      const rest = people.filter((e) => !known.has(e.person)).map((e) => ({ ...e, streamId: suppressionStream(accountId, e.person) }));
+      // Most of a list brought from elsewhere was never suppressed here: those streams are appended without a read.
+      const existing = await deps.eventStore.streamRevisions?.(rest.map((e) => e.streamId));
+      let suppressed = 0;
+      let last: Position | undefined;
+      await inParallel(rest, CONCURRENCY, async (e) => {
+        const newStream = existing !== undefined && !existing.has(e.streamId);
+        const result = await deps.suppressions.record({ accountId, [e.kind]: e.value, reason: e.reason, source: 'import', detail: e.detail, ...caller }, { newStream });
+        if (result.suppressed) suppressed++;
+        if (result.position && (!last || comparePositions(result.position, last) > 0)) last = result.position;
+      });
+      if (last) await waiter.waitFor('suppressions', last, READ_MODEL_WAIT_MS);
+      return {
+        total: entries.length,
+        suppressed,
+        alreadySuppressed: valid.length - suppressed + repeated,
+        ...(errors.length ? { errors } : {}),
+      };
+    },
+
+    /**
+     * The whole list, newest first, in pages. The export is recorded for the audit trail before the
+     * first entry is read: if it cannot be recorded, nothing leaves.
+     */
+    async export(accountId: string, caller: Caller) {
+      const exportId = createId();
+      const entries = await suppressionCount(deps.db, accountId);
+      await execute(suppressionListExportDecider, { exportId, accountId, entries, exportedAt: new Date().toISOString() }, {
+        eventStore: deps.eventStore,
+        streamId: exportStream(exportId),
+        metadata: callerMetadata(caller),
+      });
+      async function* pages() {
+        let after: [string, string] | undefined;
+        for (;;) {
+          const rows = await suppressionsPage(deps.db, accountId, { after, limit: EXPORT_PAGE });
+          if (rows.length) yield rows.map(suppressionView);
+          if (rows.length < EXPORT_PAGE) return;
+          after = rows[rows.length - 1].after;
+        }
+      }
+      return { entries, pages: pages() };
+    },
+  };
+}
+export type SuppressionListCommands = ReturnType<typeof createSuppressionListCommands>;
