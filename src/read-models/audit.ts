@@ -8,10 +8,22 @@ function decodeCursor(cursor: string): string {
 }
 const encodeCursor = (seq: string | number) => Buffer.from(String(seq)).toString('base64url');
 
+/** What an auditor narrows the trail to; every filter given must hold. */
+export interface AuditFilters {
+  /** one action (`webhook.deleted`), or a family of them (`webhook.*`) */
+  action?: string;
+  /** who acted: a user's or an API key's id, or `system` */
+  actor?: string;
+  /** what was acted on: a key's, webhook's, campaign's… id, a person's keyed hash */
+  target?: string;
+  from?: string;
+  to?: string;
+}
+
 /** The audit trail of one account (read model `audit`), newest first. */
 export function createAuditQueries(deps: { db: Db }) {
   return {
-    async list(accountId: string, opts: { cursor?: string; limit: number }) {
+    async list(accountId: string, opts: AuditFilters & { cursor?: string; limit: number }) {
       const q = deps
         .db('audit_entries as e')
         // the acting user's email, as the trail remembers the user (UserRegistered)
@@ -20,6 +32,12 @@ export function createAuditQueries(deps: { db: Db }) {
         })
         .where('e.account_id', accountId);
       if (opts.cursor) q.andWhere('e.seq', '<', decodeCursor(opts.cursor));
+      if (opts.action?.endsWith('.*')) q.andWhere('e.action', 'like', `${opts.action.slice(0, -1)}%`);
+      else if (opts.action) q.andWhere('e.action', opts.action);
+      if (opts.actor) q.andWhere('e.actor_id', opts.actor);
+      if (opts.target) q.andWhere('e.target_id', opts.target);
+      if (opts.from) q.andWhere('e.at', '>=', opts.from);
+      if (opts.to) q.andWhere('e.at', '<', opts.to);
       const rows = await q
         .orderBy('e.seq', 'desc')
         .limit(opts.limit + 1)

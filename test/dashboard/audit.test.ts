@@ -73,6 +73,38 @@ describe('dashboard: audit trail', function () {
     await page.getByRole('cell', { name: 'dailySendCap: 5024 → 5025' }).waitFor();
   });
 
+  it('narrows the trail to what one key did, or what was done to one thing, by a click; the form says what it is filtered by', async () => {
+    const { app, page } = h;
+    const importer = (await app.request('GET', '/api/api-keys', { token: app.adminToken })).body.items.find((k: any) => k.name === 'importer');
+    await page.goto('/audit?action=api_key.*');
+    const created = page.getByRole('row').filter({ hasText: 'api_key.created' });
+    await created.first().waitFor();
+    expect(await page.getByRole('cell', { name: 'settings.changed', exact: true }).count()).to.equal(0);
+    expect(await page.getByLabel('Action').inputValue()).to.equal('api_key.*');
+
+    // the importer key's row: its target link shows only what was done to that key
+    await created.filter({ hasText: importer.id }).getByRole('link', { name: importer.id }).click();
+    await page.waitForURL((u) => u.searchParams.get('target') === importer.id);
+    expect(await page.getByLabel('Target').inputValue()).to.equal(importer.id);
+    await page.getByRole('cell', { name: `api_key ${importer.id}` }).waitFor();
+
+    // what the key itself did: the actor link of its contact.created
+    await page.goto('/audit?action=contact.*');
+    await page.getByRole('row').filter({ hasText: 'contact.created' }).getByRole('link', { name: `${importer.id} (API key)` }).click();
+    await page.waitForURL((u) => u.searchParams.get('actor') === importer.id && u.searchParams.get('action') === 'contact.*');
+    expect(await page.getByRole('cell', { name: 'contact.created', exact: true }).count()).to.equal(1);
+    await expectAccessible(page);
+    await screenshot(page, 'audit-filtered');
+
+    // a day with nothing in it, by the date inputs
+    await page.getByRole('link', { name: 'Clear filters' }).click();
+    await page.getByLabel('From').fill('2020-01-01');
+    await page.getByLabel('To').fill('2020-01-31');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText('Nothing recorded matches these filters.').waitFor();
+    expect(new URL(page.url()).searchParams.get('from')).to.equal('2020-01-01');
+  });
+
   it("shows the API's refusal in words", async () => {
     const { page } = h;
     await page.goto('/audit?cursor=not-a-cursor');

@@ -111,6 +111,45 @@ describe('audit trail: GET /api/audit', function () {
       expect(res.body).to.include.keys('message', 'error', 'statusCode');
     }
   });
+
+  it('narrows the trail to an action or a family of them, an actor, a target and a time range, each page under the same filters', async () => {
+    const key = await app.createApiKey(['contacts:write']);
+    const hook = (await app.request('POST', '/api/webhooks', { token: app.adminToken, body: { url: 'http://127.0.0.1:9/filtered' } })).body;
+    expect((await app.request('PATCH', `/api/webhooks/${hook.id}`, { token: app.adminToken, body: { events: ['contact.bounced'] } })).status).to.equal(200);
+    expect((await app.request('POST', '/api/contacts', { apiKey: key.key, body: { email: 'filtered@example.org' } })).status).to.equal(201);
+    expect((await app.request('DELETE', `/api/webhooks/${hook.id}`, { token: app.adminToken })).status).to.equal(200);
+    const all = await trailWith(app, app.adminToken, 'webhook.deleted');
+    const filtered = async (query: string) => {
+      const res = await app.request('GET', `/api/audit?limit=100&${query}`, { token: app.adminToken });
+      expect(res.status, `${query}: ${JSON.stringify(res.body)}`).to.equal(200);
+      return res.body.items as any[];
+    };
+
+    expect((await filtered('action=webhook.changed')).map((i) => i.target.id)).to.deep.equal([hook.id]);
+    expect(new Set((await filtered('action=webhook.*')).map((i) => i.action))).to.deep.equal(new Set(['webhook.created', 'webhook.changed', 'webhook.deleted']));
+    expect((await filtered(`target=${hook.id}`)).map((i) => i.action)).to.deep.equal(['webhook.deleted', 'webhook.changed', 'webhook.created']);
+    expect((await filtered(`actor=${key.id}`)).map((i) => i.action)).to.deep.equal(['contact.created']);
+    expect((await filtered(`actor=${key.id}&action=webhook.*`))).to.deep.equal([]);
+    // a time range: from is inclusive, to is not
+    const changed = all.find((i) => i.action === 'webhook.changed');
+    expect((await filtered(`from=${changed.at}&to=${all[0].at}&target=${hook.id}`)).map((i) => i.action)).to.deep.equal(['webhook.changed']);
+    expect(await filtered(`to=${all[all.length - 1].at}`)).to.deep.equal([]);
+
+    // paging keeps the filters: every template.created, three a page, nothing else
+    const seen: any[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await app.request('GET', `/api/audit?limit=3&action=template.created${cursor ? `&cursor=${cursor}` : ''}`, { token: app.adminToken });
+      seen.push(...page.body.items);
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(seen.map((i) => i.action)).to.deep.equal(Array(5).fill('template.created'));
+
+    for (const bad of ['action=webhook', 'action=webhook.%25', 'action=*', 'from=yesterday', 'to=2026-13-01T00:00:00Z', 'actor=']) {
+      const res = await app.request('GET', `/api/audit?${bad}`, { token: app.adminToken });
+      expect(res.status, bad).to.equal(400);
+    }
+  });
 });
 
 describe('audit trail behind TRUST_PROXY=false', function () {

@@ -6,6 +6,15 @@ import { accountOf } from './principal-helpers.js';
 const listQuery = z.object({
   cursor: z.string().max(100).optional().meta({ description: 'nextCursor of the previous page', example: 'MTI4' }),
   limit: z.coerce.number().int().min(1).max(100).default(25).meta({ description: 'entries per page (1..100, default 25)', example: 25 }),
+  action: z
+    .string()
+    .regex(/^[a-z_]+\.([a-z_]+|\*)$/, 'an action (webhook.deleted) or a family of them (webhook.*)')
+    .optional()
+    .meta({ description: 'one action, or a family of them ending in `.*`', example: 'api_key.*' }),
+  actor: z.string().min(1).max(100).optional().meta({ description: "who acted: a user's or an API key's id, or `system`", example: 'clx1user0000qzrm5h3k8e7f' }),
+  target: z.string().min(1).max(200).optional().meta({ description: 'what was acted on, by its id (a contact or suppression by keyed hash)', example: 'clx1hook0000qzrm5h3k8e7f' }),
+  from: z.iso.datetime({ offset: true }).optional().meta({ description: 'entries at or after this instant', example: '2026-03-01T00:00:00Z' }),
+  to: z.iso.datetime({ offset: true }).optional().meta({ description: 'entries before this instant', example: '2026-04-01T00:00:00Z' }),
 });
 
 const entry = z.object({
@@ -47,7 +56,8 @@ export function createAuditRoutes(deps: { audit: AuditQueries }) {
     defineRoute({
       method: 'get',
       path: '/api/audit',
-      summary: 'The audit trail: every admin action of the account (who, from which address, what, before and after), newest first',
+      summary:
+        'The audit trail: every admin action of the account (who, from which address, what, before and after), newest first; the filters given must all hold (pass the same ones with `cursor`)',
       tag: 'audit',
       auth: { kind: 'jwt' },
       query: listQuery,

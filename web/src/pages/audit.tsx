@@ -1,6 +1,7 @@
+import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api';
-import { useLocation, withQuery } from '../router';
-import { Table, ErrorText, Link, PageTitle, formatTime, useLoad } from '../ui';
+import { navigate, useLocation, withQuery } from '../router';
+import { Table, ActionForm, ErrorText, Link, PageTitle, formatTime, useLoad } from '../ui';
 import type { paths } from '../schema';
 
 type AuditPage = paths['/api/audit']['get']['responses'][200]['content']['application/json'];
@@ -11,13 +12,71 @@ const ACTOR_TYPES: Record<Entry['actor']['type'], string> = { user: 'user', apiK
 /** A changed value in words: text as it is, anything else as JSON, nothing as a dash. */
 const formatValue = (v: unknown) => (v === undefined || v === null ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
 
+/** The trail's filters as the URL holds them: action, actor and target ids, and UTC days (YYYY-MM-DD). */
+const FILTERS = ['action', 'actor', 'target', 'from', 'to'] as const;
+type Filters = Record<(typeof FILTERS)[number], string>;
+
+const DAY = 86_400_000;
+/** A day's first instant (from), or the next day's (to: the day given is included), in UTC. */
+const dayStart = (day: string, next = false) => (day ? new Date(Date.parse(`${day}T00:00:00.000Z`) + (next ? DAY : 0)).toISOString() : undefined);
+
 export function Audit() {
   const { query } = useLocation();
   const cursor = query.get('cursor') ?? '';
-  const list = useLoad(() => call<AuditPage>(api.GET('/api/audit', { params: { query: { cursor: cursor || undefined, limit: 25 } } })), [cursor]);
+  const filters = Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? ''])) as Filters;
+  const list = useLoad(
+    () =>
+      call<AuditPage>(
+        api.GET('/api/audit', {
+          params: {
+            query: {
+              cursor: cursor || undefined,
+              limit: 25,
+              action: filters.action || undefined,
+              actor: filters.actor || undefined,
+              target: filters.target || undefined,
+              from: dayStart(filters.from),
+              to: dayStart(filters.to, true),
+            },
+          },
+        }),
+      ),
+    [cursor, JSON.stringify(filters)],
+  );
+  const [draft, setDraft] = useState(filters);
+  // a link in the table narrows the URL: the form shows what the list is filtered by
+  useEffect(() => setDraft(filters), [JSON.stringify(filters)]);
+  const field = (name: keyof Filters) => ({ value: draft[name], onInput: (e: { currentTarget: HTMLInputElement }) => setDraft({ ...draft, [name]: e.currentTarget.value.trim() }) });
+  /** this page narrowed to one more thing, from the first page */
+  const narrowed = (more: Partial<Filters>) => withQuery('/audit', { ...filters, ...more });
+  const filtered = FILTERS.some((f) => filters[f]);
   return (
     <>
       <PageTitle>Audit trail</PageTitle>
+      <ActionForm class="filters" role="search" aria-label="Filter the audit trail" onSubmit={() => navigate(withQuery('/audit', draft))}>
+        <label>
+          Action
+          <input {...field('action')} placeholder="webhook.* or api_key.revoked" />
+        </label>
+        <label>
+          Who
+          <input {...field('actor')} placeholder="a user's or key's id" />
+        </label>
+        <label>
+          Target
+          <input {...field('target')} placeholder="an id" />
+        </label>
+        <label>
+          From
+          <input type="date" {...field('from')} />
+        </label>
+        <label>
+          To
+          <input type="date" {...field('to')} />
+        </label>
+        <button type="submit">Apply filters</button>
+        {filtered && <Link href="/audit">Clear filters</Link>}
+      </ActionForm>
       <ErrorText error={list.error} />
       {list.data && (
         <>
@@ -26,12 +85,17 @@ export function Audit() {
               <tr key={`${e.at}-${i}`}>
                 <td>{formatTime(e.at)}</td>
                 <td class="long">
-                  {e.actor.type === 'system' ? 'system' : `${e.actor.email ?? e.actor.id} (${ACTOR_TYPES[e.actor.type]})`}
+                  <Link href={narrowed({ actor: e.actor.id })} title="Only what they did">
+                    {e.actor.type === 'system' ? 'system' : `${e.actor.email ?? e.actor.id} (${ACTOR_TYPES[e.actor.type]})`}
+                  </Link>
                 </td>
                 <td>{e.ip ?? '—'}</td>
                 <td>{e.action}</td>
                 <td class="long">
-                  {e.target.type} {e.target.id}
+                  {e.target.type}{' '}
+                  <Link href={narrowed({ target: e.target.id })} title={`Only what was done to this ${e.target.type}`}>
+                    {e.target.id}
+                  </Link>
                 </td>
                 <td class="long">
                   <ul class="changes">
@@ -45,10 +109,10 @@ export function Audit() {
               </tr>
             ))}
           </Table>
-          {list.data.items.length === 0 && <p>Nothing has been recorded yet.</p>}
+          {list.data.items.length === 0 && <p>{filtered ? 'Nothing recorded matches these filters.' : 'Nothing has been recorded yet.'}</p>}
           <nav class="pager" aria-label="Pages">
-            {cursor && <Link href="/audit">First page</Link>}
-            {list.data.nextCursor && <Link href={withQuery('/audit', { cursor: list.data.nextCursor })}>Next page</Link>}
+            {cursor && <Link href={narrowed({})}>First page</Link>}
+            {list.data.nextCursor && <Link href={withQuery('/audit', { ...filters, cursor: list.data.nextCursor })}>Next page</Link>}
           </nav>
         </>
       )}
