@@ -132,7 +132,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     apiKeys: { apiKeys },
     settings: { accounts, emailProviderFor, smsProvider: shared.providers.smsProviderFor(config.SMS_PROVIDER) },
     identities: { identities },
-    templates: { templates },
+    templates: { templates, sendEmail },
     suppressions: { suppressions, list: createSuppressionListCommands({ db, eventStore, personOf, suppressions }) },
     webhooks: { webhooks },
     sendEmail: { sendEmail },

@@ -141,6 +141,46 @@ describe('dashboard: messages, templates and the sandbox', function () {
     await screenshot(page, 'templates');
   });
 
+  it('sends the saved template once to an inbox, with the sample variables, and links to the message', async () => {
+    const { page } = h;
+    await page.goto('/templates');
+    await page.getByRole('button', { name: 'welcome', exact: true }).click();
+    await page.getByLabel('Sample variables').fill('{"firstName": "Grace", "company": "Navy"}');
+    const form = page.getByRole('form', { name: 'Send a test' });
+    await form.getByLabel('To').fill('grace@example.com');
+    await form.getByLabel('From').fill('someone@unverified.example');
+    await form.getByRole('button', { name: 'Send test' }).click();
+    await page.getByRole('alert').filter({ hasText: 'someone@unverified.example is not verified for sending' }).waitFor();
+    await form.getByLabel('From').fill(from);
+    // an unsaved edit is not what is sent: the page says so
+    await page.getByLabel('Subject').fill('Edited {{firstName}}');
+    await page.getByText('(save your changes first to send them)').waitFor();
+    await form.getByRole('button', { name: 'Send test' }).click();
+    await page.getByRole('status').filter({ hasText: 'Sent a test to grace@example.com' }).waitFor();
+    await expectAccessible(page);
+    await screenshot(page, 'templates-send-test');
+    await page.getByRole('link', { name: 'follow the message' }).click();
+    await page.waitForURL(/\/messages\/[^/]+$/);
+    await page.getByText('Hello Grace').first().waitFor();
+    await page.getByText('test', { exact: true }).first().waitFor();
+  });
+
+  it('deletes a template only when asked twice', async () => {
+    const { page } = h;
+    await page.goto('/templates');
+    await page.getByRole('button', { name: 'welcome', exact: true }).click();
+    await page.getByRole('button', { name: 'Delete template welcome' }).click();
+    await page.getByText('Campaigns using it will pause.').waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect((await h.app.request('GET', '/api/templates', { token: h.app.adminToken })).body.items).to.have.length(1);
+    await page.getByRole('button', { name: 'Delete template welcome' }).click();
+    await page.getByRole('button', { name: 'Yes, delete welcome' }).click();
+    await eventually(
+      async () => (await h.app.request('GET', '/api/templates', { token: h.app.adminToken })).body.items,
+      (items: unknown[]) => items.length === 0,
+    );
+  });
+
   it('shows what the sandbox providers recorded: each email rendered with its headers and attachments, each SMS', async () => {
     const { page } = h;
     const sms = await readyToSendSms(h.app);
@@ -150,7 +190,8 @@ describe('dashboard: messages, templates and the sandbox', function () {
     await page.goto('/sandbox');
     const list = page.getByRole('region', { name: 'Emails' }).getByRole('table');
     await list.getByRole('button', { name: 'View Welcome aboard to ada@example.com' }).click();
-    expect(await list.getByRole('row').count()).to.equal(30);
+    // the header, the 29 sends, and the template's test
+    expect(await list.getByRole('row').count()).to.equal(31);
     const email = page.getByRole('article', { name: 'Welcome aboard' });
     await email.waitFor();
     await email.frameLocator('iframe').getByRole('heading', { name: 'Welcome, Ada' }).waitFor();

@@ -11,6 +11,7 @@ const NOT_ADMIN_ACTIONS: Record<string, string> = {
   'POST /api/send/batch': 'a send, followed in /api/messages',
   'POST /api/send/sms': 'a send, followed in /api/messages',
   'POST /api/messages/{id}/cancel': 'a send cancelled, on the message timeline',
+  'POST /api/templates/{id}/test': 'a send, followed in /api/messages (its actor is the user)',
   'POST /api/provider-events/ses': "a provider's report",
   'POST /api/provider-events/postmark': "a provider's report",
   'POST /api/sms/sync-optouts': "the provider's opt-outs, recorded as suppressions of source sms_optout",

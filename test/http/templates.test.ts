@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { isCuid } from '@paralleldrive/cuid2';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { eventually, readyToSend } from '../support/email-setup.js';
 
 describe('templates: /api/templates', function () {
   this.timeout(30_000);
@@ -105,5 +106,32 @@ describe('templates: /api/templates', function () {
     const withKey = await app.request('GET', '/api/templates', { apiKey: key });
     expect(withKey.status).to.be.oneOf([401, 403]);
     expect((await req('GET', `/api/templates/${t.id}`)).body.name).to.equal('welcome');
+  });
+
+  it('POST /:id/test sends the saved template once, rendered with the variables given, tagged test, as a send like any other', async () => {
+    const { from } = await readyToSend(app, { domain: 'templates-test.example.com' });
+    const { body: t } = await req('POST', '/api/templates', body);
+    const sent = await req('POST', `/api/templates/${t.id}/test`, { to: 'me@example.org', fromEmail: from, fromName: 'Acme', variables: { name: 'Ada' } });
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
+    expect(sent.body.queued).to.equal(true);
+    const message = await eventually(
+      () => req('GET', `/api/messages/${sent.body.messageLogId}`),
+      (r) => r.status === 200 && r.body.status === 'sent',
+    );
+    expect(message.body).to.deep.include({ to: 'me@example.org', subject: 'Hi Ada', templateId: t.id, tags: ['test'] });
+    const outbox = await req('GET', '/api/sandbox/emails');
+    expect(outbox.body.items.find((e: any) => e.to === 'me@example.org')).to.deep.include({ subject: 'Hi Ada', text: 'Hi Ada' });
+
+    // the rules of every send: a suppressed recipient, an unverified sender
+    await req('POST', '/api/suppressions', { email: 'gone@example.org' });
+    const suppressed = await req('POST', `/api/templates/${t.id}/test`, { to: 'gone@example.org', fromEmail: from });
+    expect([suppressed.status, suppressed.body.message]).to.deep.equal([400, 'gone@example.org is suppressed']);
+    const unverified = await req('POST', `/api/templates/${t.id}/test`, { to: 'me@example.org', fromEmail: 'me@unverified.example' });
+    expect([unverified.status, unverified.body.message]).to.deep.equal([400, 'me@unverified.example is not verified for sending']);
+    const bad = await req('POST', `/api/templates/${t.id}/test`, { to: 'me@example.org', fromEmail: from, subject: 'not here' });
+    expect(bad.status).to.equal(400);
+    expect((await req('POST', '/api/templates/no-such-template/test', { to: 'me@example.org', fromEmail: from })).status).to.equal(404);
+    const { key } = await app.createApiKey(['send']);
+    expect((await app.request('POST', `/api/templates/${t.id}/test`, { apiKey: key, body: { to: 'me@example.org', fromEmail: from } })).status).to.be.oneOf([401, 403]);
   });
 });

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import type { createSendEmail } from '../../commands/send-email.js';
 import type { TemplateCommands } from '../../commands/templates.js';
 import { defineRoute } from '../route.js';
 import { accountOf, callerOf } from './principal-helpers.js';
+import { senderAddress } from './send-email.js';
 
 const MAX_BODY = 1_000_000;
 const fields = z.object({
@@ -12,8 +14,18 @@ const fields = z.object({
 });
 const idParams = z.object({ id: z.string().min(1).max(100) });
 const templateSchema = fields.extend({ id: z.string(), createdAt: z.string(), updatedAt: z.string() });
+const testBody = z
+  .object({
+    to: z.email().max(320),
+    fromEmail: senderAddress,
+    fromName: z.string().max(200).optional(),
+    variables: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+/** A test send is marked so: the messages list can leave tests out, or show only them. */
+const TEST_SEND_TAG = 'test';
 
-export function createTemplateRoutes(deps: { templates: TemplateCommands }) {
+export function createTemplateRoutes(deps: { templates: TemplateCommands; sendEmail: ReturnType<typeof createSendEmail> }) {
   const base = { tag: 'templates', auth: { kind: 'jwt' as const } };
   return [
     defineRoute({
@@ -58,6 +70,23 @@ export function createTemplateRoutes(deps: { templates: TemplateCommands }) {
       responses: { 200: { description: 'The template', schema: templateSchema }, 404: { description: 'Not in this account' } },
       async handler({ principal, params, body, req }) {
         return { status: 200, body: await deps.templates.update(accountOf(principal), callerOf(principal, req), params.id, body) };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'post',
+      path: '/api/templates/:id/test',
+      summary: `Send the saved template once, to see it in a real inbox. It is a send like any other (the recipient must not be suppressed, the sender must be verified, it counts towards the daily cap), tagged \`${TEST_SEND_TAG}\``,
+      params: idParams,
+      body: testBody,
+      responses: {
+        201: { description: '{queued: true, messageLogId}: follow it in GET /api/messages/:id' },
+        400: { description: 'A send rule refused it (the same messages as POST /api/send/transactional)' },
+        404: { description: 'Not in this account' },
+      },
+      async handler({ principal, params, body }) {
+        await deps.templates.get(accountOf(principal), params.id);
+        return { status: 201, body: await deps.sendEmail(principal!, { ...body, templateId: params.id, tags: [TEST_SEND_TAG] }) };
       },
     }),
     defineRoute({

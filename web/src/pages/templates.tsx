@@ -2,10 +2,52 @@ import { useMemo, useState } from 'preact/hooks';
 import { renderTemplate } from '../../../src/domain/email/render.js';
 import { api, call } from '../api';
 import type { Template } from '../types';
-import { ActionForm, EmailFrame, ErrorText, PageTitle, useAction, useLoad } from '../ui';
+import { ActionForm, ConfirmButton, EmailFrame, ErrorText, Link, PageTitle, useAction, useLoad } from '../ui';
 
 const EMPTY = { name: '', subject: '', html: '', text: '' };
 const SAMPLE = '{\n  "firstName": "Ada",\n  "company": "Acme"\n}';
+
+/**
+ * The saved template sent once to a real inbox, with the preview's sample variables: a send like any
+ * other (verified sender, suppressions, the daily cap), tagged `test`.
+ */
+function SendTest({ id, variables, edited }: { id: string; variables: Record<string, unknown>; edited: boolean }) {
+  const [to, setTo] = useState('');
+  const [from, setFrom] = useState('');
+  const [sent, setSent] = useState<{ to: string; messageLogId: string } | null>(null);
+  const send = useAction(async () => {
+    setSent(null);
+    const r = await call<{ messageLogId: string }>(api.POST('/api/templates/{id}/test', { params: { path: { id } }, body: { to, fromEmail: from, variables } }));
+    setSent({ to, messageLogId: r.messageLogId });
+  });
+  return (
+    <section aria-labelledby="send-test">
+      <h2 id="send-test">Send a test</h2>
+      <ActionForm class="inline" aria-label="Send a test" onSubmit={() => send.run()}>
+        <label>
+          To
+          <input type="email" required value={to} onInput={(e) => setTo(e.currentTarget.value)} />
+        </label>
+        <label>
+          From
+          <input type="email" required value={from} placeholder="an address of a verified domain" onInput={(e) => setFrom(e.currentTarget.value)} />
+        </label>
+        <button type="submit" disabled={send.busy}>
+          Send test
+        </button>
+      </ActionForm>
+      <p class="help">
+        The saved version is sent{edited ? ' (save your changes first to send them)' : ''}, with the sample variables, as a real message tagged test.
+      </p>
+      <ErrorText error={send.error} />
+      {sent && (
+        <p role="status">
+          Sent a test to {sent.to}: <Link href={`/messages/${sent.messageLogId}`}>follow the message</Link>.
+        </p>
+      )}
+    </section>
+  );
+}
 
 /** What a send with these variables would carry: the service's own renderer, so the preview cannot differ. */
 function preview(parts: { subject: string; html: string; text: string }, vars: Record<string, unknown>) {
@@ -32,6 +74,8 @@ export function Templates() {
     }
   }, [sample]);
   const shown = preview(form, vars.vars);
+  const stored = list.data?.items.find((t) => t.id === selected);
+  const edited = !!stored && (['name', 'subject', 'html', 'text'] as const).some((k) => stored[k] !== form[k]);
 
   const open = (t: Template | null) => {
     setSelected(t?.id ?? null);
@@ -104,9 +148,14 @@ export function Templates() {
               {selected ? 'Save' : 'Create template'}
             </button>
             {selected && (
-              <button type="button" class="danger" onClick={() => remove.run()}>
-                Delete template
-              </button>
+              <ConfirmButton
+                label="Delete template"
+                confirmLabel="Yes, delete"
+                question="Campaigns using it will pause."
+                target={form.name}
+                busy={remove.busy}
+                onConfirm={() => remove.run()}
+              />
             )}
           </div>
         </ActionForm>
@@ -121,6 +170,7 @@ export function Templates() {
           <pre class="wrap" data-testid="preview-text">
             {shown.text}
           </pre>
+          {selected && <SendTest id={selected} variables={vars.vars} edited={edited} />}
         </section>
       </div>
     </>
