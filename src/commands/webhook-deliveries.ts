@@ -11,7 +11,8 @@ import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import type { WaitForProjection } from './read-your-writes.js';
 import { deliveriesOf, deliveryRow } from '../read-models/webhook-deliveries.js';
-import { webhookRow } from '../read-models/webhooks.js';
+import { signingSecretsOf, webhookRow } from '../read-models/webhooks.js';
+import { signingSecret } from '../domain/webhooks/subscription.js';
 
 const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
 
@@ -75,12 +76,12 @@ export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db
      * retry still works on it.
      */
     async test(accountId: string, caller: Caller, subscriptionId: string) {
-      const sub = await webhookRow(deps.db, accountId, subscriptionId, ['url', 'secret']);
+      const sub = await webhookRow(deps.db, accountId, subscriptionId, ['url', 'secret', 'next_secret', 'next_secret_at']);
       if (!sub) throw notFound(`webhook ${subscriptionId} not found`);
       const now = new Date();
       const deliveryId = crypto.randomUUID();
       const body = JSON.stringify({ id: deliveryId, event: 'webhook.test', occurredAt: now.toISOString(), accountId, data: {} });
-      const result = await deps.sender.post({ url: sub.url, ...signedRequest(sub.secret, 'webhook.test', body, 1, now) });
+      const result = await deps.sender.post({ url: sub.url, ...signedRequest(signingSecret(signingSecretsOf(sub), now), 'webhook.test', body, 1, now) });
       const delivered = classifyAttempt(result) === 'delivered';
       const error = result.networkError ?? (result.timedOut ? 'timed out' : delivered ? undefined : `HTTP ${result.status}`);
       const recorded = await execute(

@@ -17,6 +17,7 @@ import {
   type SideEffectJob,
 } from '../adapters/db/side-effects.js';
 import { deliveryTargets } from '../read-models/webhooks.js';
+import { signingSecret, type SigningSecrets } from '../domain/webhooks/subscription.js';
 
 export interface DeliverWebhookJob extends SideEffectJob {
   deliveryId: string;
@@ -47,7 +48,7 @@ export function createDeliverWebhookHandler(deps: {
   const leases = createSideEffectLeases(deps.db, deps.queue, { leaseMs: deps.leaseMs, logger: deps.logger });
   // One round trip for the attempts running side by side: for each, whether an earlier delivery to the
   // same endpoint and contact is unfinished, and where to send.
-  const targets = createGroupCommit<{ effectId: string; subscriptionId: string }, { blocked: boolean; subscription?: { url: string; secret: string } }>(
+  const targets = createGroupCommit<{ effectId: string; subscriptionId: string }, { blocked: boolean; subscription?: { url: string; secrets: SigningSecrets } }>(
     (items) => deliveryTargets(deps.db, items),
   );
   return async function handle(job: Job<DeliverWebhookJob>): Promise<void> {
@@ -96,7 +97,7 @@ export function createDeliverWebhookHandler(deps: {
       outcome = 'failed';
       error = 'the person it is about was erased';
     } else {
-      const request = signedRequest(subscription.secret, state.scheduled.event, state.scheduled.body, attempt, now);
+      const request = signedRequest(signingSecret(subscription.secrets, now), state.scheduled.event, state.scheduled.body, attempt, now);
       const result = await deps.sender.post({ url: subscription.url, ...request });
       responseStatus = result.status ?? null;
       error = result.networkError ?? (result.timedOut ? 'timed out' : result.status && (result.status < 200 || result.status >= 300) ? `HTTP ${result.status}` : null);

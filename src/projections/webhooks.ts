@@ -3,10 +3,11 @@ import { WEBHOOK_STREAM_PREFIX } from '../domain/webhooks/subscription.js';
 import type { RecordedEvent } from '../ports/event-store.js';
 import type { Projection } from './projection.js';
 
-/** Webhook subscriptions (the customer's endpoints). */
+/** Webhook subscriptions (the customer's endpoints), with the secrets that sign for them. */
 export const webhooksProjection: Projection = {
   name: 'webhooks',
-  version: 1,
+  // 2: a rotated secret, and the time it signs from
+  version: 2,
   tables: ['webhooks'],
   streamPrefixes: [WEBHOOK_STREAM_PREFIX],
   async setup(trx: Knex.Transaction, t: (base: string) => string) {
@@ -16,6 +17,8 @@ export const webhooksProjection: Projection = {
       tb.text('url').notNullable();
       tb.jsonb('events').notNullable();
       tb.text('secret').notNullable();
+      tb.text('next_secret');
+      tb.timestamp('next_secret_at', { useTz: true });
       tb.timestamp('created_at', { useTz: true }).notNullable();
       tb.timestamp('updated_at', { useTz: true }).notNullable();
     });
@@ -32,6 +35,8 @@ export const webhooksProjection: Projection = {
         await trx(t('webhooks'))
           .where({ id: d.id })
           .update({ ...(d.url ? { url: d.url } : {}), ...(d.events ? { events: JSON.stringify(d.events) } : {}), updated_at: d.changedAt });
+      } else if (e.type === 'WebhookSecretRotated') {
+        await trx(t('webhooks')).where({ id: d.id }).update({ secret: d.secret, next_secret: d.next, next_secret_at: d.nextAt, updated_at: d.rotatedAt });
       } else if (e.type === 'WebhookRemoved') {
         await trx(t('webhooks')).where({ id: d.id }).delete();
       }

@@ -1,5 +1,13 @@
 import type { Db } from '../adapters/db/knex.js';
 import { pendingPredecessorSql } from '../adapters/db/side-effects.js';
+import type { SigningSecrets } from '../domain/webhooks/subscription.js';
+
+/** The secrets of a subscription's row: which signs when is the domain's rule (signingSecret). */
+export const signingSecretsOf = (row: Record<string, any>): SigningSecrets => ({
+  secret: row.secret,
+  next: row.next_secret ?? null,
+  nextAt: row.next_secret_at ? new Date(row.next_secret_at).toISOString() : null,
+});
 
 /** One of an account's webhook subscriptions (these columns of it), or undefined. */
 export const webhookRow = (db: Db, accountId: string, id: string, columns: string[] = ['*']): Promise<Record<string, any> | undefined> =>
@@ -18,7 +26,7 @@ export const webhooksOfAccounts = (db: Db, accountIds: string[]): Promise<{ id: 
  */
 export async function deliveryTargets(db: Db, items: { effectId: string; subscriptionId: string }[]) {
   const { rows } = await db.raw(
-    `SELECT ${pendingPredecessorSql('r.effect_id')} AS blocked, w.url, w.secret
+    `SELECT ${pendingPredecessorSql('r.effect_id')} AS blocked, w.url, w.secret, w.next_secret, w.next_secret_at
      FROM unnest(?::text[], ?::text[]) WITH ORDINALITY AS r (effect_id, subscription_id, i)
      LEFT JOIN webhooks w ON w.id = r.subscription_id
      ORDER BY r.i`,
@@ -26,6 +34,6 @@ export async function deliveryTargets(db: Db, items: { effectId: string; subscri
   );
   return rows.map((r: { blocked: boolean; url: string | null; secret: string }) => ({
     blocked: r.blocked,
-    subscription: r.url === null ? undefined : { url: r.url, secret: r.secret },
+    subscription: r.url === null ? undefined : { url: r.url, secrets: signingSecretsOf(r) },
   }));
 }

@@ -120,6 +120,26 @@ describe('dashboard: domains and webhooks', function () {
     await screenshot(page, 'webhooks-retried');
   });
 
+  it('rotates the secret to sign from an hour ahead after asking, shows the new one, and Reveal then shows both', async () => {
+    const { page } = h;
+    await page.goto('/webhooks');
+    const hook = (await h.app.request('GET', '/api/webhooks', { token: h.app.adminToken })).body.items[0];
+    await page.getByLabel('New secret signs').selectOption({ label: 'in 1 hour' });
+    await page.getByRole('button', { name: `Rotate secret ${receiver.hook}` }).click();
+    await page.getByText('Until then the current secret signs: let your receiver accept both.').waitFor();
+    await page.getByRole('button', { name: `Yes, rotate ${receiver.hook}` }).click();
+    const fresh = await page.getByTestId('new-secret').textContent();
+    expect(fresh).to.match(/^whsec_/).and.not.equal(hook.secret);
+    await expectAccessible(page);
+    await screenshot(page, 'webhooks-rotated');
+    const listed = (await h.app.request('GET', '/api/webhooks', { token: h.app.adminToken })).body.items[0];
+    expect(listed).to.include({ secret: hook.secret, nextSecret: fresh });
+    expect(Date.parse(listed.nextSecretAt) - Date.now()).to.be.within(3_000_000, 3_600_000);
+    await page.getByRole('button', { name: `Reveal secret ${receiver.hook}` }).click();
+    expect(await page.getByTestId('secret').textContent()).to.equal(hook.secret);
+    expect(await page.getByTestId('next-secret').textContent()).to.equal(fresh);
+  });
+
   it('deletes an endpoint after confirmation', async () => {
     const { page } = h;
     await page.goto('/webhooks');

@@ -62,6 +62,7 @@ describe('audit trail: every admin action over HTTP, with its actor and client a
     await act('PATCH /api/webhooks/{id}', `/api/webhooks/${hook.id}`, 'webhook.changed', { body: { events: ['contact.bounced'] }, status: 200 });
     const revealed = await act('POST /api/webhooks/{id}/reveal-secret', `/api/webhooks/${hook.id}/reveal-secret`, 'webhook.secret_revealed', { status: 200 });
     expect(revealed).to.deep.equal({ id: hook.id, secret: hook.secret });
+    await act('POST /api/webhooks/{id}/rotate-secret', `/api/webhooks/${hook.id}/rotate-secret`, 'webhook.secret_rotated', { body: {}, status: 200 });
     // nothing listens on port 9: the test fails, and a failed delivery can be retried
     await act('POST /api/webhooks/{id}/test', `/api/webhooks/${hook.id}/test`, 'webhook.tested', { status: 200 });
     const deliveries = await app.request('GET', `/api/webhooks/${hook.id}/deliveries`, { token: app.adminToken });

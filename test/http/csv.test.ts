@@ -24,7 +24,14 @@ describe('writeCsv: a CSV response written page by page', () => {
     });
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // the client that went away leaves its keep-alive socket open until Node's timeout
+        server.closeAllConnections();
+      }),
+  );
   beforeEach(() => (failure = undefined));
 
   it('writes the header, then each page; quotes what needs quoting and leaves empty what is missing', async () => {

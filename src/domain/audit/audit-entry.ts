@@ -172,6 +172,12 @@ const RULES: Record<string, AuditRule> = {
     target: (d) => ({ type: 'webhook', id: d.id }),
     changes: () => ({}),
   },
+  // the secrets themselves never: only when the new one signs from
+  WebhookSecretRotated: {
+    action: () => 'webhook.secret_rotated',
+    target: (d) => ({ type: 'webhook', id: d.id }),
+    changes: (d) => ({ signsFrom: { from: null, to: d.nextAt ?? d.rotatedAt } }),
+  },
   // A delivery the service schedules is no admin action; the dashboard's Test is.
   WebhookDeliveryScheduled: {
     action: (d) => (d.event === 'webhook.test' ? 'webhook.tested' : null),

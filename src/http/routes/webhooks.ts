@@ -8,7 +8,11 @@ const url = z.url({ protocol: /^https?$/ }).max(2000);
 // duplicates are dropped, so a list may name each event more than once; an empty one would subscribe to nothing
 const events = z.array(z.enum(WEBHOOK_EVENTS)).min(1).max(20);
 const idParams = z.object({ id: z.string().min(1).max(100) });
-const view = z.object({ id: z.string(), url: z.string(), events: z.array(z.string()), secret: z.string(), createdAt: z.string() });
+const pending = {
+  nextSecret: z.string().optional().meta({ description: 'while a rotation waits for its time: the secret that signs from nextSecretAt' }),
+  nextSecretAt: z.string().optional(),
+};
+const view = z.object({ id: z.string(), url: z.string(), events: z.array(z.string()), secret: z.string(), ...pending, createdAt: z.string() });
 
 export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
   const base = { tag: 'webhooks', auth: { kind: 'jwt' as const } };
@@ -53,11 +57,30 @@ export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
       summary: 'Read the signing secret; each reading is recorded in the audit trail (webhook.secret_revealed)',
       params: idParams,
       responses: {
-        200: { description: '{id, secret}', schema: z.object({ id: z.string(), secret: z.string() }) },
+        200: { description: '{id, secret, nextSecret?, nextSecretAt?}', schema: z.object({ id: z.string(), secret: z.string(), ...pending }) },
         404: { description: 'Not in this account' },
       },
       async handler({ principal, params, req }) {
         return { status: 200, body: await deps.webhooks.revealSecret(accountOf(principal), callerOf(principal, req), params.id) };
+      },
+    }),
+    defineRoute({
+      ...base,
+      method: 'post',
+      path: '/api/webhooks/:id/rotate-secret',
+      summary:
+        'A new signing secret (recorded in the audit trail as webhook.secret_rotated, without it). It signs from activeAt, at most 7 days ahead (now when absent): until then the old one signs, so the receiver can accept both before the switch',
+      params: idParams,
+      body: z
+        .object({ activeAt: z.iso.datetime({ offset: true }).optional().meta({ description: 'when the new secret starts signing', examples: ['2030-01-01T09:00:00Z'] }) })
+        .strict(),
+      responses: {
+        200: { description: '{id, newSecret, activeAt}', schema: z.object({ id: z.string(), newSecret: z.string(), activeAt: z.string() }) },
+        400: { description: 'activeAt more than 7 days ahead' },
+        404: { description: 'Not in this account' },
+      },
+      async handler({ principal, params, body, req }) {
+        return { status: 200, body: await deps.webhooks.rotateSecret(accountOf(principal), callerOf(principal, req), params.id, body.activeAt) };
       },
     }),
     defineRoute({

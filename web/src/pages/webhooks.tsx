@@ -50,12 +50,59 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
   );
 }
 
+/** When a rotated secret starts signing: at once, or later, so the receiver can accept it first. */
+const SWITCHES = [
+  { label: 'now', ms: 0 },
+  { label: 'in 1 hour', ms: 3_600_000 },
+  { label: 'in 24 hours', ms: 86_400_000 },
+];
+
+function RotateSecret({ webhook, onRotated }: { webhook: Webhook; onRotated: () => void }) {
+  const [delay, setDelay] = useState(0);
+  const [rotated, setRotated] = useState<{ newSecret: string; activeAt: string } | null>(null);
+  const rotate = useAction(async () => {
+    const activeAt = delay ? new Date(Date.now() + delay).toISOString() : undefined;
+    setRotated(await call<{ newSecret: string; activeAt: string }>(api.POST('/api/webhooks/{id}/rotate-secret', { params: { path: { id: webhook.id } }, body: { activeAt } })));
+    onRotated();
+  });
+  return (
+    <div class="row rotate">
+      <label>
+        New secret signs
+        <select value={delay} onChange={(e) => setDelay(Number(e.currentTarget.value))}>
+          {SWITCHES.map((s) => (
+            <option key={s.ms} value={s.ms}>
+              {s.label}
+            </option>
+          ))}
+        </select>
+      </label>{' '}
+      <ConfirmButton
+        // a new key after each rotation: the question closes once answered
+        key={rotated?.newSecret ?? 'unrotated'}
+        label="Rotate secret"
+        confirmLabel="Yes, rotate"
+        question={delay ? 'Until then the current secret signs: let your receiver accept both.' : 'The current secret stops signing at once.'}
+        target={webhook.url}
+        busy={rotate.busy}
+        onConfirm={() => rotate.run()}
+      />
+      {rotated && (
+        <p role="status" class="secret">
+          New signing secret, signing from {formatTime(rotated.activeAt)}: <code data-testid="new-secret">{rotated.newSecret}</code>{' '}
+          <CopyButton text={rotated.newSecret} label={`new secret of ${webhook.url}`} />
+        </p>
+      )}
+      <ErrorText error={rotate.error} />
+    </div>
+  );
+}
+
 function Endpoint({ webhook, onDeleted }: { webhook: Webhook; onDeleted: () => void }) {
   // read on demand: each reading of the secret is recorded in the audit trail
-  const [secret, setSecret] = useState<string | null>(null);
+  const [secret, setSecret] = useState<{ secret: string; nextSecret?: string; nextSecretAt?: string } | null>(null);
   const reveal = useAction(async () => {
-    const r = await call<{ secret: string }>(api.POST('/api/webhooks/{id}/reveal-secret', { params: { path: { id: webhook.id } } }));
-    setSecret(r.secret);
+    setSecret(await call<{ secret: string; nextSecret?: string; nextSecretAt?: string }>(api.POST('/api/webhooks/{id}/reveal-secret', { params: { path: { id: webhook.id } } })));
   });
   const [showDeliveries, setShowDeliveries] = useState(false);
   const [answer, setAnswer] = useState<string | null>(null);
@@ -93,9 +140,17 @@ function Endpoint({ webhook, onDeleted }: { webhook: Webhook; onDeleted: () => v
       </div>
       {secret !== null && (
         <p class="secret">
-          Signing secret: <code data-testid="secret">{secret}</code> <CopyButton text={secret} label={`secret of ${webhook.url}`} />
+          Signing secret: <code data-testid="secret">{secret.secret}</code> <CopyButton text={secret.secret} label={`secret of ${webhook.url}`} />
+          {secret.nextSecret && (
+            <>
+              <br />
+              From {formatTime(secret.nextSecretAt!)}: <code data-testid="next-secret">{secret.nextSecret}</code>{' '}
+              <CopyButton text={secret.nextSecret} label={`next secret of ${webhook.url}`} />
+            </>
+          )}
         </p>
       )}
+      <RotateSecret webhook={webhook} onRotated={() => setSecret(null)} />
       {test.busy && <p role="status">Sending a test event…</p>}
       {answer && (
         <p role="status" class="answer">
