@@ -17,7 +17,7 @@ import { suppressionView, type SuppressionCommands } from './suppressions.js';
 /** suppressions appended at once, as the SMS opt-out sync does */
 const CONCURRENCY = 16;
 /** entries read from the list at a time while exporting */
-const EXPORT_PAGE = 1000;
+const EXPORT_PAGE = 500;
 /** how long an import waits, at its end, for the list to show what it appended (a thousand entries, each fanned out to webhooks too) */
 const READ_MODEL_WAIT_MS = 60_000;
 

@@ -73,7 +73,8 @@ describe('GET /metrics (no METRICS_TOKEN)', function () {
     expect(doc.paths['/readyz'].get.responses['503'].content['application/json'].schema.examples[0]).to.include({ status: 'unready' });
     const audit = doc.paths['/api/audit'].get;
     expect(audit.responses['200'].content['application/json'].schema.examples[0].items[0]).to.include.keys('at', 'actor', 'ip', 'action', 'target', 'changes');
-    expect(audit.parameters.map((p: any) => p.name)).to.have.members(['cursor', 'limit']);
+    expect(audit.parameters.map((p: any) => p.name)).to.have.members(['cursor', 'limit', 'action', 'actor', 'target', 'from', 'to']);
+    for (const p of audit.parameters) expect(p.schema.example ?? p.example, p.name).to.not.equal(undefined);
   });
 
   it('the Grafana dashboard in docs/ reads only series the service exposes', async () => {

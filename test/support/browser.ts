@@ -3,10 +3,11 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'chai';
 import { DASHBOARD_DIST } from '../../src/http/dashboard.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestApp, type TestApp } from './app.js';
+import { atEnd } from './at-end.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const ARTIFACTS = join(ROOT, 'test-artifacts');
@@ -35,6 +36,35 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
 }
 
+/**
+ * One Chromium for every dashboard file of a mocha process (a launch took 2-3 s of each file's start):
+ * each harness has browser contexts of its own, which share nothing (cookies, storage), and closes
+ * them. A browser that went away is launched again for the next file.
+ */
+let shared: Promise<Browser> | undefined;
+function sharedBrowser(): Promise<Browser> {
+  if (!shared) {
+    if (atEnd.indexOf(closeSharedBrowser) < 0) atEnd.push(closeSharedBrowser);
+    shared = launchChromium().then(
+      (browser) => {
+        browser.on('disconnected', () => (shared = undefined));
+        return browser;
+      },
+      (err) => {
+        shared = undefined;
+        throw err;
+      },
+    );
+  }
+  return shared;
+}
+
+async function closeSharedBrowser(): Promise<void> {
+  const browser = await shared?.catch(() => undefined);
+  shared = undefined;
+  await browser?.close();
+}
+
 export interface DashboardHarness {
   app: TestApp;
   browser: Browser;
@@ -45,13 +75,14 @@ export interface DashboardHarness {
   close(): Promise<void>;
 }
 
-/** One service and one browser for a test file; `page` is signed in. */
+/** One service and browser contexts of its own for a test file; `page` is signed in. */
 export async function startDashboard(env: Record<string, string> = {}): Promise<DashboardHarness> {
   ensureBuilt();
-  const app = await startTestApp(env);
-  const browser = await launchChromium();
+  const [app, browser] = await Promise.all([startTestApp(env), sharedBrowser()]);
+  const contexts: BrowserContext[] = [];
   const newPage = async () => {
     const context = await browser.newContext({ baseURL: app.baseUrl, viewport: { width: 1280, height: 900 } });
+    contexts.push(context);
     const page = await context.newPage();
     // Any error a page script throws fails the test that caused it.
     page.on('pageerror', (err) => {
@@ -67,7 +98,7 @@ export async function startDashboard(env: Record<string, string> = {}): Promise<
     page,
     newPage,
     async close() {
-      await browser.close();
+      await Promise.all(contexts.map((c) => c.close().catch(() => {})));
       await app.close();
     },
   };

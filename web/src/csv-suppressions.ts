@@ -1,3 +1,5 @@
+import { comparable, findColumns } from './csv-columns.js';
+
 /**
  * A suppression list as CSV: ours (`GET /api/suppressions/export`), or another provider's, by the
  * header names their exports use (Postmark's `Email Address` and `SuppressionReason`, SES's
@@ -13,20 +15,7 @@ const HEADERS = {
 type Field = keyof typeof HEADERS;
 type Reason = 'bounced' | 'complained' | 'unsubscribed' | 'manual';
 
-const comparable = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
-
-export function suppressionColumns(headers: readonly string[]): Partial<Record<Field, string>> {
-  const columns: Partial<Record<Field, string>> = {};
-  for (const field of Object.keys(HEADERS) as Field[]) {
-    const header = headers.find((h) => (HEADERS[field] as readonly string[]).includes(comparable(h)));
-    if (header !== undefined) columns[field] = header;
-  }
-  if (!columns.email && !columns.phone) {
-    const found = headers.filter(Boolean).join(', ') || 'none';
-    throw new Error(`The CSV has no email or phone column (its header row names: ${found}). Name the column of addresses "email".`);
-  }
-  return columns;
-}
+export const suppressionColumns = (headers: readonly string[]) => findColumns(HEADERS, headers, (c) => (c.email || c.phone ? null : 'email or phone'));
 
 /** Another provider's word for why (HardBounce, BOUNCE, SpamComplaint, Unsubscribe…) as ours, or null when it is none of ours. */
 export function reasonOf(word: string): Reason | null {
