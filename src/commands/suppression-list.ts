@@ -29,13 +29,14 @@ export function createSuppressionListCommands(deps: { db: Db; eventStore: EventS
   const waiter = createProjectionWaiter({ db: deps.db });
   return {
     /**
-     * Suppresses each valid entry (source `import`, which fires `contact.suppressed`); an address
+     * Suppresses each valid entry (source `import`, which fires `contact.suppressed` unless `notify` is
+     * false: a list moved whole is often known to the receivers already); an address
      * already suppressed keeps its entry as it is. The import is recorded first, for the audit trail.
      * Each entry is its own append, so a request cut short is completed by sending it again: what it
      * wrote is then already suppressed. Answers once the list shows every entry (a send to any of them
      * is refused from then on).
      */
-    async import(accountId: string, caller: Caller, entries: unknown[]) {
+    async import(accountId: string, caller: Caller, entries: unknown[], options: { notify: boolean } = { notify: true }) {
       if (entries.length > MAX_SUPPRESSION_IMPORT) {
         throw badRequest(`entries: at most ${MAX_SUPPRESSION_IMPORT} entries per request (got ${entries.length})`);
       }
@@ -55,7 +56,7 @@ export function createSuppressionListCommands(deps: { db: Db; eventStore: EventS
       let last: Position | undefined;
       await inParallel(rest, CONCURRENCY, async (e) => {
         const newStream = existing !== undefined && !existing.has(e.streamId);
-        const result = await deps.suppressions.record({ accountId, [e.kind]: e.value, reason: e.reason, source: 'import', detail: e.detail, ...caller }, { newStream });
+        const result = await deps.suppressions.record({ accountId, [e.kind]: e.value, reason: e.reason, source: 'import', detail: e.detail, quiet: !options.notify, ...caller }, { newStream });
         if (result.suppressed) suppressed++;
         if (result.position && (!last || comparePositions(result.position, last) > 0)) last = result.position;
       });

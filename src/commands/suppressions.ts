@@ -35,6 +35,8 @@ export interface SuppressInput {
   campaignId?: string | null;
   detail?: string | null;
   occurredAt?: string;
+  /** webhooks are not told (an import that asked so) */
+  quiet?: boolean;
   actor: string;
   /** the client address and request of an admin's suppression (absent for the service's own) */
   clientIp?: string | null;
@@ -96,6 +98,7 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
       campaignId: input.campaignId ?? null,
       detail: input.detail ?? null,
       occurredAt: input.occurredAt ?? new Date().toISOString(),
+      ...(input.quiet ? { quiet: true as const } : {}),
     };
     return { decider: suppressionDecider, command: { kind: 'suppress', data }, streamId: suppressionStream(input.accountId, value === null ? input.person! : deps.personOf(value)) };
   }

@@ -29,7 +29,7 @@ export function webhookBody(event: RecordedEvent, contact: ContactAtEvent | unde
   const d = event.data as AddressSuppressed['data'];
   return JSON.stringify({
     id: event.id,
-    event: webhookEventFor(d),
+    event: webhookEventFor(d)!,
     occurredAt: d.occurredAt,
     accountId: d.accountId,
     data: {
@@ -96,10 +96,9 @@ export function createWebhookFanoutManager(deps: {
       const accounts = [...new Set(suppressions.map((e) => (e.data as AddressSuppressed['data']).accountId))];
       const endpoints = accounts.length ? await webhooksOfAccounts(deps.db, accounts) : [];
       const subscribed = suppressions.flatMap((event) => {
+        const name = webhookEventFor(event.data as AddressSuppressed['data']);
+        if (!name) return [];
         const d = event.data as AddressSuppressed['data'];
-        // an erased person's unsubscribe names no address and no contact: nothing a receiver could act on
-        if (d.value === null) return [];
-        const name = webhookEventFor(d);
         const subscriptionIds = endpoints.filter((w) => w.account_id === d.accountId && w.events.includes(name)).map((w) => w.id);
         return subscriptionIds.length ? [{ event, subscriptionIds }] : [];
       });
@@ -113,7 +112,7 @@ export function createWebhookFanoutManager(deps: {
         const decided = deliveries.get(event.id);
         if (!decided) continue;
         const d = event.data as AddressSuppressed['data'];
-        const name = webhookEventFor(d);
+        const name = webhookEventFor(d)!;
         // per endpoint and person, by keyed hash: an ordering key is kept in clear (side_effects)
         const person = personOfEvent(event, d.value);
         for (const subscriptionId of decided.subscriptionIds) {

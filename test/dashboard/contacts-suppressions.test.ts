@@ -122,6 +122,8 @@ describe('dashboard: contacts and suppressions', function () {
     for (let i = 0; i < 60; i++) rows.push(`moved${i}@example.com,${i % 3 === 0 ? 'HardBounce' : i % 3 === 1 ? 'SpamComplaint' : 'ManualSuppression'},Recipient,2026-01-01T00:00:00Z`);
     rows.push('moved0@example.com,HardBounce,Recipient,2026-01-01T00:00:00Z', 'not-an-address,HardBounce,Recipient,', 'odd@example.com,Blocked,Admin,');
     await page.goto('/suppressions');
+    // webhooks are told by default; a list they know already can come in quietly
+    expect(await page.getByLabel('Tell my webhooks (contact.suppressed for each new entry)').isChecked()).to.equal(true);
     await page.getByLabel('CSV file').setInputFiles({ name: 'postmark-suppressions.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n')) });
     await page.getByRole('button', { name: 'Import' }).click();
     await page.getByText('Imported 62 of 63 entries: 61 newly suppressed, 1 already suppressed.').waitFor();
@@ -139,7 +141,7 @@ describe('dashboard: contacts and suppressions', function () {
     // a reason we have no word for is kept as the entry's detail
     expect(await entry('odd@')).to.include({ reason: 'manual', detail: 'reason at the source: Blocked' });
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export all as CSV' }).click()]);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export all as CSV' }).click()]);
     expect(download.suggestedFilename()).to.match(/^suppressions-\d{4}-\d{2}-\d{2}\.csv$/);
     const file = await new Promise<Buffer>((resolve, reject) =>
       download.createReadStream().then((s) => {
@@ -151,9 +153,11 @@ describe('dashboard: contacts and suppressions', function () {
     expect(lines[0]).to.equal('email,phone,person,reason,source,detail,messageId,campaignId,createdAt');
     expect(lines.filter((l) => l.startsWith('moved'))).to.have.length(60);
 
-    // our own file comes back as it went: every entry is there already
+    // our own file comes back as it went, quietly: every entry is there already
     await page.getByLabel('CSV file').setInputFiles({ name: 'ours.csv', mimeType: 'text/csv', buffer: file });
-    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByLabel('Tell my webhooks (contact.suppressed for each new entry)').uncheck();
+    const [sent] = await Promise.all([page.waitForRequest((r) => r.url().endsWith('/api/suppressions/import')), page.getByRole('button', { name: 'Import' }).click()]);
+    expect(sent.postDataJSON().notify).to.equal(false);
     await page.getByText(`Imported ${lines.length - 1} of ${lines.length - 1} entries: 0 newly suppressed, ${lines.length - 1} already suppressed.`).waitFor();
   });
 

@@ -98,6 +98,7 @@ describe('audit trail: every admin action over HTTP, with its actor and client a
     await act('POST /api/suppressions', '/api/suppressions', 'suppression.added', { body: { email: 'gone@example.org' } });
     await act('DELETE /api/suppressions/{value}', '/api/suppressions/gone@example.org', 'suppression.removed');
     await act('POST /api/suppressions/import', '/api/suppressions/import', 'suppressions.imported', { body: { entries: [{ email: 'old@example.org', reason: 'bounced' }] }, status: 200 });
+    await act('POST /api/suppressions/export', '/api/suppressions/export', 'suppressions.exported', { status: 200 });
     await act('DELETE /api/webhooks/{id}', `/api/webhooks/${hook.id}`, 'webhook.deleted');
     await act('DELETE /api/api-keys/{id}', `/api/api-keys/${key.id}`, 'api_key.revoked');
 

@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
 import { startWebhookSink, type WebhookSink } from '../support/provider-events-webhook-sink.js';
 
-describe('POST /api/suppressions/import and GET /api/suppressions/export: a suppression list brought and taken away', function () {
+describe('POST /api/suppressions/import and /export: a suppression list brought and taken away', function () {
   this.timeout(120_000);
   let app: TestApp;
   let sink: WebhookSink;
@@ -12,7 +12,7 @@ describe('POST /api/suppressions/import and GET /api/suppressions/export: a supp
 
   const importing = (entries: unknown[], token = app.adminToken) => app.request('POST', '/api/suppressions/import', { token, body: { entries } });
   const exported = async () => {
-    const res = await app.request('GET', '/api/suppressions/export', { token: app.adminToken });
+    const res = await app.request('POST', '/api/suppressions/export', { token: app.adminToken });
     expect(res.status, String(res.body)).to.equal(200);
     const parsed = Papa.parse<Record<string, string>>(res.body as string, { header: true, skipEmptyLines: true });
     expect(parsed.errors).to.deep.equal([]);
@@ -59,6 +59,17 @@ describe('POST /api/suppressions/import and GET /api/suppressions/export: a supp
     expect(hook!.body.data).to.include({ email: 'old.bounce@example.org', source: 'import' });
   });
 
+  it('a quiet import (notify: false) suppresses and tells no webhook', async () => {
+    const quiet = await app.request('POST', '/api/suppressions/import', { token: app.adminToken, body: { entries: [{ email: 'quiet@example.org' }], notify: false } });
+    expect(quiet.body).to.include({ suppressed: 1 });
+    expect((await send('quiet@example.org')).body.message).to.equal('quiet@example.org is suppressed');
+    // an entry imported after it is told: by then the quiet one has been passed over
+    await importing([{ email: 'told@example.org' }]);
+    await eventually(async () => sink.received.find((r) => r.body?.data?.email === 'told@example.org'), Boolean, 20_000);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(sink.received.filter((r) => r.body?.data?.email === 'quiet@example.org')).to.deep.equal([]);
+  });
+
   it('the same import again suppresses nothing new, and an address already suppressed keeps its entry', async () => {
     expect((await app.request('POST', '/api/suppressions', { token: app.adminToken, body: { email: 'by-hand@example.org', reason: 'asked us' } })).status).to.equal(201);
     const res = await importing([{ email: 'old.bounce@example.org', reason: 'complained' }, { email: 'by-hand@example.org', reason: 'bounced' }, { phone: '4155550123' }]);
@@ -76,7 +87,7 @@ describe('POST /api/suppressions/import and GET /api/suppressions/export: a supp
     const key = await app.createApiKey(['send', 'contacts:write']);
     // the list is the dashboard's: an API key, whatever its scopes, is refused
     expect((await app.request('POST', '/api/suppressions/import', { apiKey: key.key, body: { entries: [] } })).status).to.equal(403);
-    expect((await app.request('GET', '/api/suppressions/export', { apiKey: key.key })).status).to.equal(403);
+    expect((await app.request('POST', '/api/suppressions/export', { apiKey: key.key })).status).to.equal(403);
   });
 
   it('exports the whole list as CSV over several pages, newest first, an erased person by keyed hash only', async () => {
@@ -89,7 +100,7 @@ describe('POST /api/suppressions/import and GET /api/suppressions/export: a supp
     expect(res.headers.get('content-type')).to.equal('text/csv; charset=utf-8');
     expect(res.headers.get('content-disposition')).to.match(/^attachment; filename="suppressions-\d{4}-\d{2}-\d{2}\.csv"$/);
     expect(fields).to.deep.equal(['email', 'phone', 'person', 'reason', 'source', 'detail', 'messageId', 'campaignId', 'createdAt']);
-    expect(rows).to.have.length(500 + 4);
+    expect(rows).to.have.length(500 + 6);
     expect(new Set(rows.map((r) => r.email || r.phone || r.person)).size).to.equal(rows.length);
     const times = rows.map((r) => Date.parse(r.createdAt));
     expect(times).to.deep.equal([...times].sort((a, b) => b - a));
@@ -114,8 +125,8 @@ describe('POST /api/suppressions/import and GET /api/suppressions/export: a supp
       (r) => r.body.items.filter((i: any) => i.action === 'suppressions.exported').length === 2,
     );
     const items: any[] = res.body.items;
-    expect(items.filter((i) => i.action === 'suppressions.imported').map((i) => i.changes.entries.to)).to.deep.equal([2, 500, 3, 6]);
-    expect(items.filter((i) => i.action === 'suppressions.exported').map((i) => i.changes.entries.to)).to.deep.equal([506, 504]);
+    expect(items.filter((i) => i.action === 'suppressions.imported').map((i) => i.changes.entries.to)).to.deep.equal([2, 500, 3, 1, 1, 6]);
+    expect(items.filter((i) => i.action === 'suppressions.exported').map((i) => i.changes.entries.to)).to.deep.equal([508, 506]);
     for (const entry of items.filter((i) => i.action.startsWith('suppressions.'))) {
       expect(entry).to.deep.include({ ip: '127.0.0.1', target: { type: 'account', id: entry.target.id } });
       expect(entry.actor.type).to.equal('user');
@@ -134,7 +145,7 @@ describe('POST /api/suppressions/import and GET /api/suppressions/export: a supp
       seen.push(...page.body.items.map((i: any) => i.email ?? i.phone ?? i.person));
       cursor = page.body.nextCursor;
     }
-    expect(seen).to.have.length(500 + 6);
+    expect(seen).to.have.length(500 + 8);
     expect(new Set(seen).size).to.equal(seen.length);
   });
 });

@@ -1,7 +1,7 @@
 import { comparable, findColumns } from './csv-columns.js';
 
 /**
- * A suppression list as CSV: ours (`GET /api/suppressions/export`), or another provider's, by the
+ * A suppression list as CSV: ours (`POST /api/suppressions/export`), or another provider's, by the
  * header names their exports use (Postmark's `Email Address` and `SuppressionReason`, SES's
  * `EmailAddress` and `Reason`), compared without case, spaces or punctuation.
  */

@@ -72,6 +72,14 @@ export function useAction<A extends unknown[]>(action: (...args: A) => Promise<v
   return { run, error, busy, setError };
 }
 
+/** Hands the browser a file to save (an export the page fetched, with its CSRF header). */
+export function saveFile(data: Blob, filename: string) {
+  const url = URL.createObjectURL(data);
+  const link = Object.assign(document.createElement('a'), { href: url, download: filename });
+  link.click();
+  URL.revokeObjectURL(url);
+}
+
 export async function copyText(text: string): Promise<void> {
   try {
     await navigator.clipboard.writeText(text);

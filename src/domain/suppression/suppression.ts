@@ -23,6 +23,8 @@ export interface AddressSuppressed {
     campaignId: string | null;
     detail: string | null;
     occurredAt: string;
+    /** an imported entry whose importer asked that webhooks not be told (a migration of a whole list) */
+    quiet?: true;
   };
 }
 export interface SuppressionLifted {
@@ -43,11 +45,13 @@ export const suppressionStream = (accountId: string, person: string) => `suppres
 export const SUPPRESSION_STREAM_PREFIX = 'suppression-';
 
 /**
- * Outbound webhook event for a suppression (the four contact.* events of docs/webhooks.md). An
- * imported entry is `contact.suppressed` whatever its reason: no provider of ours reported a bounce,
- * nor did the recipient click anything here.
+ * Outbound webhook event for a suppression (the four contact.* events of docs/webhooks.md), or null
+ * for none. An imported entry is `contact.suppressed` whatever its reason (no provider of ours reported
+ * a bounce, nor did the recipient click anything here), or nothing when its import was quiet. An
+ * erased person's unsubscribe (no address) names nothing a receiver could act on.
  */
-export function webhookEventFor({ reason, source }: Pick<AddressSuppressed['data'], 'reason' | 'source'>): 'contact.bounced' | 'contact.complained' | 'contact.unsubscribed' | 'contact.suppressed' {
+export function webhookEventFor({ reason, source, quiet, value }: Pick<AddressSuppressed['data'], 'reason' | 'source' | 'quiet' | 'value'>): 'contact.bounced' | 'contact.complained' | 'contact.unsubscribed' | 'contact.suppressed' | null {
+  if (value === null || quiet) return null;
   if (source === 'import') return 'contact.suppressed';
   if (reason === 'bounced') return 'contact.bounced';
   if (reason === 'complained') return 'contact.complained';

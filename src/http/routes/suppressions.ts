@@ -16,7 +16,12 @@ const addBody = z
   .strict()
   .refine((b) => Boolean(b.email) !== Boolean(b.phone), { message: 'give exactly one of email or phone' });
 // Entries are checked one by one in the command, so that a bad one is reported by index.
-const importBody = z.object({ entries: z.array(z.unknown()) }).strict();
+const importBody = z
+  .object({
+    entries: z.array(z.unknown()),
+    notify: z.boolean().default(true).meta({ description: 'false: the new entries fire no contact.suppressed (a list your receivers know already)' }),
+  })
+  .strict();
 
 /** The export's columns: the list's fields, `person` for an erased person's entry (no address left). */
 const EXPORT_COLUMNS = ['email', 'phone', 'person', 'reason', 'source', 'detail', 'messageId', 'campaignId', 'createdAt'];
@@ -62,7 +67,7 @@ export function createSuppressionRoutes(deps: { suppressions: SuppressionCommand
       ...base,
       method: 'post',
       path: '/api/suppressions/import',
-      summary: `Suppress up to ${MAX_SUPPRESSION_IMPORT} addresses or numbers brought from elsewhere (source import, each fires contact.suppressed)`,
+      summary: `Suppress up to ${MAX_SUPPRESSION_IMPORT} addresses or numbers brought from elsewhere (source import; each fires contact.suppressed unless notify is false)`,
       body: importBody,
       responses: {
         200: {
@@ -71,12 +76,14 @@ export function createSuppressionRoutes(deps: { suppressions: SuppressionCommand
         },
       },
       async handler({ principal, body, req }) {
-        return { status: 200, body: await deps.list.import(accountOf(principal), callerOf(principal, req), body.entries) };
+        return { status: 200, body: await deps.list.import(accountOf(principal), callerOf(principal, req), body.entries, { notify: body.notify }) };
       },
     }),
+    // A POST, as the export of a person's data is: it is recorded, and a cross-site page can make a
+    // signed-in browser follow a link (the session cookie is SameSite=Lax) but not send the CSRF header.
     defineRoute({
       ...base,
-      method: 'get',
+      method: 'post',
       path: '/api/suppressions/export',
       summary: 'The whole suppression list as CSV, newest first (recorded in the audit trail as suppressions.exported)',
       responses: {

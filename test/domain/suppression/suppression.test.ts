@@ -29,17 +29,25 @@ describe('suppression decisions', () => {
     expect(() => given(suppressionDecider).when(lift)).to.throw(AppError).with.property('status', 404);
   });
 
+  const of = (reason: AddressSuppressed['data']['reason'], source: AddressSuppressed['data']['source'], more: Partial<AddressSuppressed['data']> = {}) =>
+    webhookEventFor({ reason, source, value: 'x@example.org', ...more });
+
   it('maps reasons to the four contact.* webhook events', () => {
-    expect(webhookEventFor({ reason: 'bounced', source: 'bounce' })).to.equal('contact.bounced');
-    expect(webhookEventFor({ reason: 'complained', source: 'complaint' })).to.equal('contact.complained');
-    expect(webhookEventFor({ reason: 'unsubscribed', source: 'one_click' })).to.equal('contact.unsubscribed');
-    expect(webhookEventFor({ reason: 'manual', source: 'manual' })).to.equal('contact.suppressed');
-    expect(webhookEventFor({ reason: 'sms_optout', source: 'sms_optout' })).to.equal('contact.suppressed');
+    expect(of('bounced', 'bounce')).to.equal('contact.bounced');
+    expect(of('complained', 'complaint')).to.equal('contact.complained');
+    expect(of('unsubscribed', 'one_click')).to.equal('contact.unsubscribed');
+    expect(of('manual', 'manual')).to.equal('contact.suppressed');
+    expect(of('sms_optout', 'sms_optout')).to.equal('contact.suppressed');
   });
 
-  it('calls every imported entry contact.suppressed, whatever reason it was brought with', () => {
+  it('calls every imported entry contact.suppressed, whatever reason it was brought with; a quiet import fires nothing', () => {
     for (const reason of ['bounced', 'complained', 'unsubscribed', 'manual'] as const) {
-      expect(webhookEventFor({ reason, source: 'import' }), reason).to.equal('contact.suppressed');
+      expect(of(reason, 'import'), reason).to.equal('contact.suppressed');
+      expect(of(reason, 'import', { quiet: true }), reason).to.equal(null);
     }
+  });
+
+  it("fires nothing for an erased person's unsubscribe: no address is left to name", () => {
+    expect(of('unsubscribed', 'one_click', { value: null })).to.equal(null);
   });
 });

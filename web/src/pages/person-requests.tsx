@@ -1,14 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, call } from '../api';
-import { ActionForm, ConfirmButton, ErrorText, useAction } from '../ui';
-
-/** Hands the browser a JSON document as a file to save. */
-function saveJson(data: unknown, filename: string) {
-  const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
-  const link = Object.assign(document.createElement('a'), { href: url, download: filename });
-  link.click();
-  URL.revokeObjectURL(url);
-}
+import { ActionForm, ConfirmButton, ErrorText, saveFile, useAction } from '../ui';
 
 /**
  * A person's requests about their data, for any address (a contact or only a recipient): see
@@ -21,7 +13,7 @@ export function PersonRequests({ onErased }: { onErased: () => void }) {
   const exportData = useAction(async () => {
     setDone(null);
     const data = await call<{ messages: unknown[] }>(api.POST('/api/contacts/{email}/export', path));
-    saveJson(data, `personal-data-${email.trim()}.json`);
+    saveFile(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }), `personal-data-${email.trim()}.json`);
     setDone(`Exported what is kept about ${email.trim()}: ${data.messages.length} message${data.messages.length === 1 ? '' : 's'}.`);
   });
   const erase = useAction(async () => {

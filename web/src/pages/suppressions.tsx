@@ -4,21 +4,27 @@ import { CsvImport, type RefusedEntry } from '../csv-import';
 import { suppressionColumns, toSuppression, type SuppressionEntry } from '../csv-suppressions';
 import { navigate, useLocation, withQuery } from '../router';
 import type { Suppression } from '../types';
-import { Table, ActionForm, ErrorText, Link, PageTitle, formatTime, useAction, useLoad } from '../ui';
+import { Table, ActionForm, ErrorText, Link, PageTitle, formatTime, saveFile, useAction, useLoad } from '../ui';
 
 const BATCH = 500;
 
 /** Bringing a list from another provider, and taking ours away. */
 function Transfer({ onDone }: { onDone: () => void }) {
   type Totals = { suppressed: number; alreadySuppressed: number; errors?: RefusedEntry[] };
+  const [notify, setNotify] = useState(true);
+  const exportAll = useAction(async () => {
+    const csv = await call<Blob>(api.POST('/api/suppressions/export', { parseAs: 'blob' }));
+    saveFile(csv, `suppressions-${new Date().toISOString().slice(0, 10)}.csv`);
+  });
   return (
     <section aria-labelledby="transfer">
       <h2 id="transfer">Import and export</h2>
       <p>
-        <a href="/api/suppressions/export" download>
+        <button type="button" class="secondary" disabled={exportAll.busy} onClick={() => exportAll.run()}>
           Export all as CSV
-        </a>
+        </button>
       </p>
+      <ErrorText error={exportAll.error} />
       <CsvImport<SuppressionEntry, Totals>
         batch={BATCH}
         read={(fields, rows) => {
@@ -32,14 +38,19 @@ function Transfer({ onDone }: { onDone: () => void }) {
           });
           return { items, skipped };
         }}
-        send={(entries) => call<Totals>(api.POST('/api/suppressions/import', { body: { entries } }))}
+        send={(entries) => call<Totals>(api.POST('/api/suppressions/import', { body: { entries, notify } }))}
         summary={(results, sent, refused) => {
           const sum = (k: 'suppressed' | 'alreadySuppressed') => results.reduce((n, r) => n + r[k], 0);
           return `Imported ${sent - refused} of ${sent} entries: ${sum('suppressed')} newly suppressed, ${sum('alreadySuppressed')} already suppressed.`;
         }}
-        help="A header row names the columns: email or phone, and optionally reason (bounced, complained, unsubscribed or manual) and detail. Other providers' names for them (Email Address, SuppressionReason) and their reasons (HardBounce, BOUNCE, SpamComplaint) are understood, so Postmark's export and ours import as they are. Each new entry fires contact.suppressed to your webhooks."
+        help="A header row names the columns: email or phone, and optionally reason (bounced, complained, unsubscribed or manual) and detail. Other providers' names for them (Email Address, SuppressionReason) and their reasons (HardBounce, BOUNCE, SpamComplaint) are understood, so Postmark's export and ours import as they are."
         onDone={onDone}
-      />
+      >
+        <label class="check">
+          <input type="checkbox" checked={notify} onChange={(e) => setNotify(e.currentTarget.checked)} />
+          Tell my webhooks (contact.suppressed for each new entry)
+        </label>
+      </CsvImport>
     </section>
   );
 }
