@@ -18,7 +18,7 @@ import { suppressionView, type SuppressionCommands } from './suppressions.js';
 const CONCURRENCY = 16;
 /** entries read from the list at a time while exporting */
 const EXPORT_PAGE = 500;
-/** how long an import waits, at its end, for the list to show what it appended (a thousand entries, each fanned out to webhooks too) */
+/** how long an import waits, at its end, for the list to show what it appended (up to a thousand entries) */
 const READ_MODEL_WAIT_MS = 60_000;
 
 /**
@@ -30,11 +30,11 @@ export function createSuppressionListCommands(deps: { db: Db; eventStore: EventS
   return {
     /**
      * Suppresses each valid entry (source `import`, which fires `contact.suppressed` unless `notify` is
-     * false: a list moved whole is often known to the receivers already); an address
-     * already suppressed keeps its entry as it is. The import is recorded first, for the audit trail.
-     * Each entry is its own append, so a request cut short is completed by sending it again: what it
-     * wrote is then already suppressed. Answers once the list shows every entry (a send to any of them
-     * is refused from then on).
+     * false: a list moved whole is often known to the receivers already); an address already
+     * suppressed keeps its entry as it is. The import is recorded first, for the audit trail. Each
+     * entry is its own append, so a request cut short is completed by sending it again: what it wrote
+     * is then already suppressed. Answers once the list shows every entry (a send to any of them is
+     * refused from then on).
      */
     async import(accountId: string, caller: Caller, entries: unknown[], options: { notify: boolean } = { notify: true }) {
       if (entries.length > MAX_SUPPRESSION_IMPORT) {

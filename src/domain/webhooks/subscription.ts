@@ -37,7 +37,6 @@ export function signingSecret(s: SigningSecrets, at: Date): string {
   return s.next !== null && s.nextAt !== null && Date.parse(s.nextAt) <= at.getTime() ? s.next : s.secret;
 }
 
-
 export type WebhookSubscriptionCommand =
   | { kind: 'subscribe'; id: string; accountId: string; fields: WebhookFields; secret: string; now: string }
   | { kind: 'change'; id: string; accountId: string; fields: Partial<WebhookFields>; now: string }
@@ -56,9 +55,10 @@ export const webhookStream = (id: string) => `${WEBHOOK_STREAM_PREFIX}${id}`;
 export const webhookSubscriptionDecider: Decider<WebhookSubscriptionState, WebhookSubscriptionCommand, WebhookSubscriptionEvent> = {
   initialState: { subscription: null },
   evolve(state, event) {
-    if (event.type === 'WebhookSubscribed') return { subscription: { next: null, nextAt: null, ...(event.data as Omit<NonNullable<WebhookSubscriptionState['subscription']>, 'next' | 'nextAt'>) } };
+    // an endpoint subscribed has no rotation pending
+    if (event.type === 'WebhookSubscribed') return { subscription: { next: null, nextAt: null, ...event.data } };
     if (event.type === 'WebhookSecretRotated' && state.subscription) {
-      const { secret, next, nextAt } = event.data as SigningSecrets;
+      const { secret, next, nextAt } = event.data;
       return { subscription: { ...state.subscription, secret, next, nextAt } };
     }
     if (event.type === 'WebhookChanged' && state.subscription) {

@@ -22,7 +22,7 @@ const testBody = z
     variables: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
-/** A test send is marked so: the messages list can leave tests out, or show only them. */
+/** A test send is marked so: `GET /api/messages?tag=test` lists them apart from real mail. */
 const TEST_SEND_TAG = 'test';
 
 export function createTemplateRoutes(deps: { templates: TemplateCommands; sendEmail: ReturnType<typeof createSendEmail> }) {
