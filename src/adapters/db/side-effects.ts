@@ -13,6 +13,8 @@ export interface SideEffect {
   runAfter: Date;
   /** effects with the same key run one at a time, in the order they were decided */
   orderingKey?: string;
+  /** set by the sweeper for an effect long overdue: its job gets an id of its own (see jobIdOf) */
+  requeue?: string;
 }
 
 export interface SideEffectJob {
@@ -27,8 +29,9 @@ export interface SideEffectJob {
 }
 
 // The job id names the effect and the time it is due: a re-enqueue of the same schedule is a no-op,
-// a retry scheduled for later is a new job.
-const jobIdOf = (e: Pick<SideEffect, 'id' | 'runAfter'>) => `${e.id}@${e.runAfter.getTime()}`;
+// a retry scheduled for later is a new job. An effect the sweeper finds long overdue gets a job of
+// its own as well: a job of the plain id that the queue keeps but never runs must not hold it forever.
+const jobIdOf = (e: Pick<SideEffect, 'id' | 'runAfter' | 'requeue'>) => `${e.id}@${e.runAfter.getTime()}${e.requeue ? `~${e.requeue}` : ''}`;
 
 /** Records effects not recorded yet (unique by id: the first to record one wins); returns those it recorded. */
 export async function recordSideEffects(db: Knex, effects: SideEffect[]): Promise<SideEffect[]> {
@@ -242,6 +245,13 @@ export const SWEEP_INTERVAL_MS = 5_000;
  * while the first job exists (same job id), and a run finds the effect claimed or done.
  */
 export const SWEEP_GRACE_MS = 20_000;
+/**
+ * How long past due a pending effect must be before the sweeper queues it under a job id of its own,
+ * one a minute: past this, a job of its plain id is not going to run it (a queue that kept the job in
+ * a state no worker takes), and running an effect twice is harmless (the second run finds it claimed
+ * or done).
+ */
+export const SWEEP_REQUEUE_MS = 60_000;
 
 /**
  * Finds side effects still pending well after they were due (a crash between commit and enqueue, or a
@@ -263,9 +273,14 @@ export function startSideEffectSweeper(deps: { db: Db; queue: JobQueue; interval
       // An effect whose lease ran out is due again from then, under a job id of its own: the queue may
       // still keep the lost run's job, finished by a re-run that found the lease held (pg-boss keeps a
       // finished job's id for 12 h), and an enqueue under that id would be a no-op.
+      const now = Date.now();
       await enqueueSideEffects(
         deps.queue,
-        rows.map((r) => ({ id: r.id, kind: r.kind, payload: r.payload, runAfter: new Date(r.status === 'running' ? r.claimed_until : r.run_after) })),
+        rows.map((r) => {
+          const runAfter = new Date(r.status === 'running' ? r.claimed_until : r.run_after);
+          const overdue = r.status === 'pending' && now - runAfter.getTime() > graceMs + SWEEP_REQUEUE_MS;
+          return { id: r.id, kind: r.kind, payload: r.payload, runAfter, ...(overdue ? { requeue: String(Math.floor(now / 60_000)) } : {}) };
+        }),
       );
     } catch (err) {
       deps.onError?.(err);

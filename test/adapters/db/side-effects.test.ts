@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import type { JobQueue } from '../../../src/ports/job-queue.js';
-import { createSideEffectLeases, recordSideEffects, releaseSideEffect, type SideEffect } from '../../../src/adapters/db/side-effects.js';
+import { createSideEffectLeases, recordSideEffects, releaseSideEffect, startSideEffectSweeper, type SideEffect } from '../../../src/adapters/db/side-effects.js';
 import { createTestDatabase, type TestDatabase } from '../../support/db.js';
 
 describe('side-effect leases (claims and completions of concurrent handlers)', () => {
   let db: TestDatabase;
-  const enqueued: { name: string; data: any }[] = [];
+  const enqueued: { name: string; data: any; jobId?: string }[] = [];
   const queue: JobQueue = {
-    async enqueue(name, data) {
-      enqueued.push({ name, data });
+    async enqueue(name, data, opts) {
+      enqueued.push({ name, data, jobId: opts?.jobId });
     },
     async work() {},
     async close() {},
@@ -147,5 +147,27 @@ describe('side-effect leases (claims and completions of concurrent handlers)', (
     const leases = createSideEffectLeases(db.db, queue);
     const claims = await Promise.all([leases.claim(job('x', due.getTime() - 10_000)), leases.claim(job('x', due.getTime()))]);
     expect(claims.filter(Boolean)).to.deep.equal([{ leaseLost: false }]);
+  });
+
+  it('the sweeper queues an overdue effect again under its plain job id, and one long overdue under an id of its own each minute', async () => {
+    const ago = (ms: number) => new Date(Date.now() - ms);
+    await db.db.transaction((trx) =>
+      recordSideEffects(trx, [effect('due', { runAfter: ago(5_000) }), effect('late', { runAfter: ago(30_000) }), effect('stuck', { runAfter: ago(300_000) })]),
+    );
+    const sweeper = startSideEffectSweeper({ db: db.db, queue, intervalMs: 20, graceMs: 20_000 });
+    try {
+      const until = Date.now() + 5_000;
+      while (enqueued.length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      sweeper.stop();
+    }
+    const ids = new Map(enqueued.map((e) => [e.data.sideEffectId as string, e.jobId!]));
+    const [late, stuck] = await db.db('side_effects').whereIn('id', ['late', 'stuck']).orderBy('id').select('run_after');
+    // not yet its turn: the job queued with it may still run it
+    expect(ids.has('due')).to.equal(false);
+    expect(ids.get('late')).to.equal(`late@${new Date(late.run_after).getTime()}`);
+    // a job of the plain id the queue keeps without running it cannot hold this one
+    expect(ids.get('stuck')).to.match(new RegExp(`^stuck@${new Date(stuck.run_after).getTime()}~\\d+$`));
+    expect(enqueued.find((e) => e.data.sideEffectId === 'stuck')!.data.dueAt).to.equal(new Date(stuck.run_after).getTime());
   });
 });
