@@ -5,7 +5,7 @@ import { checkImportRows, MAX_IMPORT, type ContactInput } from '../domain/contac
 import { normaliseEmail } from '../domain/email/address.js';
 import { deterministicEventId } from '../domain/event-id.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { comparePositions, WrongExpectedRevisionError, type EventStore, type Position, type StreamAppend } from '../ports/event-store.js';
+import { laterPosition, WrongExpectedRevisionError, type EventStore, type Position, type StreamAppend } from '../ports/event-store.js';
 import { execute } from './execute.js';
 import type { WaitForProjection } from './read-your-writes.js';
 import type { KeyStore, PersonOf } from '../ports/key-store.js';
@@ -170,7 +170,7 @@ export function createContactCommands(deps: ContactDeps) {
       let last: Position | undefined;
       const tally = (outcome: Outcome, position?: Position) => {
         counts[outcome]++;
-        if (position && (!last || comparePositions(position, last) > 0)) last = position;
+        last = laterPosition(last, position);
       };
 
       const rest: Row[] = [];

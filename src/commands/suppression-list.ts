@@ -5,7 +5,7 @@ import { exportStream } from '../domain/privacy/data-export.js';
 import { checkSuppressionImport, MAX_SUPPRESSION_IMPORT } from '../domain/suppression/import-entry.js';
 import { suppressionStream } from '../domain/suppression/suppression.js';
 import { importStream, suppressionListExportDecider, suppressionListImportDecider } from '../domain/suppression/list-transfer.js';
-import { comparePositions, type EventStore, type Position } from '../ports/event-store.js';
+import { laterPosition, type EventStore, type Position } from '../ports/event-store.js';
 import type { PersonOf } from '../ports/key-store.js';
 import { createProjectionWaiter } from '../projections/waiter.js';
 import { suppressedPersons, suppressionCount, suppressionsPage } from '../read-models/suppressions.js';
@@ -58,7 +58,7 @@ export function createSuppressionListCommands(deps: { db: Db; eventStore: EventS
         const newStream = existing !== undefined && !existing.has(e.streamId);
         const result = await deps.suppressions.record({ accountId, [e.kind]: e.value, reason: e.reason, source: 'import', detail: e.detail, quiet: !options.notify, ...caller }, { newStream });
         if (result.suppressed) suppressed++;
-        if (result.position && (!last || comparePositions(result.position, last) > 0)) last = result.position;
+        last = laterPosition(last, result.position);
       });
       if (last) await waiter.waitFor('suppressions', last, READ_MODEL_WAIT_MS);
       return {

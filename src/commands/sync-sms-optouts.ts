@@ -1,6 +1,6 @@
 import type { Db } from '../adapters/db/knex.js';
 import { parsePhoneNumber } from '../domain/sms/phone.js';
-import { comparePositions, type Position } from '../ports/event-store.js';
+import { laterPosition, type Position } from '../ports/event-store.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
 import { createProjectionWaiter } from '../projections/waiter.js';
 import { inParallel } from './in-parallel.js';
@@ -79,7 +79,7 @@ export function createSmsOptOutSync(deps: {
         async (phone) => {
           const result = await suppress(accountId, phone);
           if (result.suppressed) synced++;
-          if (result.position && (!last || comparePositions(result.position, last) > 0)) last = result.position;
+          last = laterPosition(last, result.position);
         },
       );
     }

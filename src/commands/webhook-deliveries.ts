@@ -11,7 +11,7 @@ import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import type { WaitForProjection } from './read-your-writes.js';
 import { deliveriesOf, deliveryRow } from '../read-models/webhook-deliveries.js';
-import { signingSecretsOf, webhookRow } from '../read-models/webhooks.js';
+import { SIGNING_SECRET_COLUMNS, signingSecretsOf, webhookRow } from '../read-models/webhooks.js';
 import { signingSecret } from '../domain/webhooks/subscription.js';
 
 const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
@@ -76,7 +76,7 @@ export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db
      * retry still works on it.
      */
     async test(accountId: string, caller: Caller, subscriptionId: string) {
-      const sub = await webhookRow(deps.db, accountId, subscriptionId, ['url', 'secret', 'next_secret', 'next_secret_at']);
+      const sub = await webhookRow(deps.db, accountId, subscriptionId, ['url', ...SIGNING_SECRET_COLUMNS]);
       if (!sub) throw notFound(`webhook ${subscriptionId} not found`);
       const now = new Date();
       const deliveryId = crypto.randomUUID();

@@ -7,7 +7,7 @@ import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import type { WaitForProjection } from './read-your-writes.js';
-import { signingSecretsOf, webhookRow, webhooksOf } from '../read-models/webhooks.js';
+import { SIGNING_SECRET_COLUMNS, signingSecretsOf, webhookRow, webhooksOf } from '../read-models/webhooks.js';
 
 // whsec_ + 32 random bytes; signatures use these exact UTF-8 characters as the HMAC key (docs/webhooks.md).
 const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
@@ -77,7 +77,7 @@ export function createWebhookCommands(deps: { eventStore: EventStore; db: Db; wa
         streamId: webhookStream(id),
         metadata: callerMetadata(caller),
       });
-      const row = await webhookRow(deps.db, accountId, id, ['secret', 'next_secret', 'next_secret_at']);
+      const row = await webhookRow(deps.db, accountId, id, SIGNING_SECRET_COLUMNS);
       if (!row) throw notFound(`webhook ${id} not found`);
       return { id, ...secretsView(row) };
     },

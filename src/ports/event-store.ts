@@ -19,6 +19,9 @@ export function comparePositions(a: Position, b: Position): number {
   return 0;
 }
 
+/** The later of two positions, either possibly absent: what a command that appended to many streams waits for. */
+export const laterPosition = (a: Position | undefined, b: Position | undefined): Position | undefined => (!a || (b && comparePositions(b, a) > 0) ? b : a);
+
 /** The index of the first of `items` (in log order) past `after`; `items.length` when none is. */
 export function indexAfter(items: readonly { position: Position }[], after: Position): number {
   let lo = 0;

@@ -96,9 +96,9 @@ export function createWebhookFanoutManager(deps: {
       const accounts = [...new Set(suppressions.map((e) => (e.data as AddressSuppressed['data']).accountId))];
       const endpoints = accounts.length ? await webhooksOfAccounts(deps.db, accounts) : [];
       const subscribed = suppressions.flatMap((event) => {
-        const name = webhookEventFor(event.data as AddressSuppressed['data']);
-        if (!name) return [];
         const d = event.data as AddressSuppressed['data'];
+        const name = webhookEventFor(d);
+        if (!name) return [];
         const subscriptionIds = endpoints.filter((w) => w.account_id === d.accountId && w.events.includes(name)).map((w) => w.id);
         return subscriptionIds.length ? [{ event, subscriptionIds }] : [];
       });

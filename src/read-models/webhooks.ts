@@ -2,6 +2,9 @@ import type { Db } from '../adapters/db/knex.js';
 import { pendingPredecessorSql } from '../adapters/db/side-effects.js';
 import type { SigningSecrets } from '../domain/webhooks/subscription.js';
 
+/** The columns signingSecretsOf reads. */
+export const SIGNING_SECRET_COLUMNS = ['secret', 'next_secret', 'next_secret_at'];
+
 /** The secrets of a subscription's row: which signs when is the domain's rule (signingSecret). */
 export const signingSecretsOf = (row: Record<string, any>): SigningSecrets => ({
   secret: row.secret,

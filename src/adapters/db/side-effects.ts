@@ -279,7 +279,7 @@ export function startSideEffectSweeper(deps: { db: Db; queue: JobQueue; interval
         rows.map((r) => {
           const runAfter = new Date(r.status === 'running' ? r.claimed_until : r.run_after);
           const overdue = r.status === 'pending' && now - runAfter.getTime() > graceMs + SWEEP_REQUEUE_MS;
-          return { id: r.id, kind: r.kind, payload: r.payload, runAfter, ...(overdue ? { requeue: String(Math.floor(now / 60_000)) } : {}) };
+          return { id: r.id, kind: r.kind, payload: r.payload, runAfter, ...(overdue ? { requeue: String(Math.floor(now / SWEEP_REQUEUE_MS)) } : {}) };
         }),
       );
     } catch (err) {
