@@ -3,19 +3,15 @@ import { createId } from '../cuid.js';
 import { badRequest } from '../domain/errors.js';
 import { exportStream } from '../domain/privacy/data-export.js';
 import { checkSuppressionImport, MAX_SUPPRESSION_IMPORT } from '../domain/suppression/import-entry.js';
-import { suppressionStream } from '../domain/suppression/suppression.js';
 import { importStream, suppressionListExportDecider, suppressionListImportDecider } from '../domain/suppression/list-transfer.js';
-import { laterPosition, type EventStore, type Position } from '../ports/event-store.js';
+import type { EventStore } from '../ports/event-store.js';
 import type { PersonOf } from '../ports/key-store.js';
 import { createProjectionWaiter } from '../projections/waiter.js';
 import { suppressedPersons, suppressionCount, suppressionsPage } from '../read-models/suppressions.js';
 import { callerMetadata, type Caller } from './caller.js';
 import { execute } from './execute.js';
-import { inParallel } from './in-parallel.js';
 import { suppressionView, type SuppressionCommands } from './suppressions.js';
 
-/** suppressions appended at once, as the SMS opt-out sync does */
-const CONCURRENCY = 16;
 /** entries read from the list at a time while exporting */
 const EXPORT_PAGE = 500;
 /** how long an import waits, at its end, for the list to show what it appended (up to a thousand entries) */
@@ -32,9 +28,9 @@ export function createSuppressionListCommands(deps: { db: Db; eventStore: EventS
      * Suppresses each valid entry (source `import`, which fires `contact.suppressed` unless `notify` is
      * false: a list moved whole is often known to the receivers already); an address already
      * suppressed keeps its entry as it is. The import is recorded first, for the audit trail. Each
-     * entry is its own append, so a request cut short is completed by sending it again: what it wrote
-     * is then already suppressed. Answers once the list shows every entry (a send to any of them is
-     * refused from then on).
+     * entry is recorded whole or not at all (recordMany), so a request cut short is completed by
+     * sending it again: what it wrote is then already suppressed. Answers once the list shows every
+     * entry (a send to any of them is refused from then on).
      */
     async import(accountId: string, caller: Caller, entries: unknown[], options: { notify: boolean } = { notify: true }) {
       if (entries.length > MAX_SUPPRESSION_IMPORT) {
@@ -49,18 +45,12 @@ export function createSuppressionListCommands(deps: { db: Db; eventStore: EventS
       });
       const people = valid.map((e) => ({ ...e, person: deps.personOf(e.value) }));
       const known = await suppressedPersons(deps.db, accountId, people.map((e) => e.person));
-      const rest = people.filter((e) => !known.has(e.person)).map((e) => ({ ...e, streamId: suppressionStream(accountId, e.person) }));
-      // Most of a list brought from elsewhere was never suppressed here: those streams are appended without a read.
-      const existing = await deps.eventStore.streamRevisions?.(rest.map((e) => e.streamId));
-      let suppressed = 0;
-      let last: Position | undefined;
-      await inParallel(rest, CONCURRENCY, async (e) => {
-        const newStream = existing !== undefined && !existing.has(e.streamId);
-        const result = await deps.suppressions.record({ accountId, [e.kind]: e.value, reason: e.reason, source: 'import', detail: e.detail, quiet: !options.notify, ...caller }, { newStream });
-        if (result.suppressed) suppressed++;
-        last = laterPosition(last, result.position);
-      });
-      if (last) await waiter.waitFor('suppressions', last, READ_MODEL_WAIT_MS);
+      const { suppressed, position } = await deps.suppressions.recordMany(
+        people
+          .filter((e) => !known.has(e.person))
+          .map((e) => ({ accountId, [e.kind]: e.value, reason: e.reason, source: 'import' as const, detail: e.detail, quiet: !options.notify, ...caller })),
+      );
+      if (position) await waiter.waitFor('suppressions', position, READ_MODEL_WAIT_MS);
       return {
         total: entries.length,
         suppressed,

@@ -12,13 +12,17 @@ import {
   type SuppressionSource,
   type SuppressionState,
 } from '../domain/suppression/suppression.js';
-import type { EventStore, Position } from '../ports/event-store.js';
+import { laterPosition, type EventMetadata, type EventStore, type Position } from '../ports/event-store.js';
 import type { PersonOf } from '../ports/key-store.js';
 import type { Step } from './execute-together.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
+import { inParallel } from './in-parallel.js';
 import type { WaitForProjection } from './read-your-writes.js';
 import { suppressionOfPerson, suppressionsPage } from '../read-models/suppressions.js';
+
+/** suppressions appended at once by recordMany */
+const CONCURRENCY = 16;
 
 export interface SuppressInput {
   accountId: string;
@@ -43,6 +47,12 @@ export interface SuppressInput {
   requestId?: string;
   /** makes a redelivered provider event or a retried request append nothing */
   commandId?: string;
+}
+
+/** Who suppressed; with no address to name the person by, the hash the read models key the entry on. */
+function metadataOf(input: SuppressInput, value: string | null): EventMetadata {
+  const metadata = input.clientIp === undefined ? { actor: input.actor } : callerMetadata({ actor: input.actor, clientIp: input.clientIp, requestId: input.requestId });
+  return value === null ? { ...metadata, person: input.person } : metadata;
 }
 
 export function normaliseSuppressionValue(input: { email?: string; phone?: string }): { value: string; kind: 'email' | 'phone' } {
@@ -105,26 +115,51 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
 
   /**
    * Appends the suppression without waiting for the list to show it; the stream's state is the guard.
-   * `newStream`: the caller has seen that the stream does not exist, so the first attempt does not
-   * read it (a stream made meanwhile fails the append, and it is read and decided again).
    */
   async function record(input: SuppressInput, options: { newStream?: boolean } = {}) {
     const { decider, command, streamId } = step(input);
     const { value, kind } = command.data;
-    const metadata = input.clientIp === undefined ? { actor: input.actor } : callerMetadata({ actor: input.actor, clientIp: input.clientIp, requestId: input.requestId });
     const result = await execute(decider, command, {
       eventStore: deps.eventStore,
       streamId,
       commandId: input.commandId,
+      // the caller has seen that the stream does not exist: the first attempt does not read it (a
+      // stream made meanwhile fails the append, and it is read and decided again)
       history: options.newStream ? [] : undefined,
-      // with no address to name the person by, the hash is what the read models key the entry on
-      metadata: value === null ? { ...metadata, person: input.person } : metadata,
+      metadata: metadataOf(input, value),
     });
     return { suppressed: result.events.length > 0, value, kind, position: result.position };
   }
 
+  /**
+   * Many suppressions (an import, the SMS opt-out sync), 16 appends at once without waiting for the
+   * list; the store commits appends made together in one transaction. Each entry is recorded whole or
+   * not at all, so the same entries again complete what is missing. Most such lists were never
+   * suppressed here: those streams are appended without a read.
+   */
+  async function recordMany(inputs: SuppressInput[]): Promise<{ suppressed: number; position?: Position }> {
+    let suppressed = 0;
+    let position: Position | undefined;
+    const streamIds = inputs.map((input) => step(input).streamId);
+    const existing = await deps.eventStore.streamRevisions?.(streamIds);
+    const seen = new Set<string>();
+    const entries = inputs.map((input, i) => {
+      // a stream named twice in the list is new to its first entry only
+      const newStream = existing !== undefined && !existing.has(streamIds[i]) && !seen.has(streamIds[i]);
+      seen.add(streamIds[i]);
+      return { input, newStream };
+    });
+    await inParallel(entries, CONCURRENCY, async ({ input, newStream }) => {
+      const result = await record(input, { newStream });
+      if (result.suppressed) suppressed++;
+      position = laterPosition(position, result.position);
+    });
+    return { suppressed, position };
+  }
+
   return {
     record,
+    recordMany,
     step,
     /** Resolves once the suppression list shows what was appended at `position`. */
     listed: (position: Position | undefined) => deps.waitFor('suppressions', position),

@@ -3,15 +3,12 @@ import { parsePhoneNumber } from '../domain/sms/phone.js';
 import { laterPosition, type Position } from '../ports/event-store.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
 import { createProjectionWaiter } from '../projections/waiter.js';
-import { inParallel } from './in-parallel.js';
 import type { SuppressionCommands } from './suppressions.js';
 import { accountsSendingSms } from '../read-models/accounts.js';
 import { suppressedPhones } from '../read-models/suppressions.js';
 
 const LOCK_KEY = 'sms-optout-sync';
 const ACTOR = 'system:sms-optout-sync';
-/** suppressions appended at once */
-const CONCURRENCY = 16;
 /** how long a sync waits, at its end, for the suppression list to show what it appended */
 const READ_MODEL_WAIT_MS = 60_000;
 
@@ -40,14 +37,6 @@ export function createSmsOptOutSync(deps: {
 }) {
   const waiter = createProjectionWaiter({ db: deps.db });
 
-  /**
-   * Appends one phone suppression without waiting for the list (a wait costs up to a second each);
-   * the sync waits once, at its end. No fixed commandId: it would silently swallow a re-suppression
-   * after a lift.
-   */
-  const suppress = (accountId: string, phone: string) =>
-    deps.suppressions.record({ accountId, phone, reason: 'sms_optout', source: 'sms_optout', actor: ACTOR });
-
   async function listAll(): Promise<string[]> {
     const numbers = new Set<string>();
     let token: string | undefined;
@@ -73,15 +62,13 @@ export function createSmsOptOutSync(deps: {
     let last: Position | undefined;
     for (const { id: accountId } of accounts) {
       const known = await suppressedPhones(deps.db, accountId, numbers);
-      await inParallel(
-        numbers.filter((n) => !known.has(n)),
-        CONCURRENCY,
-        async (phone) => {
-          const result = await suppress(accountId, phone);
-          if (result.suppressed) synced++;
-          last = laterPosition(last, result.position);
-        },
+      // Appended without waiting for the list (a wait costs up to a second each): the sync waits once,
+      // at its end. No fixed commandId: it would silently swallow a re-suppression after a lift.
+      const result = await deps.suppressions.recordMany(
+        numbers.filter((n) => !known.has(n)).map((phone) => ({ accountId, phone, reason: 'sms_optout' as const, source: 'sms_optout' as const, actor: ACTOR })),
       );
+      synced += result.suppressed;
+      last = laterPosition(last, result.position);
     }
     // Once the sync answers, sends to these numbers are refused (they read the suppression list).
     if (last) await waiter.waitFor('suppressions', last, READ_MODEL_WAIT_MS);
