@@ -52,6 +52,18 @@ describe('POST /api/contacts/:email/export: everything kept about a person', fun
     expect(JSON.stringify(entry)).not.to.include('example.org');
   });
 
+  it('a person with many messages comes whole and in order, streamed as it is read', async () => {
+    const many = 'many.messages@example.org';
+    const ids: string[] = [];
+    for (let i = 0; i < 21; i++) ids.push((await send(many, `Many-${i}`)).body.messageLogId);
+    // the export lists the messages the messages read model shows
+    const res = await eventually(() => exportOf(many), (r) => r.body.messages?.length === ids.length);
+    // no length known in advance: the body is written as the streams are read
+    expect(res.headers.get('transfer-encoding')).to.equal('chunked');
+    expect(res.body.messages.map((m: { id: string }) => m.id)).to.deep.equal(ids);
+    res.body.messages.forEach((m: { history: { data: { subject?: string } }[] }, i: number) => expect(m.history[0].data.subject).to.equal(`Many-${i}`));
+  });
+
   it('nothing kept is an empty export, not an error; an API key, another account and a malformed address are refused', async () => {
     const empty = await exportOf('never.seen@example.org');
     expect(empty.status).to.equal(200);

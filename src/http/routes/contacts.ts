@@ -4,6 +4,7 @@ import { parsePhoneNumber } from '../../domain/sms/phone.js';
 import { contactInput, MAX_IMPORT, type ContactCommands } from '../../commands/contacts.js';
 import type { ExportPersonalData } from '../../commands/personal-data-export.js';
 import { defineRoute } from '../route.js';
+import { writeJsonWithList } from '../stream-body.js';
 import { accountOf, callerOf } from './principal-helpers.js';
 
 const listQuery = z.object({
@@ -123,8 +124,10 @@ export function createContactRoutes(deps: { contacts: ContactCommands; exportPer
         },
       },
       async handler({ principal, params, req, res }) {
-        res.setHeader('Content-Disposition', 'attachment; filename="personal-data.json"');
-        return { status: 200, body: await deps.exportPersonalData(accountOf(principal), callerOf(principal, req), params.email) };
+        const { head, messages } = await deps.exportPersonalData(accountOf(principal), callerOf(principal, req), params.email);
+        res.status(200).set({ 'content-disposition': 'attachment; filename="personal-data.json"', 'cache-control': 'no-store' }).type('application/json; charset=utf-8');
+        await writeJsonWithList(res, head, 'messages', messages);
+        return undefined;
       },
     }),
   ];
