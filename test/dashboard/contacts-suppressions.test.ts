@@ -109,7 +109,11 @@ describe('dashboard: contacts and suppressions', function () {
     await eventually(async () => page.getByRole('cell', { name: 'other@example.com', exact: true }).count(), (n) => n === 0);
     await expectAccessible(page);
     await screenshot(page, 'suppressions');
+    // lifting a suppression asks first: sends to the address go out again
     await page.getByRole('button', { name: 'Remove blocked@example.com' }).click();
+    await page.getByText('Sends to it go out again.').waitFor();
+    await screenshot(page, 'suppressions-remove-confirm');
+    await page.getByRole('button', { name: 'Yes, remove blocked@example.com' }).click();
     await page.getByText('Nothing is suppressed that matches.').waitFor();
     const api = await h.app.request('GET', '/api/suppressions', { token: h.app.adminToken });
     expect(api.body.items.map((s: { email: string }) => s.email)).to.deep.equal(['other@example.com']);

@@ -4,7 +4,7 @@ import { CsvImport, type RefusedEntry } from '../csv-import';
 import { suppressionColumns, toSuppression, type SuppressionEntry } from '../csv-suppressions';
 import { navigate, useLocation, withQuery } from '../router';
 import type { Suppression } from '../types';
-import { Table, ActionForm, ErrorText, Link, PageTitle, formatTime, saveFile, useAction, useLoad } from '../ui';
+import { Table, ActionForm, ConfirmButton, ErrorText, Link, PageTitle, formatTime, saveFile, useAction, useLoad } from '../ui';
 
 const BATCH = 500;
 
@@ -113,9 +113,14 @@ export function Suppressions() {
               <td>{s.source}</td>
               <td>{formatTime(s.createdAt)}</td>
               <td>
-                <button type="button" class="danger" onClick={() => remove.run(v)}>
-                  Remove<span class="visually-hidden"> {v}</span>
-                </button>
+                <ConfirmButton
+                  label="Remove"
+                  confirmLabel="Yes, remove"
+                  question={s.reason === 'bounced' || s.reason === 'complained' ? `Sends to it go out again; another ${s.reason === 'bounced' ? 'bounce' : 'complaint'} counts against your sending.` : 'Sends to it go out again.'}
+                  target={v}
+                  busy={remove.busy}
+                  onConfirm={() => remove.run(v)}
+                />
               </td>
             </tr>
           ) : (
