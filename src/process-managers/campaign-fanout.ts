@@ -13,7 +13,8 @@ export const campaignFanoutManager: ProcessManager = {
   streamPrefixes: [CAMPAIGN_STREAM_PREFIX],
   eventTypes: ['CampaignStarted', 'CampaignResumed'],
   async handle(events) {
-    return events.map((e) => ({
+    // a resume back to its schedule starts nothing yet: its start does, at the time
+    return events.filter((e) => !(e.data as { rescheduledFor?: string }).rescheduledFor).map((e) => ({
       id: `campaign-fanout:${e.id}`,
       kind: CAMPAIGN_FANOUT_JOB,
       payload: { campaignId: (e.data as { campaignId: string }).campaignId },

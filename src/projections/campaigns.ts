@@ -98,10 +98,11 @@ export const campaignsProjection: Projection = {
         }
         case 'CampaignResumed': {
           const d = e.data as Data<'CampaignResumed'>;
-          // a campaign paused before its scheduled start starts when resumed
+          const resumed = { paused_reason: null, resume_at: null, updated_at: at };
+          // back to its schedule; or sending, which a campaign paused before its start begins by
           await table()
             .where({ id: d.campaignId })
-            .update({ status: 'sending', paused_reason: null, resume_at: null, started_at: trx.raw('coalesce(started_at, ?)', [d.resumedAt]), updated_at: at });
+            .update(d.rescheduledFor ? { ...resumed, status: 'scheduled' } : { ...resumed, status: 'sending', started_at: trx.raw('coalesce(started_at, ?)', [d.resumedAt]) });
           break;
         }
         case 'CampaignSent': {

@@ -196,6 +196,19 @@ describe('campaigns: create, send, fan-out, progress and stats', function () {
     expect(Number((await app.infra.db('messages').where({ campaign_id: p.id }).count({ n: '*' }).first())!.n)).to.equal(0);
     expect((await api('POST', `/api/campaigns/${p.id}/resume`)).status).to.equal(200);
     expect((await finished(p.id)).progress).to.include({ queued: 2, skipped: 3 });
+
+    // paused and resumed before its time, it waits for that time again: a resume is not a start
+    const { body: r } = await create();
+    const later = new Date(Date.now() + 3_000).toISOString();
+    await api('POST', `/api/campaigns/${r.id}/send`, { scheduledAt: later });
+    await api('POST', `/api/campaigns/${r.id}/pause`);
+    const resumed = await api('POST', `/api/campaigns/${r.id}/resume`);
+    expect(resumed.body).to.deep.include({ status: 'scheduled', scheduledAt: later, startedAt: null });
+    await new Promise((res) => setTimeout(res, 1_000));
+    expect(Number((await app.infra.db('messages').where({ campaign_id: r.id }).count({ n: '*' }).first())!.n)).to.equal(0);
+    const done = await finished(r.id);
+    expect(done.progress).to.include({ queued: 2, skipped: 3 });
+    expect(Date.parse(done.startedAt)).to.be.at.least(Date.parse(later));
   });
 
   it('paused mid-fan-out it queues nothing more; resumed, every contact gets exactly one message', async () => {

@@ -53,7 +53,8 @@ export type CampaignEvent =
       };
     }
   | { type: 'CampaignPaused'; data: { campaignId: string; reason: PauseReason; pausedAt: string; resumeAt: string | null } }
-  | { type: 'CampaignResumed'; data: { campaignId: string; resumedAt: string; auto: boolean } }
+  /** `rescheduledFor`: paused before its scheduled start, it waits for that time again rather than start now */
+  | { type: 'CampaignResumed'; data: { campaignId: string; resumedAt: string; auto: boolean; rescheduledFor?: string } }
   | { type: 'CampaignSent'; data: { campaignId: string; finishedAt: string } }
   | { type: 'CampaignCancelled'; data: { campaignId: string; cancelledAt: string } }
   /** the fields that changed, with their new values */
@@ -151,7 +152,8 @@ export const campaignDecider: Decider<CampaignState, CampaignCommand, CampaignEv
       case 'CampaignPaused':
         return { ...state, status: 'paused', pausedReason: d.reason };
       case 'CampaignResumed':
-        return { ...state, status: 'sending', pausedReason: null };
+        // resumed to sending, a campaign paused before its start has started
+        return d.rescheduledFor ? { ...state, status: 'scheduled', pausedReason: null } : { ...state, status: 'sending', pausedReason: null, started: true };
       case 'CampaignSent':
         return { ...state, status: 'sent', pausedReason: null };
       case 'CampaignCancelled':
@@ -185,9 +187,12 @@ export const campaignDecider: Decider<CampaignState, CampaignCommand, CampaignEv
         if (state.status === 'paused') return [];
         allow('pause', state.status);
         return [{ type: 'CampaignPaused', data: { campaignId, reason: 'manual', pausedAt: command.now, resumeAt: null } }];
-      case 'resume':
+      case 'resume': {
         allow('resume', state.status);
-        return [{ type: 'CampaignResumed', data: { campaignId, resumedAt: command.now, auto: false } }];
+        // a pause is undone, not turned into a start: a campaign paused before its time waits for it again
+        const waiting = !state.started && state.scheduledAt !== null && state.scheduledAt > command.now;
+        return [{ type: 'CampaignResumed', data: { campaignId, resumedAt: command.now, auto: false, ...(waiting ? { rescheduledFor: state.scheduledAt! } : {}) } }];
+      }
       case 'resumeAfterCap':
         if (state.status !== 'paused' || state.pausedReason !== 'daily_send_cap') return [];
         return [{ type: 'CampaignResumed', data: { campaignId, resumedAt: command.now, auto: true } }];

@@ -91,6 +91,28 @@ describe('campaign decider', () => {
     expect(given(campaignDecider, [created, cancelled]).when({ kind: 'cancel', accountId: 'a1', now: 'T5' })).to.deep.equal([]);
   });
 
+  it('paused before its scheduled start, a resume waits for that time again; after it, the resume is the start', () => {
+    const scheduled: CampaignEvent = { type: 'CampaignScheduled', data: { campaignId: 'c1', scheduledAt: '2026-03-01T09:00:00.000Z' } };
+    const early = given(campaignDecider, [created, scheduled, paused()]).when({ kind: 'resume', accountId: 'a1', now: '2026-03-01T08:00:00.000Z' });
+    expect(early).to.deep.equal([
+      { type: 'CampaignResumed', data: { campaignId: 'c1', resumedAt: '2026-03-01T08:00:00.000Z', auto: false, rescheduledFor: '2026-03-01T09:00:00.000Z' } },
+    ]);
+    const waiting = given(campaignDecider, [created, scheduled, paused(), ...early]);
+    expect(waiting.state).to.include({ status: 'scheduled', started: false });
+    // its time comes: the timer starts it as any scheduled campaign
+    expect(waiting.when({ kind: 'start', now: '2026-03-01T09:00:01.000Z' })).to.deep.equal([{ type: 'CampaignStarted', data: { campaignId: 'c1', startedAt: '2026-03-01T09:00:01.000Z' } }]);
+
+    const late = given(campaignDecider, [created, scheduled, paused()]).when({ kind: 'resume', accountId: 'a1', now: '2026-03-01T10:00:00.000Z' });
+    expect(late).to.deep.equal([{ type: 'CampaignResumed', data: { campaignId: 'c1', resumedAt: '2026-03-01T10:00:00.000Z', auto: false } }]);
+    const sending = given(campaignDecider, [created, scheduled, paused(), ...late]);
+    expect(sending.state).to.include({ status: 'sending', started: true });
+    // it has started: its audience is fixed, also once paused again
+    const pausedAgain = given(campaignDecider, [created, scheduled, paused(), ...late, paused()]);
+    expect(conflictOf(() => pausedAgain.when({ kind: 'edit', accountId: 'a1', changes: { audience: { listId: 'l2' } }, now: 'T' } as CampaignCommand))).to.equal(
+      'cannot change the audience of a campaign that has started',
+    );
+  });
+
   it('the cap pause resumes by itself; a manual pause does not', () => {
     expect(given(campaignDecider, [created, started, paused('daily_send_cap')]).when({ kind: 'resumeAfterCap', now: 'T4' })).to.deep.equal([
       { type: 'CampaignResumed', data: { campaignId: 'c1', resumedAt: 'T4', auto: true } },
