@@ -1,6 +1,7 @@
 import express, { type Request, type Response } from 'express';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { PAGE_CSP } from './content-security.js';
 
 /**
  * `/docs`: the browsable API reference, Swagger UI rendering `/openapi.json`. Its files come from the
@@ -18,18 +19,6 @@ const ASSETS: Record<string, string> = {
   'favicon-32x32.png': 'image/png',
 };
 
-// Swagger UI sets style attributes from script (hence 'unsafe-inline' for styles only) and shows the
-// schema's images as data: URLs; scripts come from this origin alone. The dashboard's pages share it.
-export const PAGE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -60,7 +49,7 @@ const INIT = `window.ui = SwaggerUIBundle({
 `;
 
 function send(res: Response, type: string, body: string | Buffer) {
-  res.set({ 'Content-Type': type, 'Content-Security-Policy': PAGE_CSP, 'X-Content-Type-Options': 'nosniff' });
+  res.set({ 'Content-Type': type, 'Content-Security-Policy': PAGE_CSP });
   res.send(body);
 }
 
@@ -72,7 +61,7 @@ export function createApiDocs(): express.Router {
     const file = String(req.params.file);
     const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
     if (!type) return next();
-    res.set({ 'Content-Security-Policy': PAGE_CSP, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=3600' });
+    res.set({ 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': 'public, max-age=3600' });
     res.type(type).sendFile(join(distDir, file));
   });
   return router;

@@ -9,6 +9,7 @@ import { findUnstorable, rejectUnstorable, toStorable } from './reject-nul.js';
 import { mapError } from './error-mapping.js';
 import { buildOpenApi } from './openapi.js';
 import { createApiDocs } from './api-docs.js';
+import { API_CSP } from './content-security.js';
 import { createLoggedUrl, requestSerializer } from './request-log.js';
 import type { PresentedKey } from '../commands/api-keys.js';
 import type { Principal, Scope } from '../domain/principal.js';
@@ -39,6 +40,7 @@ export interface AppDeps {
 }
 
 const BODY_LIMIT = '10mb';
+const API_HEADERS = { 'Content-Security-Policy': API_CSP, 'X-Content-Type-Options': 'nosniff' };
 const jsonBody = jsonBodyParser(BODY_LIMIT);
 const textBody = express.text({ limit: BODY_LIMIT, type: () => true });
 
@@ -59,6 +61,11 @@ export function createApp(deps: AppDeps): express.Express {
 
   // Any response's body is the answer to one request: an ETag (a hash of every body) validates nothing.
   app.set('etag', false);
+  // Every answer carries a policy: the pages set their own, the rest may load and run nothing.
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    res.set(API_HEADERS);
+    next();
+  });
 
   // A request logger per request costs pino-http a serialised copy of the request, made whether or not
   // anything is logged; with logging off, only the request id is kept.

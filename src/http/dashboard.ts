@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PAGE_CSP } from './api-docs.js';
+import { DASHBOARD_CSP } from './content-security.js';
 
 /** Where `npm run build:web` (run by `npm ci`) writes the dashboard. */
 export const DASHBOARD_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
@@ -28,17 +28,9 @@ const PAGES: RegExp[] = [
   /^\/audit$/,
 ];
 
-/**
- * Scripts and styles only from this origin, never an inline script; no other origin is ever contacted.
- * Inline styles are allowed (uPlot sizes its canvas from script, and an email's own styling shows in
- * the message preview, whose frame runs no script and carries a stricter policy of its own).
- */
-export const DASHBOARD_CSP = `${PAGE_CSP}; form-action 'self'`;
-
 function secureHeaders(res: Response) {
   res.set({
     'Content-Security-Policy': DASHBOARD_CSP,
-    'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'same-origin',
     'X-Frame-Options': 'DENY',
   });

@@ -109,6 +109,13 @@ describe('HTTP skeleton: errors, limits, /healthz, /openapi.json, request ids', 
     });
   });
 
+  it('every API answer, error or not, carries a policy under which a browser loads and runs nothing, and no type sniffing', async () => {
+    for (const res of [await req('GET', '/healthz'), await req('GET', '/api/does-not-exist'), await req('GET', '/openapi.json')]) {
+      expect(res.headers.get('content-security-policy')).to.equal("default-src 'none'; frame-ancestors 'none'");
+      expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
+    }
+  });
+
   describe('unknown routes', () => {
     it('GET of an unknown path → 404 in the error shape', async () => {
       expectErrorShape(await req('GET', '/api/does-not-exist'), 404, 'Not Found');

@@ -71,6 +71,9 @@ describe('unsubscribe: List-Unsubscribe headers and /u/<token> (RFC 8058)', func
     const page = await fetch(url);
     expect(page.status).to.equal(200);
     expect(page.headers.get('content-type')).to.match(/^text\/html/);
+    // a page of its own policy: no script at all, its form posts back here only
+    const recipientPagePolicy = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+    expect(page.headers.get('content-security-policy')).to.equal(recipientPagePolicy);
     const body = await page.text();
     expect(body).to.contain('<form method="post"').and.contain(to);
     expect(await suppression(to)).to.equal(undefined);
@@ -78,6 +81,7 @@ describe('unsubscribe: List-Unsubscribe headers and /u/<token> (RFC 8058)', func
 
     const submit = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'confirm=yes' });
     expect(submit.status).to.equal(200);
+    expect(submit.headers.get('content-security-policy')).to.equal(recipientPagePolicy);
     const done = await submit.text();
     expect(done).to.contain('href="https://example.com/prefs?u=1"');
     expect(await suppression(to)).to.include({ reason: 'unsubscribed', source: 'form' });
@@ -111,6 +115,7 @@ describe('unsubscribe: List-Unsubscribe headers and /u/<token> (RFC 8058)', func
       ]) {
         expect(res.status, bad).to.equal(404);
         expect(res.headers.get('content-type')).to.equal('text/html; charset=utf-8');
+        expect(res.headers.get('content-security-policy')).to.match(/^default-src 'none';/).and.not.include('script-src');
         const html = await res.text();
         expect(html).to.match(/^<!doctype html>/);
         expect(html).to.include('<h1>This unsubscribe link is not valid</h1>');

@@ -66,7 +66,7 @@ export function createSandboxRoutes(deps: { outbox: SandboxOutbox }) {
         const file = await deps.outbox.attachment(accountOf(principal), params.id, params.position);
         res
           .status(200)
-          .set({ 'Content-Type': file.contentType, 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`, 'X-Content-Type-Options': 'nosniff' })
+          .set({ 'Content-Type': file.contentType, 'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}` })
           .send(file.content);
         return undefined;
       },

@@ -4,6 +4,7 @@ import { verifyTrackedLink } from '../../domain/email/link-signature.js';
 import { readUnsubscribeToken } from '../../domain/email/unsubscribe-token.js';
 import { notFound } from '../../domain/errors.js';
 import { requestClientIp } from '../client-ip.js';
+import { RECIPIENT_PAGE_CSP } from '../content-security.js';
 import { defineRoute } from '../route.js';
 import type { Request, Response } from 'express';
 
@@ -18,9 +19,18 @@ const visit = (req: Request) => ({
 });
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const page = (title: string, body: string) =>
-  `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title></head>` +
-  `<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem">${body}</body></html>`;
+
+/** A small page for a recipient's browser, kept from any cache and allowed nothing but its own form. */
+function sendPage(res: Response, status: number, title: string, body: string): void {
+  res
+    .status(status)
+    .type('html')
+    .set({ 'Cache-Control': 'no-store', 'Content-Security-Policy': RECIPIENT_PAGE_CSP })
+    .send(
+      `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title></head>` +
+        `<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem">${body}</body></html>`,
+    );
+}
 
 /**
  * A person who follows a broken or stale unsubscribe link in a browser gets a page saying so instead of
@@ -28,17 +38,13 @@ const page = (title: string, body: string) =>
  */
 function answeredUnknownLinkPage(req: Request, res: Response): boolean {
   if (req.accepts(['json', 'html']) !== 'html') return false;
-  res
-    .status(404)
-    .type('html')
-    .set('Cache-Control', 'no-store')
-    .send(
-      page(
-        'Unsubscribe link not valid',
-        '<h1>This unsubscribe link is not valid</h1><p>It may be incomplete (copied in part) or it belongs to a message that no longer exists, so nothing was changed.</p>' +
-          '<p>To stop these emails, use the unsubscribe link of the most recent one you received.</p>',
-      ),
-    );
+  sendPage(
+    res,
+    404,
+    'Unsubscribe link not valid',
+    '<h1>This unsubscribe link is not valid</h1><p>It may be incomplete (copied in part) or it belongs to a message that no longer exists, so nothing was changed.</p>' +
+      '<p>To stop these emails, use the unsubscribe link of the most recent one you received.</p>',
+  );
   return true;
 }
 
@@ -114,17 +120,13 @@ export function createTrackingRoutes(deps: { engagement: EngagementCommands; lin
           if (answeredUnknownLinkPage(req, res)) return undefined;
           throw notFound('Not Found');
         }
-        res
-          .status(200)
-          .type('html')
-          .set('Cache-Control', 'no-store')
-          .send(
-            page(
-              'Unsubscribe',
-              `<h1>Unsubscribe</h1><p>Stop emails to ${target.to === null ? 'this address' : `<strong>${escapeHtml(target.to)}</strong>`}?</p>` +
-                `<form method="post"><input type="hidden" name="confirm" value="yes"><button type="submit">Unsubscribe</button></form>`,
-            ),
-          );
+        sendPage(
+          res,
+          200,
+          'Unsubscribe',
+          `<h1>Unsubscribe</h1><p>Stop emails to ${target.to === null ? 'this address' : `<strong>${escapeHtml(target.to)}</strong>`}?</p>` +
+            `<form method="post"><input type="hidden" name="confirm" value="yes"><button type="submit">Unsubscribe</button></form>`,
+        );
         return undefined;
       },
     }),
@@ -150,7 +152,7 @@ export function createTrackingRoutes(deps: { engagement: EngagementCommands; lin
         const onward = result.unsubscribeUrl
           ? `<p><a href="${escapeHtml(result.unsubscribeUrl)}">Continue</a></p>`
           : '';
-        res.status(200).type('html').send(page('Unsubscribed', `<h1>You are unsubscribed</h1><p>${result.to === null ? 'This address' : escapeHtml(result.to)} will receive no more email from this sender.</p>${onward}`));
+        sendPage(res, 200, 'Unsubscribed', `<h1>You are unsubscribed</h1><p>${result.to === null ? 'This address' : escapeHtml(result.to)} will receive no more email from this sender.</p>${onward}`);
         return undefined;
       },
     }),
