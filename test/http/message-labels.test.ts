@@ -73,10 +73,15 @@ describe('tags and metadata on a send: stored, returned, filterable', function (
     }
     const badKey = await send({ metadata: { 'a b': 'v' } });
     expect(badKey.status).to.equal(400);
-    expect(badKey.body.message).to.equal('metadata.a b: a metadata key is 1 to 64 characters of A-Z a-z 0-9 _ . : -');
-    // the limits themselves are accepted
-    const atLimit = await send({ tags: Array.from({ length: 10 }, (_, i) => `t${i}`), metadata: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 'v'.repeat(256)])) });
-    expect(atLimit.status).to.equal(201);
+    expect(badKey.body.message).to.equal('metadata.a b: a metadata key is 1 to 256 characters of A-Z a-z 0-9 _ . : -');
+    const longKey = await send({ metadata: { ['k'.repeat(257)]: 'v' } });
+    expect(longKey.body.message).to.equal(`metadata.${'k'.repeat(257)}: a metadata key is 1 to 256 characters of A-Z a-z 0-9 _ . : -`);
+    // the limits themselves are accepted: 20 keys, a key and a value of 256 characters
+    const atLimit = await send({
+      tags: Array.from({ length: 10 }, (_, i) => `t${i}`),
+      metadata: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [i === 0 ? 'k'.repeat(256) : `k${i}`, 'v'.repeat(256)])),
+    });
+    expect(atLimit.status, JSON.stringify(atLimit.body)).to.equal(201);
   });
 
   it('400 for a bad tag or metadata filter', async () => {

@@ -13,7 +13,7 @@ export const tagsSchema = z.array(tagSchema).max(MAX_TAGS, `tags holds at most $
 
 const metadataKey = z
   .string()
-  .regex(METADATA_KEY_PATTERN, 'a metadata key is 1 to 64 characters of A-Z a-z 0-9 _ . : -')
+  .regex(METADATA_KEY_PATTERN, 'a metadata key is 1 to 256 characters of A-Z a-z 0-9 _ . : -')
   .refine((k) => k !== RESERVED_METADATA_KEY, `metadata key ${RESERVED_METADATA_KEY} is reserved`);
 export const metadataValueSchema = z.string().max(MAX_METADATA_VALUE, `a metadata value is at most ${MAX_METADATA_VALUE} characters`);
 // Keys are checked here rather than by the record's key schema, which would answer only "Invalid key in record".
