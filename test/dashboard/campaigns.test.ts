@@ -167,6 +167,16 @@ describe('dashboard: campaigns', function () {
     expect(scheduled).to.deep.include({ status: 'scheduled', audience: { tag: 'vip' } });
     expect(scheduled.scheduledAt.slice(0, 4)).to.equal('2099');
 
+    // paused and resumed before its time, it is scheduled again, not sent
+    await page.getByRole('button', { name: 'Pause Autumn' }).click();
+    await row.getByText('paused').waitFor();
+    // what resuming will do: its schedule still stands
+    await row.getByText(/scheduled for .*2099/).waitFor();
+    await screenshot(page, 'campaigns-paused');
+    await page.getByRole('button', { name: 'Resume Autumn' }).click();
+    await row.getByText('scheduled').waitFor();
+    expect((await api('GET', `/api/campaigns/${scheduled.id}`)).body).to.deep.include({ status: 'scheduled', scheduledAt: scheduled.scheduledAt, startedAt: null });
+
     await page.getByRole('button', { name: 'Cancel Autumn' }).click();
     await page.getByRole('button', { name: 'Yes, cancel Autumn' }).click();
     await row.getByText('cancelled').waitFor();

@@ -108,6 +108,21 @@ describe('campaigns: create, send, fan-out, progress and stats', function () {
     }
   });
 
+  it('a tag audience reaches the contacts with the tag, a list and a tag those with both; fromName and replyTo reach each message', async () => {
+    await contact({ email: 'vip.news@example.org', tags: ['vip'], listIds: ['tagged'] });
+    await contact({ email: 'vip.only@example.org', tags: ['vip'] });
+    await contact({ email: 'news.only@example.org', listIds: ['tagged'] });
+    const byTag = (await create({ audience: { tag: 'vip' }, fromName: 'Spring Team', replyTo: 'replies@example.org' })).body;
+    const both = (await create({ audience: { listId: 'tagged', tag: 'vip' } })).body;
+    for (const c of [byTag, both]) expect((await api('POST', `/api/campaigns/${c.id}/send`, {})).status).to.equal(202);
+    expect((await finished(byTag.id)).progress).to.include({ audience: 2, queued: 2 });
+    expect((await finished(both.id)).progress).to.include({ audience: 1, queued: 1 });
+    const tagged = await eventually(() => deliveredByRecipient(app, byTag.id), (m) => m.size === 2);
+    expect([...tagged.keys()].sort()).to.deep.equal(['vip.news@example.org', 'vip.only@example.org']);
+    for (const row of tagged.values()) expect(row).to.include({ from_header: `Spring Team <${from}>`, reply_to: 'replies@example.org' });
+    expect([...(await eventually(() => deliveredByRecipient(app, both.id), (m) => m.size === 1)).keys()]).to.deep.equal(['vip.news@example.org']);
+  });
+
   it('/openapi.json documents every campaign route, with examples', async () => {
     const spec = (await app.request('GET', '/openapi.json')).body;
     for (const path of ['/api/campaigns', '/api/campaigns/{id}', '/api/campaigns/{id}/send', '/api/campaigns/{id}/pause', '/api/campaigns/{id}/resume', '/api/campaigns/{id}/cancel']) {

@@ -146,6 +146,20 @@ describe('GET /api/messages/changes', function () {
     expect(again.status).to.equal(200);
   });
 
+  it('without a limit a page holds 100 events; the next page goes on from its cursor', async () => {
+    const { key, from } = await readyToSend(app, { domain: 'many.example' });
+    const messages = Array.from({ length: 60 }, (_, i) => ({ to: `many${i}@example.org`, fromEmail: from, subject: `M ${i}`, html: '<p>Hi</p>', text: 'Hi' }));
+    const batch = await app.request('POST', '/api/send/batch', { apiKey: key, body: { messages } });
+    expect(batch.body.items.map((i: { status: number }) => i.status), JSON.stringify(batch.body.items[0])).to.deep.equal(messages.map(() => 201));
+    await untilSent(app, batch.body.items.map((i: { messageLogId: string }) => i.messageLogId));
+    // each message queued and sent: 120 events, once the feed's read model has them all
+    const all = await eventually(() => readAll({ apiKey: key }), (r) => r.items.length === 120);
+    const first = await changes('', { apiKey: key });
+    expect(first.body.items).to.have.lengthOf(100);
+    const rest = await changes(`?after=${first.body.nextCursor}`, { apiKey: key });
+    expect([...first.body.items, ...rest.body.items].map((i: { id: string }) => i.id)).to.deep.equal(all.items.map((i: { id: string }) => i.id));
+  });
+
   it('refuses a cursor it never issued, a wait over 30 and a limit over 1,000 (400, naming the field)', async () => {
     const { cursor } = await readAll(jwt());
     const decoded = Buffer.from(cursor, 'base64url').toString();

@@ -68,6 +68,7 @@ function CampaignRow({ campaign: c, onChanged, onEdit }: { campaign: Campaign; o
         <Status value={c.status} />
         {c.pausedReason && <> ({c.pausedReason.replaceAll('_', ' ')})</>}
         {c.status === 'scheduled' && <> for {formatTime(c.scheduledAt)}</>}
+        {c.status === 'paused' && c.scheduledAt && !c.startedAt && <>, scheduled for {formatTime(c.scheduledAt)}</>}
       </td>
       <td>
         <progress max={Math.max(audience, 1)} value={audience ? queued + skipped : 0} aria-label={`Progress of ${c.name}`} />
