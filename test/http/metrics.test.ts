@@ -10,6 +10,8 @@ import { createObservability } from '../../src/observability.js';
 import type { JobQueue } from '../../src/ports/job-queue.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
+import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
+import { startScriptedReceiver, type ScriptedReceiver } from '../support/webhook-receiver.js';
 import { freePort } from '../support/spawn-server.js';
 
 /** The value of one series in a Prometheus text exposition (0 when absent). */
@@ -91,6 +93,51 @@ describe('GET /metrics (no METRICS_TOKEN)', function () {
     for (const name of ['messages', 'accounts', 'audit']) expect(text).to.include(`courier_log_follower_lag_events{kind="projection",name="${name}"}`);
     expect(text).to.match(/^courier_queue_depth\{queue="provider\.send"\} \d+$/m);
     expect(text).to.match(/^courier_queue_depth\{queue="webhook\.deliver"\} \d+$/m);
+  });
+});
+
+describe('GET /metrics: provider calls and webhook attempts by outcome', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  let ses: FakeSes;
+  let receiver: ScriptedReceiver;
+  const scrape = async () => (await fetch(`${app.baseUrl}/metrics`)).text();
+  before(async () => {
+    ses = await startFakeSes();
+    receiver = await startScriptedReceiver([500, 200]);
+    app = await startTestApp({ ...sesEnv(ses), PROVIDER_RETRY_DELAYS_MS: '100', WEBHOOK_RETRY_DELAYS_MS: '100' });
+    expect((await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'ses' } })).status).to.equal(200);
+  });
+  after(async () => {
+    await app?.close();
+    await ses?.close();
+    await receiver?.close();
+  });
+
+  it('a provider call to try again, one refused for good and one accepted are each counted under their outcome', async () => {
+    const domain = await app.request('POST', '/api/domains', { token: app.adminToken, body: { domain: 'metrics.example.com' } });
+    ses.setIdentity('metrics.example.com', { dkim: 'SUCCESS', mailFrom: 'SUCCESS' });
+    expect((await app.request('POST', `/api/domains/${domain.body.id}/verify`, { token: app.adminToken })).body.verified).to.equal(true);
+    const { key } = await app.createApiKey(['send']);
+    const send = (to: string) => app.request('POST', '/api/send/transactional', { apiKey: key, body: { to, fromEmail: 'news@metrics.example.com', subject: 'Hi', html: '<p>Hi</p>', text: 'Hi' } });
+    const count = (text: string, outcome: string) => sample(text, 'courier_provider_call_duration_seconds_count', { provider: 'ses', outcome });
+
+    ses.failSends('InternalFailure', 'try again later', 1);
+    expect((await send('again@example.org')).status).to.equal(201);
+    await eventually(scrape, (t) => count(t, 'retry') === 1 && count(t, 'accepted') === 1);
+    ses.failSends('MessageRejected', 'Email address is not verified.', 1);
+    expect((await send('refused@example.org')).status).to.equal(201);
+    const text = await eventually(scrape, (t) => count(t, 'failed') === 1);
+    expect(count(text, 'retry')).to.equal(1);
+    expect(count(text, 'accepted')).to.equal(1);
+  });
+
+  it('a webhook attempt answered 500 counts as retry, the next one delivered as delivered', async () => {
+    expect((await app.request('POST', '/api/webhooks', { token: app.adminToken, body: { url: receiver.hook } })).status).to.equal(201);
+    expect((await app.request('POST', '/api/suppressions', { token: app.adminToken, body: { email: 'hooked@example.org' } })).status).to.equal(201);
+    const text = await eventually(scrape, (t) => sample(t, 'courier_webhook_attempts_total', { outcome: 'delivered' }) === 1);
+    expect(sample(text, 'courier_webhook_attempts_total', { outcome: 'retry' })).to.equal(1);
+    expect(sample(text, 'courier_webhook_attempts_total', { outcome: 'failed' })).to.equal(0);
   });
 });
 
