@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import pg from 'pg';
 import sinon from 'sinon';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { readyToSend } from '../support/email-setup.js';
+import { eventually, readyToSend } from '../support/email-setup.js';
 
 describe('POST /api/send/batch', function () {
   this.timeout(60_000);
@@ -61,6 +61,16 @@ describe('POST /api/send/batch', function () {
     expect(res.status).to.equal(200);
     expect(res.body.items.map((i: { status: number }) => i.status)).to.deep.equal([201, 201, 400, 400]);
     expect(res.body.items[2]).to.deep.equal({ status: 400, message: 'daily send limit reached for this API key', error: 'Bad Request' });
+  });
+
+  it('a message with sendAt is scheduled: its item keeps the HTTP status and carries its sendAt', async () => {
+    const sendAt = new Date(Date.now() + 3_600_000).toISOString();
+    const res = await batch({ messages: [message({ sendAt }), message()] });
+    const [scheduled, now] = res.body.items;
+    expect(scheduled).to.deep.equal({ status: 201, queued: true, messageLogId: scheduled.messageLogId, sendAt });
+    expect(now).to.deep.equal({ status: 201, queued: true, messageLogId: now.messageLogId });
+    const detail = await eventually(() => app.request('GET', `/api/messages/${scheduled.messageLogId}`, { token: app.adminToken }), (r) => r.status === 200);
+    expect(detail.body).to.include({ status: 'scheduled', sendAt });
   });
 
   it('400 naming the limit for 101 messages, none, or not a list; nothing is queued', async () => {
