@@ -15,9 +15,12 @@ describe('dashboard: settings and API keys', function () {
   it('saves the account settings', async () => {
     const { page } = h;
     await page.goto('/settings');
+    await page.getByLabel('Daily send cap').waitFor();
+    // the page's three settings by the names people call them: one control each
+    for (const name of ['Provider', 'Tracking', 'Daily send cap']) expect(await page.getByLabel(name).count(), name).to.equal(1);
     await page.getByLabel('Tracking').selectOption('none');
     await page.getByLabel('Daily send cap').fill('500');
-    await page.getByLabel('Provider sends per second').fill('14');
+    await page.getByLabel('Sends per second at most').fill('14');
     await page.getByLabel('Keep message content for (days)').fill('30');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved.').waitFor();
@@ -27,7 +30,7 @@ describe('dashboard: settings and API keys', function () {
     await screenshot(page, 'settings');
 
     // emptied, each is unset again: no limit, content kept
-    await page.getByLabel('Provider sends per second').fill('');
+    await page.getByLabel('Sends per second at most').fill('');
     await page.getByLabel('Keep message content for (days)').fill('');
     await page.getByRole('button', { name: 'Save' }).click();
     // the first save's "Saved." may still be on the page: the account itself says when this one is done

@@ -52,7 +52,7 @@ export function Settings() {
             Tracking
             <select value={form.tracking} onChange={(e) => setForm({ ...form, tracking: e.currentTarget.value as AccountSettings['tracking'] })}>
               <option value="service">This service rewrites links and adds a pixel</option>
-              <option value="provider">The provider tracks</option>
+              <option value="provider">SES or Postmark tracks</option>
               <option value="none">No tracking</option>
             </select>
           </label>
@@ -61,7 +61,7 @@ export function Settings() {
             <input type="number" min={1} required value={form.dailySendCap} onInput={(e) => setForm({ ...form, dailySendCap: Number(e.currentTarget.value) })} />
           </label>
           <label>
-            Provider sends per second
+            Sends per second at most
             <input
               type="number"
               min={0.001}
