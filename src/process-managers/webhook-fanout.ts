@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { contactDecider, contactStream } from '../domain/contacts/contact.js';
 import { fold } from '../domain/decider.js';
 import { deterministicEventId } from '../domain/event-id.js';
-import { SUPPRESSION_STREAM_PREFIX, webhookEventFor, type AddressSuppressed } from '../domain/suppression/suppression.js';
+import { SUPPRESSION_STREAM_PREFIX, webhookEventFor, webhookSourceOf, type AddressSuppressed } from '../domain/suppression/suppression.js';
 import { WEBHOOK_STREAM_PREFIX } from '../domain/webhooks/subscription.js';
 import { DELIVER_WEBHOOK_JOB, deliveryEffectId } from '../domain/webhooks/delivery.js';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../ports/event-store.js';
@@ -35,7 +35,7 @@ export function webhookBody(event: RecordedEvent, contact: ContactAtEvent | unde
     data: {
       email: d.kind === 'phone' ? null : d.value,
       ...(d.kind === 'phone' ? { phone: d.value } : {}),
-      source: d.source,
+      source: webhookSourceOf(d.source),
       contactId: contact?.id ?? null,
       firstName: contact?.first_name ?? null,
       lastName: contact?.last_name ?? null,

@@ -59,6 +59,13 @@ export function webhookEventFor({ reason, source, quiet, value }: Pick<AddressSu
   return 'contact.suppressed';
 }
 
+/**
+ * `data.source` of a suppression's webhook: one of the values receivers are promised (one_click, form,
+ * bounce, complaint, manual, sms_optout). An imported entry is an admin's act through the admin API or
+ * the dashboard, which is what `manual` says; the suppression list itself keeps `import`.
+ */
+export const webhookSourceOf = (source: SuppressionSource): Exclude<SuppressionSource, 'import'> => (source === 'import' ? 'manual' : source);
+
 export const suppressionDecider: Decider<SuppressionState, SuppressionCommand, SuppressionEvent> = {
   initialState: { active: null },
   evolve(state, event) {

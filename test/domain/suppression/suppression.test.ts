@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { suppressionDecider, webhookEventFor, type AddressSuppressed } from '../../../src/domain/suppression/suppression.js';
+import { suppressionDecider, webhookEventFor, webhookSourceOf, type AddressSuppressed } from '../../../src/domain/suppression/suppression.js';
 import { AppError } from '../../../src/domain/errors.js';
 import { given } from '../../support/given.js';
 
@@ -45,6 +45,11 @@ describe('suppression decisions', () => {
       expect(of(reason, 'import'), reason).to.equal('contact.suppressed');
       expect(of(reason, 'import', { quiet: true }), reason).to.equal(null);
     }
+  });
+
+  it("names an imported entry's source manual to receivers (an admin's act); every other source as it is", () => {
+    expect(webhookSourceOf('import')).to.equal('manual');
+    for (const source of ['one_click', 'form', 'bounce', 'complaint', 'manual', 'sms_optout'] as const) expect(webhookSourceOf(source)).to.equal(source);
   });
 
   it("fires nothing for an erased person's unsubscribe: no address is left to name", () => {
