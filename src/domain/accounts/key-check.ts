@@ -22,12 +22,12 @@ export interface KeyUse {
 
 /**
  * The per-key checks every keyed request passes, in order of severity: no such key or a revoked
- * one, then expiry (an expiry instant is already past), the client address when the key has an
+ * one, then expiry (the key is refused after its expiry instant, as the spec says; at it, still accepted), the client address when the key has an
  * allowlist (an unknown address is not on it), and the scope the route requires. Null: accepted.
  */
 export function keyRefusal(key: StoredKey | null, use: KeyUse): KeyRefusal | null {
   if (!key || key.revokedAt !== null) return 'invalid';
-  if (key.expiresAt !== null && key.expiresAt.getTime() <= use.at.getTime()) return 'expired';
+  if (key.expiresAt !== null && key.expiresAt.getTime() < use.at.getTime()) return 'expired';
   if (key.ipAllowlist.length > 0 && (use.clientIp === null || !key.ipAllowlist.includes(use.clientIp))) return 'ip';
   if (!key.scopes.includes(use.scope)) return 'scope';
   return null;

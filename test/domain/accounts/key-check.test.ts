@@ -16,9 +16,10 @@ describe('API key checks (keyRefusal)', () => {
     expect(keyRefusal({ ...key, revokedAt: new Date('2026-05-01T00:00:00Z') }, use)).to.equal('invalid');
   });
 
-  it('refuses a key from its expiry instant on, and accepts it the millisecond before', () => {
-    expect(keyRefusal({ ...key, expiresAt: now }, use)).to.equal('expired');
+  it('refuses a key after its expiry instant, and accepts it up to that instant', () => {
+    expect(keyRefusal({ ...key, expiresAt: new Date(now.getTime() - 1) }, use)).to.equal('expired');
     expect(keyRefusal({ ...key, expiresAt: new Date(now.getTime() - 60_000) }, use)).to.equal('expired');
+    expect(keyRefusal({ ...key, expiresAt: now }, use)).to.equal(null);
     expect(keyRefusal({ ...key, expiresAt: new Date(now.getTime() + 1) }, use)).to.equal(null);
   });
 
@@ -35,7 +36,7 @@ describe('API key checks (keyRefusal)', () => {
   });
 
   it('answers the most severe refusal when several apply: revoked, then expired, then address, then scope', () => {
-    const bad: StoredKey = { revokedAt: now, expiresAt: now, ipAllowlist: ['198.51.100.1'], scopes: [] };
+    const bad: StoredKey = { revokedAt: now, expiresAt: new Date(now.getTime() - 1), ipAllowlist: ['198.51.100.1'], scopes: [] };
     expect(keyRefusal(bad, use)).to.equal('invalid');
     expect(keyRefusal({ ...bad, revokedAt: null }, use)).to.equal('expired');
     expect(keyRefusal({ ...bad, revokedAt: null, expiresAt: null }, use)).to.equal('ip');
