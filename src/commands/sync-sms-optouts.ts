@@ -13,11 +13,23 @@ const ACTOR = 'system:sms-optout-sync';
 const READ_MODEL_WAIT_MS = 60_000;
 
 export interface SyncResult {
-  /** suppressions added by this run (summed over the SMS-enabled accounts) */
+  /** suppressions this run added to the asking account (to every SMS-enabled account for the background sync) */
   synced: number;
   /** distinct numbers opted out at the provider */
   total: number;
 }
+
+/** A run as recorded: what it added to each account. */
+interface SyncRun {
+  syncedByAccount: Record<string, number>;
+  total: number;
+}
+
+/** The run as one account sees it, or as the service does (no account: summed). */
+const resultFor = (run: SyncRun, accountId?: string): SyncResult => ({
+  synced: accountId === undefined ? Object.values(run.syncedByAccount).reduce((a, b) => a + b, 0) : (run.syncedByAccount[accountId] ?? 0),
+  total: run.total,
+});
 
 /**
  * Moves numbers opted out at the SMS provider (STOP, UNSUBSCRIBE, CANCEL, ...) onto the suppression
@@ -53,12 +65,12 @@ export function createSmsOptOutSync(deps: {
     return [...numbers];
   }
 
-  async function runLocked(): Promise<SyncResult> {
+  async function runLocked(): Promise<SyncRun> {
     const [run] = await deps.db('sms_optout_sync_runs').insert({}).returning('id');
     const accounts = await accountsSendingSms(deps.db);
     // A server where no account sends SMS has no business asking the provider (nor AWS credentials for it).
     const numbers = accounts.length ? await listAll() : [];
-    let synced = 0;
+    const syncedByAccount: Record<string, number> = {};
     let last: Position | undefined;
     for (const { id: accountId } of accounts) {
       const known = await suppressedPhones(deps.db, accountId, numbers);
@@ -67,25 +79,28 @@ export function createSmsOptOutSync(deps: {
       const result = await deps.suppressions.recordMany(
         numbers.filter((n) => !known.has(n)).map((phone) => ({ accountId, phone, reason: 'sms_optout' as const, source: 'sms_optout' as const, actor: ACTOR })),
       );
-      synced += result.suppressed;
+      syncedByAccount[accountId] = result.suppressed;
       last = laterPosition(last, result.position);
     }
     // Once the sync answers, sends to these numbers are refused (they read the suppression list).
     if (last) await waiter.waitFor('suppressions', last, READ_MODEL_WAIT_MS);
-    const result = { synced, total: numbers.length };
+    const recorded = { syncedByAccount, total: numbers.length };
     // The database clock, as the waiters compare with it.
-    await deps.db('sms_optout_sync_runs').where({ id: run.id }).update({ finished_at: deps.db.raw('clock_timestamp()'), ...result });
-    return result;
+    await deps.db('sms_optout_sync_runs')
+      .where({ id: run.id })
+      .update({ finished_at: deps.db.raw('clock_timestamp()'), synced: resultFor(recorded).synced, synced_by_account: JSON.stringify(syncedByAccount), total: recorded.total });
+    return recorded;
   }
 
   return {
-    async sync(): Promise<SyncResult> {
+    /** `accountId`: the account that asked (a forced sync), whose additions the answer counts. */
+    async sync(accountId?: string): Promise<SyncResult> {
       const conn = await deps.db.client.acquireConnection();
       const q = (sql: string) => conn.query(sql, [LOCK_KEY]);
       try {
         if ((await q('SELECT pg_try_advisory_lock(hashtext($1)) AS owned')).rows[0].owned) {
           try {
-            return await runLocked();
+            return resultFor(await runLocked(), accountId);
           } finally {
             await q('SELECT pg_advisory_unlock(hashtext($1))');
           }
@@ -94,8 +109,8 @@ export function createSmsOptOutSync(deps: {
         const { rows } = await conn.query('SELECT clock_timestamp() AS t');
         await q('SELECT pg_advisory_lock(hashtext($1))');
         try {
-          const finished = await deps.db('sms_optout_sync_runs').where('finished_at', '>=', rows[0].t).orderBy('id', 'desc').first('synced', 'total');
-          return finished ? { synced: finished.synced, total: finished.total } : await runLocked();
+          const finished = await deps.db('sms_optout_sync_runs').where('finished_at', '>=', rows[0].t).orderBy('id', 'desc').first('synced_by_account', 'total');
+          return resultFor(finished ? { syncedByAccount: finished.synced_by_account, total: finished.total } : await runLocked(), accountId);
         } finally {
           await q('SELECT pg_advisory_unlock(hashtext($1))');
         }

@@ -103,6 +103,11 @@ describe('SMS opt-out sync: POST /api/sms/sync-optouts', function () {
     await setSms(app, {}, token);
     expect((await sync(token)).body).to.deep.equal({ synced: 6, total: 6 });
     expect(Object.values(await suppressionEvents(app, other, [...initial, '+14155550199']))).to.deep.equal([1, 1, 1, 1, 1, 1]);
+    // a number opted out since is added to both accounts; each admin is told of their own account's only
+    fake.optedOut.push('+14155550177');
+    expect((await sync(token)).body).to.deep.equal({ synced: 1, total: 7 });
+    fake.optedOut.push('+14155550178');
+    expect((await sync()).body).to.deep.equal({ synced: 1, total: 8 });
   });
 
   it('needs a dashboard session: 401 without one, an API key is refused', async () => {
