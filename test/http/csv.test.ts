@@ -1,11 +1,10 @@
 import { expect } from 'chai';
 import express from 'express';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { writeCsv } from '../../src/http/csv.js';
+import { listenLocally } from '../support/local-express.js';
 
 describe('writeCsv: a CSV response written page by page', () => {
-  let server: Server;
+  let server: Awaited<ReturnType<typeof listenLocally>>;
   let base: string;
   let pages: () => AsyncIterable<Record<string, unknown>[]>;
   let failure: unknown;
@@ -19,19 +18,10 @@ describe('writeCsv: a CSV response written page by page', () => {
         failure = err;
       }
     });
-    server = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listenLocally(app);
+    base = server.base;
   });
-  after(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // the client that went away leaves its keep-alive socket open until Node's timeout
-        server.closeAllConnections();
-      }),
-  );
+  after(() => server?.close());
   beforeEach(() => (failure = undefined));
 
   it('writes the header, then each page; quotes what needs quoting and leaves empty what is missing', async () => {

@@ -1,11 +1,10 @@
 import { expect } from 'chai';
 import express from 'express';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { writeJsonWithList } from '../../src/http/stream-body.js';
+import { listenLocally } from '../support/local-express.js';
 
 describe('writeJsonWithList: a JSON object whose last field is a list, written item by item', () => {
-  let server: Server;
+  let server: Awaited<ReturnType<typeof listenLocally>>;
   let base: string;
   let head: Record<string, unknown>;
   let items: () => AsyncIterable<unknown>;
@@ -16,18 +15,10 @@ describe('writeJsonWithList: a JSON object whose last field is a list, written i
       // a failure has cut the connection already: nothing is left to answer
       await writeJsonWithList(res, head, 'messages', items()).catch(() => {});
     });
-    server = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listenLocally(app);
+    base = server.base;
   });
-  after(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  );
+  after(() => server?.close());
   const listOf = (values: unknown[]) =>
     async function* () {
       yield* values;

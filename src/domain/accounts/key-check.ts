@@ -22,8 +22,9 @@ export interface KeyUse {
 
 /**
  * The per-key checks every keyed request passes, in order of severity: no such key or a revoked
- * one, then expiry (the key is refused after its expiry instant, as the spec says; at it, still accepted), the client address when the key has an
- * allowlist (an unknown address is not on it), and the scope the route requires. Null: accepted.
+ * one, then expiry (refused after the expiry instant, accepted at it), the client address when the
+ * key has an allowlist (an unknown address is not on it), and the scope the route requires. Null:
+ * accepted.
  */
 export function keyRefusal(key: StoredKey | null, use: KeyUse): KeyRefusal | null {
   if (!key || key.revokedAt !== null) return 'invalid';
