@@ -33,6 +33,8 @@ describe('API key authentication', function () {
   it('403 for a valid key without the endpoint scope, naming the scope', async () => {
     const { key } = await app.createApiKey(['send']);
     expectError(await listMessages(key), 403, 'API key is missing required scope: read_events');
+    // every read_events endpoint alike
+    for (const path of ['/api/messages/some-id', '/api/messages/aggregate']) expectError(await app.request('GET', path, { apiKey: key }), 403, 'API key is missing required scope: read_events');
     const sms = await app.request('POST', '/api/send/sms', { apiKey: key, body: { to: '+14155550100', body: 'hi' } });
     expectError(sms, 403, 'API key is missing required scope: sms:send');
   });
@@ -49,12 +51,15 @@ describe('API key authentication', function () {
     expectError(answers[3], 401, 'invalid API key');
   });
 
-  it('401 API key expired, for a key that expires while in use', async () => {
+  it('401 API key expired, for a key that expires while in use, on every keyed endpoint', async () => {
     const expiresAt = new Date(Date.now() + 1500).toISOString();
-    const { key } = await app.createApiKey(['read_events'], { expiresAt });
+    const { key } = await app.createApiKey(['read_events', 'sms:send', 'contacts:write'], { expiresAt });
     expect((await listMessages(key)).status).to.equal(200);
     await new Promise((r) => setTimeout(r, Date.parse(expiresAt) - Date.now() + 50));
     expectError(await listMessages(key), 401, 'API key expired');
+    expectError(await app.request('POST', '/api/send/sms', { apiKey: key, body: { to: '+14155550100', body: 'hi' } }), 401, 'API key expired');
+    expectError(await app.request('POST', '/api/contacts', { apiKey: key, body: { email: 'late@example.org' } }), 401, 'API key expired');
+    expectError(await app.request('POST', '/api/contacts/import', { apiKey: key, body: { contacts: [{ email: 'late@example.org' }] } }), 401, 'API key expired');
   });
 
   it('401 API key denied for this client IP: exact IPv4/IPv6 match on the first X-Forwarded-For hop', async () => {

@@ -118,7 +118,8 @@ describe('templates: /api/templates', function () {
       () => req('GET', `/api/messages/${sent.body.messageLogId}`),
       (r) => r.status === 200 && r.body.status === 'sent',
     );
-    expect(message.body).to.deep.include({ to: 'me@example.org', subject: 'Hi Ada', templateId: t.id, tags: ['test'] });
+    // a dashboard user's send: no API key made it
+    expect(message.body).to.deep.include({ to: 'me@example.org', subject: 'Hi Ada', templateId: t.id, tags: ['test'], apiKeyId: null });
     const outbox = await req('GET', '/api/sandbox/emails');
     expect(outbox.body.items.find((e: any) => e.to === 'me@example.org')).to.deep.include({ subject: 'Hi Ada', text: 'Hi Ada' });
 
