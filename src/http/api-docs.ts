@@ -19,7 +19,6 @@ const ASSETS: Record<string, string> = {
   'favicon-32x32.png': 'image/png',
 };
 
-
 const PAGE = `<!doctype html>
 <html lang="en">
 <head>

@@ -168,13 +168,14 @@ describe('dashboard: campaigns', function () {
     expect(scheduled.scheduledAt.slice(0, 4)).to.equal('2099');
 
     // paused and resumed before its time, it is scheduled again, not sent
+    // the status badge by its exact word: a paused row also says it is "scheduled for" its time
     await page.getByRole('button', { name: 'Pause Autumn' }).click();
-    await row.getByText('paused').waitFor();
+    await row.getByText('paused', { exact: true }).waitFor();
     // what resuming will do: its schedule still stands
     await row.getByText(/scheduled for .*2099/).waitFor();
     await screenshot(page, 'campaigns-paused');
     await page.getByRole('button', { name: 'Resume Autumn' }).click();
-    await row.getByText('scheduled').waitFor();
+    await row.getByText('scheduled', { exact: true }).waitFor();
     expect((await api('GET', `/api/campaigns/${scheduled.id}`)).body).to.deep.include({ status: 'scheduled', scheduledAt: scheduled.scheduledAt, startedAt: null });
 
     await page.getByRole('button', { name: 'Cancel Autumn' }).click();
