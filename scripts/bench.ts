@@ -8,6 +8,8 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import type { BenchFigure, BenchModule } from './bench/lib.js';
+import { dropTemplates } from '../test/support/db.js';
+import { stopEmbeddedServer } from '../test/support/postgres-server.js';
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'bench');
 const filter = process.argv[2];
@@ -31,6 +33,10 @@ for (const file of files) {
   }
 }
 await writeFile('bench-results.json', JSON.stringify({ at: new Date().toISOString(), scale, node: process.version, results }, null, 2));
+// The modules' databases are copies of a migrated template made once per process, as in the tests: it
+// goes with the process (each run left one behind before).
+await dropTemplates();
+await stopEmbeddedServer();
 process.exit(failed ? 1 : 0);
 
 function format(f: BenchFigure): string {
