@@ -4,7 +4,7 @@ import { campaignMessageId, nextUtcMidnight } from '../domain/campaigns/personal
 import { recipientVariables, unfilledPlaceholders } from '../domain/campaigns/recipient-variables.js';
 import { fold } from '../domain/decider.js';
 import { renderTemplate } from '../domain/email/render.js';
-import { AppError } from '../domain/errors.js';
+import { SendRefused } from '../domain/messages/send-admission.js';
 import type { Principal } from '../domain/principal.js';
 import type { EventStore } from '../ports/event-store.js';
 import { execute } from './execute.js';
@@ -19,11 +19,17 @@ type Outcome = 'queued' | 'skipped' | 'daily_send_cap' | 'sender_not_verified';
 
 /** What a send refusal means for the campaign: a recipient to skip, or a reason to stop. */
 function outcomeOfRefusal(err: unknown): Outcome {
-  if (!(err instanceof AppError)) throw err;
-  if (err.status === 429) return 'daily_send_cap';
-  if (err.status === 400 && err.message.endsWith('is not verified for sending')) return 'sender_not_verified';
-  if (err.status === 400 && err.message.endsWith('is suppressed')) return 'skipped';
-  throw err;
+  if (!(err instanceof SendRefused)) throw err;
+  switch (err.reason) {
+    case 'account_daily_limit':
+      return 'daily_send_cap';
+    case 'unverified_sender':
+      return 'sender_not_verified';
+    case 'suppressed':
+      return 'skipped';
+    default:
+      throw err;
+  }
 }
 
 /** Runs `work` over the items, at most `limit` at a time, answers in the items' order. */

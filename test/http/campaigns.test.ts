@@ -195,6 +195,23 @@ describe('campaigns: create, send, fan-out, progress and stats', function () {
     for (const row of sent.values()) expect(row.subject).to.equal('New for Fix');
   });
 
+  it('paused because its sender is no longer verified, it queues nobody; verified again and resumed, everyone once', async () => {
+    for (const email of ['moved1@example.org', 'moved2@example.org']) await contact({ email, listIds: ['moved'] });
+    const added = await api('POST', '/api/domains', { domain: 'moving.test' });
+    expect(added.status).to.equal(201);
+    const { body: c } = await create({ fromEmail: 'news@moving.test', audience: { listId: 'moved' } });
+    await api('POST', `/api/campaigns/${c.id}/send`, { scheduledAt: new Date(Date.now() + 700).toISOString() });
+    expect((await api('DELETE', `/api/domains/${added.body.id}`)).status).to.be.oneOf([200, 204]);
+    const paused = await eventually(() => api('GET', `/api/campaigns/${c.id}`), (r) => r.body.pausedReason === 'sender_not_verified', 20_000);
+    expect(paused.body.progress).to.include({ queued: 0 });
+
+    expect((await api('POST', '/api/domains', { domain: 'moving.test' })).status).to.equal(201);
+    expect((await api('POST', `/api/campaigns/${c.id}/resume`)).status).to.equal(200);
+    expect((await finished(c.id)).progress).to.include({ audience: 2, queued: 2, skipped: 0 });
+    const sent = await eventually(() => deliveredByRecipient(app, c.id), (byRecipient) => byRecipient.size === 2, 20_000);
+    expect([...sent.keys()].sort()).to.deep.equal(['moved1@example.org', 'moved2@example.org']);
+  });
+
   it('a scheduled campaign starts at its time; one paused before queues nothing until resumed', async () => {
     const { body: c } = await create({ audience: { listId: 'news' } });
     const at = new Date(Date.now() + 1_500).toISOString();

@@ -1,4 +1,4 @@
-import { badRequest, notFound, tooManyRequests, type AppError } from '../errors.js';
+import { AppError, badRequest, notFound, tooManyRequests } from '../errors.js';
 import { parsePhoneNumber } from '../sms/phone.js';
 import { countSmsSegments, type SmsEncoding } from '../sms/segments.js';
 
@@ -60,7 +60,20 @@ export interface SmsSendFacts {
   cap?: CapOutcome;
 }
 
-const refused = (reason: RefusalReason, error: AppError): SendAdmission => ({ kind: 'refused', error, reason });
+/**
+ * A refused send as the caller is told it, with the rule that refused it: a campaign's fan-out tells
+ * a recipient to skip from a reason to stop by the rule, never by the words of the message.
+ */
+export class SendRefused extends AppError {
+  constructor(
+    readonly reason: RefusalReason,
+    error: AppError,
+  ) {
+    super(error.status, error.message, error.details, error.headers);
+  }
+}
+
+const refused = (reason: RefusalReason, error: AppError): SendAdmission => ({ kind: 'refused', error: new SendRefused(reason, error), reason });
 
 /** The daily caps, last of every send's rules: a per-key cap is a 400, the account's a 429. */
 function capRule(cap: CapOutcome | undefined): SendAdmission {
