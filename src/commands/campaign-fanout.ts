@@ -7,13 +7,14 @@ import { renderTemplate } from '../domain/email/render.js';
 import { SendRefused } from '../domain/messages/send-admission.js';
 import type { Principal } from '../domain/principal.js';
 import type { EventStore } from '../ports/event-store.js';
+import type { Cause } from './caller.js';
 import { execute } from './execute.js';
 import type { SendEmailInput, SendEmailResult } from './send-email.js';
 import { audiencePage, audienceSize } from '../read-models/contacts.js';
 import { recordedMessageIds } from '../read-models/messages.js';
 import { templateRow } from '../read-models/templates.js';
 
-type SendEmail = (sender: Principal, input: SendEmailInput, options: { messageId: string; at: Date }) => Promise<SendEmailResult>;
+type SendEmail = (sender: Principal, input: SendEmailInput, options: { messageId: string; at: Date; cause: Cause }) => Promise<SendEmailResult>;
 
 type Outcome = 'queued' | 'skipped' | 'daily_send_cap' | 'sender_not_verified';
 
@@ -77,11 +78,13 @@ export function createCampaignFanout(deps: CampaignFanoutDeps) {
     const campaign = state.definition!;
     const accountId = state.accountId!;
     const fromCursor = state.progress.cursor;
+    // the campaign's messages and its progress correlate with the campaign, caused by this step's trigger
+    const cause: Cause = { correlationId: campaignId, ...(causationId ? { causationId } : {}) };
     const record = (command: Omit<Extract<CampaignCommand, { kind: 'recordProgress' }>, 'kind' | 'fromCursor' | 'now'>) =>
       execute(campaignDecider, { kind: 'recordProgress', fromCursor, now: deps.clock().toISOString(), ...command }, {
         eventStore: deps.eventStore,
         streamId,
-        metadata: { actor: 'system:campaign-fanout', correlationId: campaignId, ...(causationId ? { causationId } : {}) },
+        metadata: { actor: 'system:campaign-fanout', ...cause },
       });
 
     const template = await templateRow(deps.db, accountId, campaign.templateId, ['subject', 'html', 'text']);
@@ -114,7 +117,7 @@ export function createCampaignFanout(deps: CampaignFanoutDeps) {
             ...rendered,
             campaign: { id: campaignId, templateId: campaign.templateId },
           },
-          { messageId, at: deps.clock() },
+          { messageId, at: deps.clock(), cause },
         );
       } catch (err) {
         return { outcome: outcomeOfRefusal(err), unfilled: false };

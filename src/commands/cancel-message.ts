@@ -3,8 +3,9 @@ import { fold } from '../domain/decider.js';
 import { conflict, notFound } from '../domain/errors.js';
 import { isMessageId, messageStream } from '../domain/messages/events.js';
 import { HANDED_TO_PROVIDER, messageDecider, type MessageState } from '../domain/messages/message.js';
-import type { Principal } from '../domain/principal.js';
+import { actorOf, type Principal } from '../domain/principal.js';
 import type { EventStore } from '../ports/event-store.js';
+import type { Cause } from './caller.js';
 import { execute } from './execute.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
@@ -33,7 +34,7 @@ function mayCancel(principal: Principal, state: MessageState): boolean {
  * folds the stream at the message's time (cancelled or not) before calling anyone.
  */
 export function createCancelMessage(deps: { db: Db; eventStore: EventStore; waitFor: WaitForProjection }) {
-  return async function cancelMessage(principal: Principal, id: string): Promise<{ id: string; status: 'cancelled' }> {
+  return async function cancelMessage(principal: Principal, id: string, cause: Cause = {}): Promise<{ id: string; status: 'cancelled' }> {
     const streamId = messageStream(id);
     const read = async () => (isMessageId(id) ? fold(messageDecider, await deps.eventStore.readStream(streamId)) : messageDecider.initialState);
     const before = await read();
@@ -42,7 +43,6 @@ export function createCancelMessage(deps: { db: Db; eventStore: EventStore; wait
     const answer = { id, status: 'cancelled' as const };
     if (before.status === 'cancelled') return answer;
 
-    const actor = principal.kind === 'apiKey' ? `apikey:${principal.apiKeyId}` : `user:${principal.userId}`;
     const sendAt = before.queued && 'sendAt' in before.queued && before.queued.sendAt ? new Date(before.queued.sendAt) : new Date();
     const position = await deps.db.transaction(async (trx) => {
       const effectId = SEND_EFFECT.id(id);
@@ -60,7 +60,7 @@ export function createCancelMessage(deps: { db: Db; eventStore: EventStore; wait
         eventStore: deps.eventStore,
         streamId,
         commandId: `cancel-${id}`,
-        metadata: { actor },
+        metadata: { actor: actorOf(principal), ...cause },
       });
       await trx('side_effects').where({ id: effectId }).update({ status: 'done', claimed_until: null, done_at: new Date() });
       return result.position;

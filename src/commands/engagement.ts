@@ -4,6 +4,7 @@ import { fold } from '../domain/decider.js';
 import { messageStream, type EmailQueued } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
 import type { EventStore } from '../ports/event-store.js';
+import { correlationOf } from './caller.js';
 import { execute } from './execute.js';
 import type { SuppressionCommands } from './suppressions.js';
 import type { Db } from '../adapters/db/knex.js';
@@ -26,6 +27,7 @@ export function createEngagementCommands(deps: { eventStore: EventStore; suppres
       sentAt: events.find((e) => e.type === 'ProviderAccepted')?.recordedAt ?? null,
       // the recipient's keyed hash, which the sealing store keeps in clear beside the sealed address
       person: events[0]?.metadata.person as string | undefined,
+      cause: correlationOf(events[0]),
     };
   }
 
@@ -67,7 +69,7 @@ export function createEngagementCommands(deps: { eventStore: EventStore; suppres
     await execute(messageDecider, { kind: 'recordOutcome', event }, {
       eventStore: deps.eventStore,
       streamId: messageStream(messageId),
-      metadata: { actor: 'recipient' },
+      metadata: { actor: 'recipient', ...m.cause },
     });
   }
 

@@ -6,6 +6,7 @@ import { fold } from '../domain/decider.js';
 import { admitProviderEvent, type ProviderEventOrigin } from '../domain/provider-events/event-admission.js';
 import type { Logger } from 'pino';
 import type { EventStore } from '../ports/event-store.js';
+import { correlationOf } from './caller.js';
 import { execute } from './execute.js';
 import { executeTogether, type Step } from './execute-together.js';
 import type { SuppressionCommands } from './suppressions.js';
@@ -69,7 +70,7 @@ export function createProviderEventIngest(deps: {
       e.messageId && e.providerMessageId ? { providerMessageId: e.providerMessageId, at: e.acceptedAt ?? e.outcome?.data.occurredAt ?? new Date().toISOString() } : undefined;
     const records = Boolean(e.outcome || acceptedAs);
     const outcome = { kind: 'recordOutcome' as const, event: e.outcome, acceptedAs, origin };
-    const options = { commandId: e.providerEventId, metadata: { actor: deps.actor } };
+    const options = { commandId: e.providerEventId, metadata: { actor: deps.actor, causationId: e.providerEventId, ...correlationOf(history[0]) } };
     if (!e.suppress) {
       if (records) await execute(messageDecider, outcome, { eventStore: deps.eventStore, streamId, history, ...options });
       return 'recorded';

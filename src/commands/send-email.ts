@@ -15,11 +15,12 @@ import type { PresentedKey } from './api-keys.js';
 import type { CheckedKeyRow } from '../read-models/api-keys.js';
 import { emailSendFacts, type EmailSendFactsRow } from '../read-models/send-facts.js';
 import { templateRow } from '../read-models/templates.js';
-import type { Principal } from '../domain/principal.js';
+import { actorOf, type Principal } from '../domain/principal.js';
 import type { AttachmentStore } from '../ports/attachment-store.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { PersonOf } from '../ports/key-store.js';
 import { admitSend } from './admit-send.js';
+import type { Cause } from './caller.js';
 import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { execute } from './execute.js';
 
@@ -105,7 +106,7 @@ export function createSendEmail(deps: SendEmailDeps) {
   return async function sendEmail(
     sender: Principal | PresentedKey,
     input: SendEmailInput,
-    options: { messageId?: string; /** the send's time for the daily caps (default: now) */ at?: Date } = {},
+    options: { messageId?: string; /** the send's time for the daily caps (default: now) */ at?: Date; cause?: Cause } = {},
   ): Promise<SendEmailResult> {
     // Checked before any slot is taken; the route checks it too, this guards every other caller.
     const sendAt = input.sendAt === undefined ? null : new Date(input.sendAt);
@@ -210,12 +211,11 @@ export function createSendEmail(deps: SendEmailDeps) {
         );
       }
       // A brand-new stream: nothing to read first (one round trip fewer on the hot path).
-      const actor = principal.kind === 'apiKey' ? `apikey:${principal.apiKeyId}` : `user:${principal.userId}`;
       await execute(messageDecider, { kind: 'queueEmail', data }, {
         eventStore: deps.eventStore,
         streamId: messageStream(messageId),
         commandId: `queue-${messageId}`,
-        metadata: { actor },
+        metadata: { actor: actorOf(principal), ...options.cause },
         history: [],
       });
     } catch (err) {

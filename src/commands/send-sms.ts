@@ -3,10 +3,11 @@ import { capScopes, utcDay, type SendCounters } from '../adapters/db/send-counte
 import { messageStream, type SmsQueued } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
 import { admitSmsSend, checkSmsInput, MAX_SMS_SEGMENTS, type SmsSendFacts } from '../domain/messages/send-admission.js';
-import type { Principal } from '../domain/principal.js';
+import { actorOf, type Principal } from '../domain/principal.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { PersonOf } from '../ports/key-store.js';
 import { admitSend } from './admit-send.js';
+import type { Cause } from './caller.js';
 import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { execute } from './execute.js';
 import { smsSendFacts, type SmsSendFactsRow } from '../read-models/send-facts.js';
@@ -30,7 +31,7 @@ export function createSendSms(deps: { eventStore: EventStore; counters: SendCoun
     smsSendFacts(db, items.map((a) => ({ accountId: a.principal.accountId, to: a.to, person: deps.personOf(a.to) }))),
   );
 
-  return async function sendSms(principal: Principal, input: { to: string; body: string }, options: { messageId?: string } = {}) {
+  return async function sendSms(principal: Principal, input: { to: string; body: string }, options: { messageId?: string; cause?: Cause } = {}) {
     const accountId = principal.accountId;
     const checked = checkSmsInput(input);
     if (!checked.ok) throw checked.error;
@@ -73,7 +74,7 @@ export function createSendSms(deps: { eventStore: EventStore; counters: SendCoun
         eventStore: deps.eventStore,
         streamId: messageStream(messageId),
         commandId: `queue-${messageId}`,
-        metadata: { actor: principal.kind === 'apiKey' ? `apikey:${principal.apiKeyId}` : `user:${principal.userId}` },
+        metadata: { actor: actorOf(principal), ...options.cause },
         history: [], // a brand-new stream: nothing to read first
       });
     } catch (err) {

@@ -5,3 +5,7 @@ export const SCOPES: readonly Scope[] = ['send', 'sms:send', 'read_events', 'con
 export type Principal =
   | { kind: 'apiKey'; accountId: string; apiKeyId: string; scopes: Scope[]; dailyLimit: number | null }
   | { kind: 'user'; accountId: string; userId: string };
+
+/** The principal as the events it causes record it (`actor`), and as the audit trail reads it back. */
+export const actorOf = (p: Principal | undefined): string =>
+  !p ? 'anonymous' : p.kind === 'user' ? `user:${p.userId}` : `apikey:${p.apiKeyId}`;

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { ProviderRate } from './provider-rate.js';
 import type { Db } from '../adapters/db/knex.js';
+import { correlationOf } from '../commands/caller.js';
 import { execute } from '../commands/execute.js';
 import type { EmailProviderKind } from '../domain/accounts/account.js';
 import { messageStream, type EmailQueued, type SmsQueued } from '../domain/messages/events.js';
@@ -121,7 +122,7 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     const attempt = state.attempts + 1;
     const now = () => new Date().toISOString();
     const commandId = `provider-attempt-${attempt}`;
-    const metadata = { actor: 'system:send-worker', causationId: sideEffectId };
+    const metadata = { actor: 'system:send-worker', causationId: sideEffectId, ...correlationOf(history[0]) };
     // The stream was read just before the provider call: decide on that history (one round trip per
     // send); if anything was appended meanwhile, execute reads and decides again.
     const record = (command: Parameters<typeof messageDecider.decide>[0]) =>

@@ -51,7 +51,7 @@ describe('provider event ingest: the outcome and the suppression it calls for ar
     await app.infra.eventStore.append(
       `message-${messageId}`,
       [
-        { id: randomUUID(), ...emailQueued(messageId, { accountId: 'default', to, provider: 'ses' }) },
+        { id: randomUUID(), ...emailQueued(messageId, { accountId: 'default', to, provider: 'ses' }), metadata: { correlationId: `req-${messageId}` } },
         { id: randomUUID(), type: 'ProviderAccepted', data: { providerMessageId, provider: 'ses', acceptedAt: new Date().toISOString(), attempt: 1 } },
       ],
       { expectedRevision: 'no_stream' },
@@ -99,6 +99,17 @@ describe('provider event ingest: the outcome and the suppression it calls for ar
       expect(await app.infra.db('suppressions').where({ account_id: 'default', value: to }).first('reason')).to.deep.equal({ reason: 'bounced' });
     });
   }
+
+  it("what a provider event writes names it as the cause and keeps the message's correlation", async () => {
+    const to = 'correlated@bounce.example';
+    const { messageId, bounce } = await bouncedMessage(to);
+    await ingestWith(app.infra.eventStore).ingest([bounce]);
+    const caused = { actor: 'provider', causationId: bounce.providerEventId, correlationId: `req-${messageId}` };
+    const bounced = (await app.infra.eventStore.readStream(`message-${messageId}`)).find((e) => e.type === 'Bounced')!;
+    expect(bounced.metadata).to.deep.include(caused);
+    const [suppressed] = await app.infra.eventStore.readStream(`suppression-default-${app.infra.privacy.personOf(to)}`);
+    expect(suppressed.metadata).to.deep.include(caused);
+  });
 
   it('stream by stream (EventStoreDB): the suppression is written first, and the redelivery adds the outcome once', async () => {
     const to = 'halfway@bounce.example';

@@ -3,6 +3,7 @@ import type { CancelMessage } from '../../commands/cancel-message.js';
 import { MESSAGE_STATUSES, type MessageQueries } from '../../read-models/messages.js';
 import type { MessageHistory } from '../../commands/replay.js';
 import { defineRoute } from '../route.js';
+import { causeOfRequest } from './principal-helpers.js';
 import { COUNT_KINDS, type MessageCountQueries } from '../../read-models/message-counts.js';
 import { metadataFilterSchema, tagSchema } from './labels.js';
 
@@ -118,8 +119,8 @@ export function createMessageRoutes(deps: { messages: MessageQueries; history: M
         404: { description: "Not found for this caller (another key's message, another account's)" },
         409: { description: 'Already handed to the provider (sent, failed, or being sent): it cannot be cancelled' },
       },
-      async handler({ principal, params }) {
-        return { status: 200, body: await deps.cancel(principal!, params.id) };
+      async handler({ principal, params, req }) {
+        return { status: 200, body: await deps.cancel(principal!, params.id, causeOfRequest(req)) };
       },
     }),
     defineRoute({

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { createSendEmail } from '../../commands/send-email.js';
 import { mapError } from '../error-mapping.js';
 import { defineRoute } from '../route.js';
+import { causeOfRequest } from './principal-helpers.js';
 import { sendEmailBody } from './send-email.js';
 
 export const MAX_BATCH = 100;
@@ -64,7 +65,8 @@ export function createSendBatchRoutes(deps: { sendEmail: ReturnType<typeof creat
         401: { description: 'Invalid, revoked or expired key, or client IP not allowed' },
         403: { description: 'Key lacks the `send` scope' },
       },
-      async handler({ principal, body, messageId }) {
+      async handler({ principal, body, messageId, req }) {
+        const cause = causeOfRequest(req);
         // Every valid message is handed to the send command in this same turn, so the admission group
         // commit takes them in one statement (and their appends in one after it).
         const items = await Promise.all(
@@ -72,7 +74,7 @@ export function createSendBatchRoutes(deps: { sendEmail: ReturnType<typeof creat
             const parsed = sendEmailBody.safeParse(raw);
             if (!parsed.success) return failure(parsed.error);
             try {
-              return { ...(await deps.sendEmail(principal!, parsed.data, { messageId: messageId?.(i) })), status: 201 };
+              return { ...(await deps.sendEmail(principal!, parsed.data, { messageId: messageId?.(i), cause })), status: 201 };
             } catch (err) {
               return failure(err);
             }

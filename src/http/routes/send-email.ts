@@ -4,6 +4,7 @@ import type { createSendEmail } from '../../commands/send-email.js';
 import { sendAtProblem } from '../../domain/messages/schedule.js';
 import { checkAttachments, MAX_ATTACHMENTS } from '../../domain/email/attachments.js';
 import { defineRoute } from '../route.js';
+import { causeOfRequest } from './principal-helpers.js';
 import { metadataSchema, tagsSchema } from './labels.js';
 
 const MAX_BODY = 5_000_000;
@@ -110,8 +111,8 @@ export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof creat
         403: { description: 'Key lacks the `send` scope' },
         429: { description: 'Account daily send limit reached' },
       },
-      async handler({ key, body, messageId }) {
-        return { status: 201, body: await deps.sendEmail(key!, body, { messageId: messageId?.(0) }) };
+      async handler({ key, body, messageId, req }) {
+        return { status: 201, body: await deps.sendEmail(key!, body, { messageId: messageId?.(0), cause: causeOfRequest(req) }) };
       },
     }),
   ];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { createSendSms } from '../../commands/send-sms.js';
 import { defineRoute } from '../route.js';
+import { causeOfRequest } from './principal-helpers.js';
 
 const body = z
   .object({
@@ -30,8 +31,8 @@ export function createSendSmsRoutes(deps: { sendSms: ReturnType<typeof createSen
         403: { description: 'Key lacks the `sms:send` scope' },
         429: { description: 'Account daily send limit reached' },
       },
-      async handler({ principal, body, messageId }) {
-        return { status: 201, body: await deps.sendSms(principal!, body, { messageId: messageId?.(0) }) };
+      async handler({ principal, body, messageId, req }) {
+        return { status: 201, body: await deps.sendSms(principal!, body, { messageId: messageId?.(0), cause: causeOfRequest(req) }) };
       },
     }),
   ];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { createSendEmail } from '../../commands/send-email.js';
 import type { TemplateCommands } from '../../commands/templates.js';
 import { defineRoute } from '../route.js';
-import { accountOf, callerOf } from './principal-helpers.js';
+import { accountOf, callerOf, causeOfRequest } from './principal-helpers.js';
 import { senderAddress } from './send-email.js';
 
 const MAX_BODY = 1_000_000;
@@ -84,9 +84,9 @@ export function createTemplateRoutes(deps: { templates: TemplateCommands; sendEm
         400: { description: 'A send rule refused it (the same messages as POST /api/send/transactional)' },
         404: { description: 'Not in this account' },
       },
-      async handler({ principal, params, body }) {
+      async handler({ principal, params, body, req }) {
         await deps.templates.get(accountOf(principal), params.id);
-        return { status: 201, body: await deps.sendEmail(principal!, { ...body, templateId: params.id, tags: [TEST_SEND_TAG] }) };
+        return { status: 201, body: await deps.sendEmail(principal!, { ...body, templateId: params.id, tags: [TEST_SEND_TAG] }, { cause: causeOfRequest(req) }) };
       },
     }),
     defineRoute({
