@@ -1,8 +1,8 @@
 import type { Db } from '../adapters/db/knex.js';
 import { fold } from '../domain/decider.js';
-import { conflict, notFound } from '../domain/errors.js';
+import { notFound } from '../domain/errors.js';
 import { isMessageId, messageStream } from '../domain/messages/events.js';
-import { HANDED_TO_PROVIDER, messageDecider, type MessageState } from '../domain/messages/message.js';
+import { mayCancel, messageDecider } from '../domain/messages/message.js';
 import { actorOf, type Principal } from '../domain/principal.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Cause } from './caller.js';
@@ -14,14 +14,6 @@ import type { WaitForProjection } from './read-your-writes.js';
  * its row before the send worker can (the two must name the same row; a test holds them together).
  */
 export const SEND_EFFECT = { id: (messageId: string) => `send:${messageId}`, kind: 'provider.send' };
-
-
-/** Who may cancel: the key that sent the message, or a dashboard user of its account. */
-function mayCancel(principal: Principal, state: MessageState): boolean {
-  const q = state.queued;
-  if (!q || q.accountId !== principal.accountId) return false;
-  return principal.kind === 'user' || q.apiKeyId === principal.apiKeyId;
-}
 
 /**
  * CancelMessage: withdraws a message the provider has not been asked to send (a scheduled one,
@@ -51,12 +43,12 @@ export function createCancelMessage(deps: { db: Db; eventStore: EventStore; wait
         .onConflict('id')
         .ignore();
       const effect = await trx('side_effects').where({ id: effectId }).forUpdate().first('status');
-      // The decider has the last word on the stream as it is now (read again under the lock).
+      // The decider has the last word on the stream as it is now (read again under the lock) and on
+      // the send's effect: claimed by a worker (calling the provider now, or it did), or done.
       const current = await read();
       if (current.status === 'cancelled') return undefined; // a concurrent cancel won: the same answer
-      // claimed by a worker (calling the provider now, or it did), or done: too late
-      if (effect.status !== 'pending') throw conflict(HANDED_TO_PROVIDER);
-      const result = await execute(messageDecider, { kind: 'cancel', now: new Date().toISOString() }, {
+      const command = { kind: 'cancel' as const, now: new Date().toISOString(), sendClaimed: effect.status !== 'pending' };
+      const result = await execute(messageDecider, command, {
         eventStore: deps.eventStore,
         streamId,
         commandId: `cancel-${id}`,

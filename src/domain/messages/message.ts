@@ -2,6 +2,7 @@ import type { Decider } from '../decider.js';
 import { conflict, notFound } from '../errors.js';
 import { admitProviderEvent, type MessageSent, type ProviderEventOrigin } from '../provider-events/event-admission.js';
 import type { EmailQueued, MessageEvent, ProviderOutcome, SmsQueued } from './events.js';
+import type { Principal } from '../principal.js';
 
 export type MessageStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'failed' | 'cancelled';
 
@@ -17,7 +18,8 @@ export type MessageCommand =
   | { kind: 'providerAccepted'; providerMessageId: string; provider: string; attempt: number; now: string }
   | { kind: 'providerError'; attempt: number; error: string; retryAt: string | null; now: string }
   /** withdraw a message the provider has not been asked to send yet */
-  | { kind: 'cancel'; now: string }
+  /** `sendClaimed`: a send worker has taken the provider call (it may be calling the provider now) */
+  | { kind: 'cancel'; now: string; sendClaimed?: boolean }
   /**
    * A provider event. `acceptedAs` is set when the provider named the message by our id (SES tag,
    * Postmark Metadata) along with its own: proof that it accepted the message. `origin`, set for
@@ -67,6 +69,13 @@ export function statusAfter(current: MessageStatus | null, event: { type: string
       return next ? advance(current, next) : current;
     }
   }
+}
+
+/** Who may cancel a message: the key that sent it, or a dashboard user of its account. */
+export function mayCancel(principal: Principal, state: MessageState): boolean {
+  const q = state.queued;
+  if (!q || q.accountId !== principal.accountId) return false;
+  return principal.kind === 'user' || q.apiKeyId === principal.apiKeyId;
 }
 
 /** The refusal of a cancel that comes too late. */
@@ -124,7 +133,7 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
         if (state.status === 'cancelled') return [];
         // Once the provider has been asked (accepted, failed, or an attempt that may have reached it),
         // withdrawing the message here would not withdraw it there.
-        if (state.providerMessageId || state.status === 'failed' || state.attempts > 0) {
+        if (command.sendClaimed || state.providerMessageId || state.status === 'failed' || state.attempts > 0) {
           throw conflict(HANDED_TO_PROVIDER);
         }
         return [{ type: 'MessageCancelled', data: { cancelledAt: command.now } }];

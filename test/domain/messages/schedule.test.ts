@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { EmailQueued, MessageEvent } from '../../../src/domain/messages/events.js';
-import { messageDecider, needsProviderCall, statusAfter } from '../../../src/domain/messages/message.js';
+import { mayCancel, messageDecider, needsProviderCall, statusAfter } from '../../../src/domain/messages/message.js';
 import { MAX_SCHEDULE_AHEAD_MS, sendAtProblem } from '../../../src/domain/messages/schedule.js';
 import { AppError } from '../../../src/domain/errors.js';
 import { given } from '../../support/given.js';
@@ -70,6 +70,22 @@ describe('scheduled messages: decisions', () => {
       expect(err.status).to.equal(409);
       expect(err.message).to.equal('message has already been handed to the provider and cannot be cancelled');
     }
+  });
+
+  it('given a scheduled message whose send a worker has claimed, when cancelled, then refused with 409; once cancelled, still the same answer', () => {
+    const err = refusal(() => given(messageDecider, [scheduled]).when({ ...cancel, sendClaimed: true }));
+    expect(err.status).to.equal(409);
+    expect(err.message).to.equal('message has already been handed to the provider and cannot be cancelled');
+    expect(given(messageDecider, [scheduled, cancelled]).when({ ...cancel, sendClaimed: true })).to.deep.equal([]);
+  });
+
+  it('who may cancel: the key that sent it or a user of its account; no other key, no other account', () => {
+    const state = given(messageDecider, [scheduled]).state;
+    expect(mayCancel({ kind: 'apiKey', accountId: 'a1', apiKeyId: 'k1', scopes: ['send'], dailyLimit: null }, state)).to.equal(true);
+    expect(mayCancel({ kind: 'user', accountId: 'a1', userId: 'u1' }, state)).to.equal(true);
+    expect(mayCancel({ kind: 'apiKey', accountId: 'a1', apiKeyId: 'k2', scopes: ['send'], dailyLimit: null }, state)).to.equal(false);
+    expect(mayCancel({ kind: 'user', accountId: 'a2', userId: 'u2' }, state)).to.equal(false);
+    expect(mayCancel({ kind: 'user', accountId: 'a1', userId: 'u1' }, given(messageDecider).state)).to.equal(false);
   });
 
   it('given no message, when cancelled, then 404', () => {
