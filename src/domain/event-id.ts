@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 
 /**
  * A UUID (RFC 4122 version 5 layout) derived from the parts, so a retried command produces the same
@@ -14,5 +14,3 @@ export function deterministicEventId(...parts: string[]): string {
   const h = b.toString('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
-
-export const newEventId = (): string => randomUUID();

@@ -6,10 +6,6 @@ export interface UserRegistered {
   data: { userId: string; accountId: string; email: string; passwordHash: string; role: 'owner' | 'admin'; createdAt: string };
 }
 
-/**
- * A dashboard user. Streams are keyed by the normalised login email, so the event store's
- * `no_stream` check is what makes an email unique: no read-then-write race.
- */
 /** A new password hash for an existing user: their own change, or an operator's reset from the command line. */
 export interface UserPasswordChanged {
   type: 'UserPasswordChanged';
@@ -36,6 +32,10 @@ export type UserCommand =
     }
   | { kind: 'signIn'; now: string };
 
+/**
+ * A dashboard user. Streams are keyed by the normalised login email, so the event store's
+ * `no_stream` check is what makes an email unique: no read-then-write race.
+ */
 export const userStream = (email: string) => `user-${email.trim().toLowerCase()}`;
 
 export interface UserState {
