@@ -18,7 +18,7 @@ import { createApiRoutes } from './http/api-routes.js';
 import { createHealthRoutes, createReadinessRoutes } from './http/routes/health.js';
 import { createMetricsRoutes } from './http/routes/metrics.js';
 import { createDashboard } from './http/dashboard.js';
-import { createSandboxOutbox } from './commands/sandbox-outbox.js';
+import { createSandboxOutbox } from './read-models/sandbox-outbox.js';
 import { createIdempotencyGate } from './http/idempotency.js';
 import { createIdempotentRequests } from './commands/idempotency.js';
 import { createPgIdempotencyStore } from './adapters/db/idempotency-store.js';

@@ -22,8 +22,12 @@ describe('the dependency rules of src/ (.dependency-cruiser.cjs)', function () {
   it('read-model tables are read in src/read-models only (one module per read model) and written by their projections', () => {
     const tables = projections.flatMap((p) => p.tables);
     expect(tables).to.include.members(['messages', 'contacts', 'templates', 'campaign_stats']);
-    // db('messages'), trx('contacts as c'), and SQL naming one: FROM templates, JOIN api_keys, ...
-    const naming = new RegExp(`(?:\\b(?:db|trx)\\(\\s*['"](?:${tables.join('|')})(?: as \\w+)?['"]|\\b(?:FROM|JOIN|UPDATE|INTO)\\s+"?(?:${tables.join('|')})\\b)`);
+    // db('messages'), trx('contacts as c'), .join('messages as m', ...), and SQL naming one: FROM
+    // templates, join api_keys, ...
+    const naming = new RegExp(
+      `(?:\\b(?:db|trx)\\(\\s*['"\`](?:${tables.join('|')})(?: as \\w+)?['"\`]|\\.(?:join|leftJoin|innerJoin|rightJoin)\\(\\s*['"\`](?:${tables.join('|')})\\b|\\b(?:FROM|JOIN|UPDATE|INTO)\\s+"?(?:${tables.join('|')})\\b)`,
+      'i',
+    );
     const files = (dir: string): string[] =>
       readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
     const root = join(import.meta.dirname, '..');

@@ -11,7 +11,7 @@ import { execute } from './execute.js';
 import { executeTogether, type Step } from './execute-together.js';
 import type { SuppressionCommands } from './suppressions.js';
 import type { PersonOf } from '../ports/key-store.js';
-import { messageIdForProvider } from '../read-models/provider-message-ids.js';
+import { messageIdForProvider, parkedEventsNowMatched } from '../read-models/provider-message-ids.js';
 
 /** How long an event naming an unknown provider message id is kept waiting for that id. */
 const PARKED_FOR_MS = 7 * 24 * 3_600_000;
@@ -123,11 +123,7 @@ export function createProviderEventIngest(deps: {
      */
     async retryUnmatched(limit = 500): Promise<number> {
       await deps.db('unmatched_provider_events').where('received_at', '<', new Date(Date.now() - PARKED_FOR_MS)).delete();
-      const rows = await deps
-        .db('unmatched_provider_events as u')
-        .join('provider_message_ids as p', 'p.provider_message_id', 'u.provider_message_id')
-        .select('u.provider_event_id', 'u.payload', 'p.message_id')
-        .limit(limit);
+      const rows = await parkedEventsNowMatched(deps.db, limit);
       for (const row of rows) {
         // Applied, then unparked: a stop in between leaves the row, and applying it again appends nothing.
         await apply(row.payload as NormalizedProviderEvent, row.message_id);

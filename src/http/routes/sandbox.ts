@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SandboxOutbox } from '../../commands/sandbox-outbox.js';
+import type { SandboxOutbox } from '../../read-models/sandbox-outbox.js';
 import { defineRoute } from '../route.js';
 import { accountOf } from './principal-helpers.js';
 
