@@ -1,4 +1,5 @@
 import type { Db } from '../adapters/db/knex.js';
+import { lockSideEffect, markSideEffectDone } from '../adapters/db/side-effects.js';
 import { fold } from '../domain/decider.js';
 import { notFound } from '../domain/errors.js';
 import { isMessageId, messageStream } from '../domain/messages/events.js';
@@ -38,23 +39,19 @@ export function createCancelMessage(deps: { db: Db; eventStore: EventStore; wait
     const sendAt = before.queued && 'sendAt' in before.queued && before.queued.sendAt ? new Date(before.queued.sendAt) : new Date();
     const position = await deps.db.transaction(async (trx) => {
       const effectId = SEND_EFFECT.id(id);
-      await trx('side_effects')
-        .insert({ id: effectId, kind: SEND_EFFECT.kind, payload: JSON.stringify({ messageId: id }), run_after: sendAt })
-        .onConflict('id')
-        .ignore();
-      const effect = await trx('side_effects').where({ id: effectId }).forUpdate().first('status');
+      const effectStatus = await lockSideEffect(trx, { id: effectId, kind: SEND_EFFECT.kind, payload: { messageId: id }, runAfter: sendAt });
       // The decider has the last word on the stream as it is now (read again under the lock) and on
       // the send's effect: claimed by a worker (calling the provider now, or it did), or done.
       const current = await read();
       if (current.status === 'cancelled') return undefined; // a concurrent cancel won: the same answer
-      const command = { kind: 'cancel' as const, now: new Date().toISOString(), sendClaimed: effect.status !== 'pending' };
+      const command = { kind: 'cancel' as const, now: new Date().toISOString(), sendClaimed: effectStatus !== 'pending' };
       const result = await execute(messageDecider, command, {
         eventStore: deps.eventStore,
         streamId,
         commandId: `cancel-${id}`,
         metadata: { actor: actorOf(principal), ...cause },
       });
-      await trx('side_effects').where({ id: effectId }).update({ status: 'done', claimed_until: null, done_at: new Date() });
+      await markSideEffectDone(trx, effectId);
       return result.position;
     });
     await deps.waitFor('messages', position);

@@ -53,6 +53,18 @@ export function scheduledSendSuite(title: string, env: () => Promise<Record<stri
       expect(late.body).to.deep.equal({ message: 'message has already been handed to the provider and cannot be cancelled', error: 'Conflict', statusCode: 409 });
     });
 
+    full('a send a worker has claimed (calling the provider now, nothing recorded yet) is too late to cancel: 409, and nothing is recorded', async () => {
+      const id = (await send({ sendAt: ahead(DAY) })).body.messageLogId;
+      // as the send worker's claim leaves the effect's row while it calls the provider
+      const claimed = await eventually(() => app.infra.db('side_effects').where({ id: `send:${id}` }).update({ status: 'running', claimed_until: new Date(Date.now() + 60_000) }), (n) => n === 1);
+      expect(claimed).to.equal(1);
+      const late = await cancel(id);
+      expect(late.status).to.equal(409);
+      expect(late.body.message).to.equal('message has already been handed to the provider and cannot be cancelled');
+      expect((await app.infra.eventStore.readStream(`message-${id}`)).map((e) => e.type)).to.deep.equal(['EmailQueued']);
+      expect(await app.infra.db('side_effects').where({ id: `send:${id}` }).first('status')).to.deep.equal({ status: 'running' });
+    });
+
     it('a cancelled send never reaches the provider; cancelling twice answers the same 200; the list and aggregate show it', async () => {
       const sendAt = ahead(1_500);
       const doomed = (await send({ sendAt, subject: 'Doomed' })).body.messageLogId;

@@ -219,6 +219,21 @@ export function createSideEffectLeases(db: Db, queue: JobQueue, options: { lease
   };
 }
 
+/**
+ * Locks an effect's row until the end of `trx`, recording it first (pending, due at its `runAfter`)
+ * if nobody has yet: its status under the lock. A worker's claim waits on the lock meanwhile.
+ */
+export async function lockSideEffect(trx: Knex, effect: SideEffect): Promise<string> {
+  await recordSideEffects(trx, [effect]);
+  const row = await trx('side_effects').where({ id: effect.id }).forUpdate().first('status');
+  return row.status as string;
+}
+
+/** Marks an effect done without running it (within the transaction that locked it). */
+export async function markSideEffectDone(trx: Knex, id: string): Promise<void> {
+  await trx('side_effects').where({ id }).update({ status: 'done', claimed_until: null, done_at: new Date() });
+}
+
 /** Gives a claim back (the run failed and the queue will retry it). */
 export async function releaseSideEffect(db: Db, id: string): Promise<void> {
   await db('side_effects').where({ id, status: 'running' }).update({ status: 'pending', claimed_until: null });
