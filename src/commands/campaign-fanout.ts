@@ -1,6 +1,7 @@
 import type { Db } from '../adapters/db/knex.js';
 import { campaignDecider, campaignStream, type CampaignCommand } from '../domain/campaigns/campaign.js';
-import { campaignMessageId, nextUtcMidnight } from '../domain/campaigns/personalise.js';
+import { isReachable, outcomeOfRefusal, stepRecord, type ContactOutcome } from '../domain/campaigns/fanout-step.js';
+import { campaignMessageId } from '../domain/campaigns/personalise.js';
 import { recipientVariables, unfilledPlaceholders } from '../domain/campaigns/recipient-variables.js';
 import { fold } from '../domain/decider.js';
 import { renderTemplate } from '../domain/email/render.js';
@@ -16,21 +17,11 @@ import { templateRow } from '../read-models/templates.js';
 
 type SendEmail = (sender: Principal, input: SendEmailInput, options: { messageId: string; at: Date; cause: Cause }) => Promise<SendEmailResult>;
 
-type Outcome = 'queued' | 'skipped' | 'daily_send_cap' | 'sender_not_verified';
-
-/** What a send refusal means for the campaign: a recipient to skip, or a reason to stop. */
-function outcomeOfRefusal(err: unknown): Outcome {
-  if (!(err instanceof SendRefused)) throw err;
-  switch (err.reason) {
-    case 'account_daily_limit':
-      return 'daily_send_cap';
-    case 'unverified_sender':
-      return 'sender_not_verified';
-    case 'suppressed':
-      return 'skipped';
-    default:
-      throw err;
-  }
+/** What a send refusal means for the campaign; anything else is an error of the step. */
+function outcomeOf(err: unknown): ContactOutcome {
+  const outcome = err instanceof SendRefused ? outcomeOfRefusal(err.reason) : null;
+  if (!outcome) throw err;
+  return outcome;
 }
 
 /** Runs `work` over the items, at most `limit` at a time, answers in the items' order. */
@@ -99,11 +90,11 @@ export function createCampaignFanout(deps: CampaignFanoutDeps) {
     const already = await recordedMessageIds(deps.db, ids);
     const sender: Principal = { kind: 'user', accountId, userId: state.createdBy!.replace(/^user:/, '') };
 
-    const outcomes = await pooled(page, concurrency, async (contact): Promise<{ outcome: Outcome; unfilled: boolean }> => {
-      const messageId = campaignMessageId(campaignId, contact.id);
-      if (already.has(messageId)) return { outcome: 'queued', unfilled: false };
-      // an erased contact keeps no address: nobody to send to
-      if (contact.status !== 'subscribed' || !contact.email) return { outcome: 'skipped', unfilled: false };
+    const contacts = await pooled(page, concurrency, async (contact): Promise<{ id: string; outcome: ContactOutcome; unfilled: boolean }> => {
+      const { id } = contact;
+      const messageId = campaignMessageId(campaignId, id);
+      if (already.has(messageId)) return { id, outcome: 'queued', unfilled: false };
+      if (!isReachable(contact)) return { id, outcome: 'skipped', unfilled: false };
       const variables = recipientVariables(campaign.variables, { email: contact.email, firstName: contact.first_name, lastName: contact.last_name, company: contact.company });
       const rendered = renderTemplate(template, variables);
       try {
@@ -120,31 +111,14 @@ export function createCampaignFanout(deps: CampaignFanoutDeps) {
           { messageId, at: deps.clock(), cause },
         );
       } catch (err) {
-        return { outcome: outcomeOfRefusal(err), unfilled: false };
+        return { id, outcome: outcomeOf(err), unfilled: false };
       }
-      return { outcome: 'queued', unfilled: unfilledPlaceholders(template, variables) > 0 };
+      return { id, outcome: 'queued', unfilled: unfilledPlaceholders(template, variables) > 0 };
     });
 
-    // The step ends at the first contact the campaign must stop at; whoever came after it in this step
-    // and was queued anyway is found queued by the next step.
-    const stopAt = outcomes.findIndex((o) => o.outcome !== 'queued' && o.outcome !== 'skipped');
-    const reached = stopAt < 0 ? outcomes : outcomes.slice(0, stopAt);
-    const progress = {
-      cursor: reached.length ? page[reached.length - 1].id : fromCursor,
-      queued: reached.filter((o) => o.outcome === 'queued').length,
-      skipped: reached.filter((o) => o.outcome === 'skipped').length,
-      unfilled: reached.filter((o) => o.unfilled).length,
-    };
-    const stop = stopAt < 0 ? undefined : outcomes[stopAt].outcome;
     const { events } = await record({
-      progress,
+      ...stepRecord({ fromCursor, contacts, more: rows.length > stepSize, now: deps.clock() }),
       ...(audience !== undefined ? { audience } : {}),
-      done: stop === undefined && rows.length <= stepSize,
-      ...(stop === 'daily_send_cap'
-        ? { stoppedBy: { reason: 'daily_send_cap' as const, resumeAt: nextUtcMidnight(deps.clock()).toISOString() } }
-        : stop === 'sender_not_verified'
-          ? { stoppedBy: { reason: 'sender_not_verified' as const } }
-          : {}),
     });
     return events.some((e) => e.type === 'CampaignProgressed' && e.data.continues);
   }
