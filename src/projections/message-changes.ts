@@ -58,7 +58,7 @@ const OUTCOME_KINDS = ['delivered', 'bounced', 'complained', 'opened', 'clicked'
 
 /**
  * An erasure (or retention's cutoff) nulls what the feed showed of the person (the address and subject of `queued`, the
- * recipient, IP, user agent and URL of outcomes), exactly as the redacted events would write it.
+ * recipient, IP, user agent and URL of outcomes, the provider's error of `failed`), exactly as the redacted events would write it.
  */
 async function redact(trx: Knex.Transaction, t: (base: string) => string, accountId: string, whose: { person: string } | { before: string }) {
   const ids = () => {
@@ -70,6 +70,7 @@ async function redact(trx: Knex.Transaction, t: (base: string) => string, accoun
   await where().where({ type: 'queued' }).whereRaw(`jsonb_exists(data, 'subject')`).update({ data: trx.raw(`data || '{"to":null,"subject":null}'::jsonb`) });
   await where().where({ type: 'queued' }).whereRaw(`NOT jsonb_exists(data, 'subject')`).update({ data: trx.raw(`data || '{"to":null}'::jsonb`) });
   await where().whereIn('type', OUTCOME_KINDS).update({ data: trx.raw('data || ?::jsonb', [JSON.stringify(PERSONAL_DATA.Delivered.redacted)]) });
+  await where().where({ type: 'failed' }).update({ data: trx.raw('data || ?::jsonb', [JSON.stringify(PERSONAL_DATA.ProviderFailed.redacted)]) });
 }
 
 export const messageChangesProjection: Projection = {

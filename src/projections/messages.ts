@@ -66,8 +66,8 @@ function queuedRow(id: string, e: RecordedEvent): NewRow {
   };
 }
 
-/** What a message row shows of an erased person: their address, the subject and the attachments' names go. */
-const REDACTED_ROW = { to_address: null, subject: null, attachments: null };
+/** What a message row shows of an erased person: their address, the subject, the attachments' names and the provider's error (which may quote the address) go. */
+const REDACTED_ROW = { to_address: null, subject: null, attachments: null, error: null };
 // Timeline entries of provider outcomes (every kind but `sent`) read as a rebuild reads them once the key is gone.
 const REDACTED_OUTCOME = PERSONAL_DATA.Delivered.redacted;
 

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
@@ -6,6 +7,7 @@ import { eventually, readyToSend } from '../support/email-setup.js';
 import { recordOutcome, runScript, untilSent } from '../support/messages-http.js';
 import { hookRequests, startScriptedReceiver, webhookClient, type ScriptedReceiver } from '../support/webhook-receiver.js';
 import { postmark } from '../support/provider-events-payloads.js';
+import { messageStream } from '../../src/domain/messages/events.js';
 
 const HOOK_USER = 'pm-hook';
 const HOOK_PASSWORD = 'pm-secret-password';
@@ -70,6 +72,17 @@ describe('DELETE /api/contacts/:email?erase=true: forgetting a person in an appe
       messages.push(res.body.messageLogId);
     }
     await untilSent(app, messages);
+    // a provider's refusal quotes the recipient (SES: "... failed the check in region US-EAST-1: <address>")
+    const refused = await app.request('POST', '/api/send/transactional', {
+      apiKey: sender.key,
+      body: { to: ADDRESS, fromEmail: sender.from, subject: 's', html: '<p>h</p>', text: 't', sendAt: new Date(Date.now() + 86_400_000).toISOString() },
+    });
+    expect(refused.status).to.equal(201);
+    const refusal = `MessageRejected: Email address is not verified. The following identities failed the check in region US-EAST-1: ${ADDRESS}`;
+    await app.infra.eventStore.append(messageStream(refused.body.messageLogId), [
+      { id: randomUUID(), type: 'ProviderFailed', data: { attempt: 1, error: refusal, failedAt: new Date().toISOString() } },
+    ]);
+    await eventually(() => app.infra.db('messages').where({ id: refused.body.messageLogId }).first('error'), (r) => r?.error === refusal);
     await recordOutcome(app, messages[0], 'Delivered', { recipient: ADDRESS });
     await recordOutcome(app, messages[0], 'Opened', { recipient: ADDRESS, ip: '203.0.113.77', userAgent: 'Marker-Agent/1.0' });
     // a webhook endpoint is told of the suppression, with the contact's names in the body

@@ -37,6 +37,8 @@ const outcome: PersonalDataRule = {
   scope: 'day',
 };
 
+const providerError: PersonalDataRule = { fields: ['error'], redacted: { error: null }, owner: () => 'stream', scope: 'day' };
+
 /** The person a contact.* webhook body is about: its email, or the phone number of an SMS opt-out. */
 function webhookSubject(d: Record<string, any>): Owner {
   let address: unknown;
@@ -62,6 +64,9 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalDataRule>> = {
     owner: (d) => ({ accountId: d.accountId, address: d.to }),
     scope: 'day',
   },
+  // a provider's refusal may quote the recipient (SES: "... failed the check in region US-EAST-1: <address>")
+  ProviderAttemptFailed: providerError,
+  ProviderFailed: providerError,
   Delivered: outcome,
   Bounced: outcome,
   Complained: outcome,
