@@ -142,4 +142,24 @@ describe('hostile input: deep nesting, unpaired surrogates (every route, before 
       expectBadRequest(path, 'Bad Request', 'path');
     });
   });
+
+  describe('a small request that renders a huge body', () => {
+    it('sections nested over a list (400 bytes that would render 100 MB) → 400 naming the field, nothing queued; the server keeps answering', async () => {
+      const before = await eventCount();
+      const html = `${'{{#a}}'.repeat(7)}xxxxxxxxxx${'{{/a}}'.repeat(7)}`;
+      const send = app.request('POST', '/api/send/transactional', {
+        apiKey: sender.key,
+        body: { to: 'ada@example.org', fromEmail: sender.from, subject: 's', text: 't', html, variables: { a: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] } },
+      });
+      const health = await app.request('GET', '/healthz');
+      expect(health.status).to.equal(200);
+      expectBadRequest(await send, /^html: template renders too much/, 'nested sections');
+      const subject = await app.request('POST', '/api/send/transactional', {
+        apiKey: sender.key,
+        body: { to: 'ada@example.org', fromEmail: sender.from, subject: '{{s}}', text: 't', html: 'h', variables: { s: 'x'.repeat(100_000) } },
+      });
+      expectBadRequest(subject, 'subject: longer than 998 characters once its placeholders are filled', 'a filled subject');
+      expect(await eventCount()).to.equal(before);
+    });
+  });
 });

@@ -3,6 +3,7 @@ import { detectMimeType } from 'nodemailer/lib/mime-funcs/mime-types';
 import type { createSendEmail } from '../../commands/send-email.js';
 import { sendAtProblem } from '../../domain/messages/schedule.js';
 import { checkAttachments, MAX_ATTACHMENTS } from '../../domain/email/attachments.js';
+import { MAX_SUBJECT } from '../../domain/email/render.js';
 import { defineRoute } from '../route.js';
 import { causeOfRequest } from './principal-helpers.js';
 import { metadataSchema, tagsSchema } from './labels.js';
@@ -57,7 +58,7 @@ export const sendEmailBody = z
     fromEmail: senderAddress,
     fromName: z.string().max(200).optional(),
     replyTo: z.email().max(320).optional(),
-    subject: z.string().min(1).max(998).optional(),
+    subject: z.string().min(1).max(MAX_SUBJECT).optional(),
     html: z.string().max(MAX_BODY).optional(),
     text: z.string().max(MAX_BODY).optional(),
     templateId: z.cuid2().optional(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { createSendEmail } from '../../commands/send-email.js';
 import type { TemplateCommands } from '../../commands/templates.js';
+import { MAX_SUBJECT } from '../../domain/email/render.js';
 import { defineRoute } from '../route.js';
 import { accountOf, callerOf, causeOfRequest } from './principal-helpers.js';
 import { senderAddress } from './send-email.js';
@@ -8,7 +9,7 @@ import { senderAddress } from './send-email.js';
 const MAX_BODY = 1_000_000;
 const fields = z.object({
   name: z.string().trim().min(1).max(200),
-  subject: z.string().min(1).max(998),
+  subject: z.string().min(1).max(MAX_SUBJECT),
   html: z.string().max(MAX_BODY),
   text: z.string().max(MAX_BODY),
 });

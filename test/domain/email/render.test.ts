@@ -21,6 +21,32 @@ describe('renderTemplate', () => {
     expect(() => renderTemplate({ subject: 's', html: '{{#open}}', text: 't' }, {})).to.throw('html: template error: Unclosed section "open"');
   });
 
+  it('renders sections, lists, dotted names and the current item as Mustache does', () => {
+    const variables = { order: { id: 'A1', items: [{ name: 'Tea', qty: 2 }, { name: 'Cake', qty: 1 }] }, tags: ['x', 'y'], note: 'abc', empty: [] };
+    const text = '{{order.id}}:{{#order.items}} {{qty}}x{{name}}{{/order.items}};{{#tags}}[{{.}}]{{/tags}};{{note.length}};{{^empty}}none{{/empty}};{{#note}}{{length}}{{/note}}';
+    expect(renderTemplate({ subject: 's', html: 'h', text }, variables).text).to.equal('A1: 2xTea 1xCake;[x][y];3;none;');
+  });
+
+  it('a name reaches the variables only, never what every object inherits (whose functions Mustache would call)', () => {
+    const text = '[{{constructor}}][{{toString}}][{{tags.map}}][{{#constructor.prototype.__defineGetter__}}x{{/constructor.prototype.__defineGetter__}}][{{__proto__}}]';
+    expect(renderTemplate({ subject: 's', html: 'h', text }, { tags: ['a'] }).text).to.equal('[][][][][]');
+  });
+
+  it('a template that would render too much is a 400 naming the field, before it has built the body', () => {
+    const nested = (depth: number) => `${'{{#a}}'.repeat(depth)}xxxxxxxxxx${'{{/a}}'.repeat(depth)}`;
+    const variables = { a: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] };
+    // three levels: a thousand repeats of the body, a real template's order of magnitude
+    expect(renderTemplate({ subject: 's', html: nested(3), text: 't' }, variables).html).to.have.length(10_000);
+    // nine levels would be 10 GB
+    expect(() => renderTemplate({ subject: 's', html: nested(9), text: 't' }, variables)).to.throw(/^html: template renders too much/);
+    expect(() => renderTemplate({ subject: 's', html: 'h', text: `${'{{#a}}'.repeat(8)}${'{{/a}}'.repeat(8)}` }, variables)).to.throw(/^text: template renders too much/);
+  });
+
+  it('a subject longer than 998 characters once filled in is a 400', () => {
+    expect(() => renderTemplate({ subject: 'Hi {{name}}', html: 'h', text: 't' }, { name: 'n'.repeat(996) })).to.throw('subject: longer than 998 characters once its placeholders are filled');
+    expect(renderTemplate({ subject: 'Hi {{name}}', html: 'h', text: 't' }, { name: 'n'.repeat(995) }).subject).to.have.length(998);
+  });
+
   it("leaves Mustache's own cache alone, which kept every body it ever rendered", () => {
     const cached = () => Object.keys((Mustache.templateCache as unknown as { _cache: object })._cache).length;
     const before = cached();
