@@ -1,4 +1,5 @@
 import type { Db } from '../adapters/db/knex.js';
+import { MIN_PROVIDER_RATE } from '../domain/accounts/account.js';
 import type { RateLimiter, RateLimiters } from '../ports/rate-limiter.js';
 import { providerRatePerSecond } from '../read-models/accounts.js';
 
@@ -7,7 +8,8 @@ const SETTING_TTL_MS = 1_000;
 
 /** A rate as whole calls per whole-second window (the limiter counts in fixed windows). */
 function windowOf(rate: number): { points: number; windowSeconds: number } {
-  return rate >= 1 ? { points: Math.floor(rate), windowSeconds: 1 } : { points: 1, windowSeconds: Math.ceil(1 / rate) };
+  // a rate stored before the minimum was enforced counts as the minimum
+  return rate >= 1 ? { points: Math.floor(rate), windowSeconds: 1 } : { points: 1, windowSeconds: Math.ceil(1 / Math.max(rate, MIN_PROVIDER_RATE)) };
 }
 
 /**

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AccountCommands } from '../../commands/accounts.js';
 import { parsePhoneNumber } from '../../domain/sms/phone.js';
 import { badRequest } from '../../domain/errors.js';
-import { MAX_DAILY_SEND_CAP, MAX_RETENTION_DAYS, type EmailProviderKind } from '../../domain/accounts/account.js';
+import { MAX_DAILY_SEND_CAP, MAX_RETENTION_DAYS, MIN_PROVIDER_RATE, type EmailProviderKind } from '../../domain/accounts/account.js';
 import type { EmailProvider } from '../../ports/email-provider.js';
 import type { SmsProvider } from '../../ports/sms-provider.js';
 import { defineRoute } from '../route.js';
@@ -14,7 +14,7 @@ const settingsSchema = z.object({
   tracking: z.enum(['service', 'provider', 'none']),
   providerRatePerSecond: z
     .number()
-    .positive()
+    .min(MIN_PROVIDER_RATE)
     .max(1_000_000)
     .nullable()
     .meta({ description: 'The most provider calls a second for the account, across every worker; transactional sends are served first. null: no limit', examples: [14] }),

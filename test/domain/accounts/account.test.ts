@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { accountDecider, DEFAULT_SETTINGS, DEFAULT_SMS_SETTINGS, MAX_DAILY_SEND_CAP } from '../../../src/domain/accounts/account.js';
+import { accountDecider, DEFAULT_SETTINGS, DEFAULT_SMS_SETTINGS, MAX_DAILY_SEND_CAP, MIN_PROVIDER_RATE } from '../../../src/domain/accounts/account.js';
 import { AppError } from '../../../src/domain/errors.js';
 import { given } from '../../support/given.js';
 
@@ -16,5 +16,15 @@ describe('account decisions', () => {
     const events = given(accountDecider, existing).when({ kind: 'changeSettings', patch: { dailySendCap: MAX_DAILY_SEND_CAP }, now });
     expect(events).to.have.length(1);
     expect(events[0].data).to.have.nested.property('settings.dailySendCap', MAX_DAILY_SEND_CAP);
+  });
+
+  it('refuses a provider rate slower than one call every 100 seconds (its window would not fit the limiter), and takes that one', () => {
+    for (const providerRatePerSecond of [1e-300, 1e-17, 0.009, 0, -1, Number.NaN]) {
+      expect(() => given(accountDecider, existing).when({ kind: 'changeSettings', patch: { providerRatePerSecond }, now }))
+        .to.throw(AppError, 'providerRatePerSecond must be at least 0.01 (one call every 100 seconds) or null')
+        .with.property('status', 400);
+    }
+    const [event] = given(accountDecider, existing).when({ kind: 'changeSettings', patch: { providerRatePerSecond: MIN_PROVIDER_RATE }, now });
+    expect(event.data).to.have.nested.property('settings.providerRatePerSecond', 0.01);
   });
 });

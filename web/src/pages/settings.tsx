@@ -64,7 +64,7 @@ export function Settings() {
             Sends per second at most
             <input
               type="number"
-              min={0.001}
+              min={0.01}
               step="any"
               value={form.providerRatePerSecond}
               aria-describedby="rate-help"
@@ -72,7 +72,7 @@ export function Settings() {
             />
           </label>
           <p id="rate-help" class="help">
-            The most messages handed to the provider a second, across every worker; transactional mail goes first. Empty: no limit. A new SES
+            The most messages handed to the provider a second, across every worker; transactional mail goes first (at least 0.01: one every 100 seconds). Empty: no limit. A new SES
             account may send 1 to 14 a second.
           </p>
           <label>
