@@ -8,7 +8,7 @@ import type { EmailProviderKind } from '../domain/accounts/account.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import { accountRow } from '../read-models/accounts.js';
-import { hasIdentity, identitiesOf, identityRow } from '../read-models/identities.js';
+import { hasIdentity, heldByAnotherAccount, identitiesOf, identityRow } from '../read-models/identities.js';
 import type { WaitForProjection } from './read-your-writes.js';
 
 export function identityView(row: Record<string, any>) {
@@ -47,6 +47,8 @@ export function createIdentityCommands(deps: {
     async add(accountId: string, caller: Caller, kind: IdentityKind, rawValue: string) {
       const value = rawValue.trim().toLowerCase();
       if (await hasIdentity(deps.db, accountId, kind, value)) throw conflict(`${value} already exists`);
+      // Not a claim on another account's sender: SES would answer its verified status to this one too.
+      if (await heldByAnotherAccount(deps.db, accountId, kind, value)) throw conflict(`${value} is registered to another account`);
       const checks = await (await provider(accountId)).createIdentity(value);
       const id = createId();
       const result = await execute(

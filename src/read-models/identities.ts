@@ -10,6 +10,21 @@ export const identityRow = (db: Db, accountId: string, id: string, kind?: Identi
 export const hasIdentity = async (db: Db, accountId: string, kind: IdentityKind, value: string): Promise<boolean> =>
   Boolean(await db('identities').where({ account_id: accountId, kind, value }).first('id'));
 
+/**
+ * Whether another account has this identity, or (for an address) its domain: the provider's identities
+ * are shared by every account sending through one provider account, so it would answer their status.
+ */
+export const heldByAnotherAccount = async (db: Db, accountId: string, kind: IdentityKind, value: string): Promise<boolean> =>
+  Boolean(
+    await db('identities')
+      .whereNot({ account_id: accountId })
+      .andWhere((q) => {
+        q.where({ kind, value });
+        if (kind === 'email') q.orWhere({ kind: 'domain', value: emailDomain(value) });
+      })
+      .first('id'),
+  );
+
 /** An account's identities of one kind, oldest first. */
 export const identitiesOf = (db: Db, accountId: string, kind: IdentityKind): Promise<Record<string, any>[]> =>
   db('identities').where({ account_id: accountId, kind }).orderBy('created_at');

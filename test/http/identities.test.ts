@@ -89,6 +89,25 @@ describe('domains and single senders with the sandbox provider', function () {
     expect((await req('GET', '/api/domains')).body.items.map((d: any) => d.id)).to.include(mine.id);
   });
 
+  it("another account's domain, one of its senders, or an address on its domain cannot be claimed (409): a shared SES account would answer their verified status", async () => {
+    await req('POST', '/api/domains', { domain: 'claimed.example.com' });
+    await req('POST', '/api/senders', { email: 'solo@elsewhere.example.org' });
+    const other = await app.request('POST', '/api/auth/signup', { body: { accountName: 'C', email: 'owner@claim.example', password: 'other-password' } });
+    const claims: [string, Record<string, string>, string][] = [
+      ['/api/domains', { domain: 'Claimed.example.com' }, 'claimed.example.com is registered to another account'],
+      ['/api/senders', { email: 'ceo@claimed.example.com' }, 'ceo@claimed.example.com is registered to another account'],
+      ['/api/senders', { email: 'solo@elsewhere.example.org' }, 'solo@elsewhere.example.org is registered to another account'],
+    ];
+    for (const [path, body, message] of claims) {
+      const res = await req('POST', path, body, other.body.token);
+      expect(res.status, JSON.stringify(body)).to.equal(409);
+      expect(res.body.message).to.equal(message);
+    }
+    // a domain of its own, and another address of a domain nobody holds, are its to add
+    expect((await req('POST', '/api/domains', { domain: 'own.example.com' }, other.body.token)).status).to.equal(201);
+    expect((await req('POST', '/api/senders', { email: 'other@elsewhere.example.org' }, other.body.token)).status).to.equal(201);
+  });
+
   it('an API key cannot manage identities', async () => {
     const { key } = await app.createApiKey(['send']);
     expect((await app.request('POST', '/api/domains', { apiKey: key, body: { domain: 'k.example.com' } })).status).to.be.oneOf([401, 403]);
