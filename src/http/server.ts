@@ -1,5 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Config } from '../config/env.js';
+import { STATUS_NAMES } from '../domain/errors.js';
 
 export type HttpTimeouts = Pick<Config, 'HTTP_HEADERS_TIMEOUT_MS' | 'HTTP_REQUEST_TIMEOUT_MS' | 'HTTP_KEEP_ALIVE_TIMEOUT_MS'>;
 
@@ -19,7 +21,31 @@ export function createHttpServer(app: RequestListener, timeouts: HttpTimeouts): 
     app,
   );
   server.keepAliveTimeout = timeouts.HTTP_KEEP_ALIVE_TIMEOUT_MS;
+  server.on('clientError', answerClientError);
   return server;
+}
+
+/** What Node refuses before the app sees a request, by its parser's error code. */
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'the request was not received in time'],
+  HPE_HEADER_OVERFLOW: [431, 'request headers (or the URL) are too large'],
+};
+
+/**
+ * A request Node's parser refuses (a Content-Length the body does not match, headers or a URL too
+ * large, a request that does not arrive in time) is answered in the API's error shape too, where Node
+ * would write a bare status line. The connection is closed: its bytes cannot be trusted further.
+ */
+function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || err.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const [status, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'malformed HTTP request'];
+  const body = JSON.stringify({ message, error: STATUS_NAMES[status], statusCode: status });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_NAMES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** The API's server listening on `port` (and `host`, when given), once it listens. */

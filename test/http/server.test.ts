@@ -59,9 +59,10 @@ describe('HTTP server timeouts (slow and idle clients)', function () {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  it('a connection that never sends a byte is answered 408 and closed', async () => {
+  it('a connection that never sends a byte is answered 408 (in the API\'s error shape) and closed', async () => {
     const received = await open(port).closed;
     expect(received).to.match(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4))).to.deep.equal({ message: 'the request was not received in time', error: 'Request Timeout', statusCode: 408 });
   });
 
   it('headers sent too slowly: 408 and closed', async () => {
@@ -86,6 +87,21 @@ describe('HTTP server timeouts (slow and idle clients)', function () {
     expect(received).to.match(/^HTTP\/1\.1 200 /);
     expect(received).to.include('{"a":1}');
     expect(received).not.to.include('408');
+  });
+
+  it("what Node's parser refuses is answered in the API's error shape, and closed: bytes past the Content-Length, headers too large", async () => {
+    const overrun = open(port, (s) => s.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{"to":"a@b.com"}'));
+    const first = await overrun.closed;
+    // the first ten bytes were a request (refused by the JSON parser); what follows is no request
+    const last = first.slice(first.lastIndexOf('HTTP/1.1 '));
+    expect(last).to.match(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(last).to.include('Content-Type: application/json');
+    expect(JSON.parse(last.slice(last.indexOf('\r\n\r\n') + 4))).to.deep.equal({ message: 'malformed HTTP request', error: 'Bad Request', statusCode: 400 });
+
+    const huge = open(port, (s) => s.write(`GET /${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+    const answer = await huge.closed;
+    expect(answer).to.match(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).to.deep.equal({ message: 'request headers (or the URL) are too large', error: 'Request Header Fields Too Large', statusCode: 431 });
   });
 
   it('a request sent at a normal pace is served', async () => {
