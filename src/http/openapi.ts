@@ -9,9 +9,9 @@ const idempotencyKeyParameter = {
   required: false,
   description:
     `Makes the request safe to retry: the same key with the same body from the same caller within 24 h answers the first response again (with \`${REPLAYED_HEADER}: true\`) and sends nothing; ` +
-    'a request refused with a 4xx or failed with a 5xx is not remembered.',
+    'a request refused with a 4xx or failed with a 5xx is not remembered. Name what the message is for, e.g. `order-1234-confirmation`.',
+  // no example value: the reference's "Try it out" would send the same key with every body tried
   schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH },
-  example: 'order-1234-confirmation',
 };
 const idempotencyConflict = {
   description: `The Idempotency-Key is taken: "${MISMATCH_MESSAGE}", or "${IN_PROGRESS_MESSAGE}"`,
@@ -31,6 +31,17 @@ const replayedHeader = {
 
 function jsonSchema(schema: z.ZodType): unknown {
   return z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input', unrepresentable: 'any' });
+}
+
+/**
+ * A body's schema, with its first example as the media type's: what the reference's "Try it out"
+ * starts from (generated from the schema alone, a send's was a random template id and a past sendAt).
+ */
+function mediaOf(schema: z.ZodType) {
+  const js = jsonSchema(schema) as { example?: unknown; examples?: unknown[] };
+  // zod leaves an input schema's examples out when a field transforms: read from its metadata then
+  const example = js.example ?? (js.examples ?? (z.globalRegistry.get(schema)?.examples as unknown[] | undefined))?.[0];
+  return { schema: js, ...(example !== undefined ? { example } : {}) };
 }
 
 function parameters(schema: z.ZodType | undefined, where: 'query' | 'path') {
@@ -63,9 +74,7 @@ export function buildOpenApi(routes: AnyRoute[], info: { title: string; version:
       security: security[r.auth.kind],
       ...('scope' in r.auth ? { 'x-required-scope': r.auth.scope } : {}),
       parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query'), ...(r.idempotent ? [idempotencyKeyParameter] : [])],
-      ...(r.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(r.body) } } } }
-        : {}),
+      ...(r.body ? { requestBody: { required: true, content: { 'application/json': mediaOf(r.body) } } } : {}),
       responses: {
         ...Object.fromEntries(
           Object.entries(r.responses).map(([status, res]) => [

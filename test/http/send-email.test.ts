@@ -21,6 +21,16 @@ describe('POST /api/send/transactional', function () {
   });
   after(async () => app?.close());
 
+  it("the reference's example bodies (what /docs' Try it out starts from) are sends the service takes", async () => {
+    const doc = (await app.request('GET', '/openapi.json')).body;
+    const example = (path: string) => doc.paths[path].post.requestBody.content['application/json'].example;
+    const one = await app.request('POST', '/api/send/transactional', { apiKey: key, body: example('/api/send/transactional') });
+    expect(one.status, JSON.stringify(one.body)).to.equal(201);
+    const batch = await app.request('POST', '/api/send/batch', { apiKey: key, body: example('/api/send/batch') });
+    expect(batch.status).to.equal(200);
+    expect(batch.body.items.map((i: { status: number }) => i.status), JSON.stringify(batch.body)).to.deep.equal([201, 201]);
+  });
+
   it('queues and answers 201 {queued, messageLogId}; the provider receives it and the message ends sent', async () => {
     const res = await send({ ...base(), fromName: 'Example App', replyTo: 'help@example.com' });
     expect(res.status).to.equal(201);

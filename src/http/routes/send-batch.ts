@@ -24,8 +24,8 @@ export const sendBatchBody = z
   .meta({
     example: {
       messages: [
-        { to: 'ada@example.org', fromEmail: 'hello@example.com', subject: 'Your receipt', text: 'Thanks!', tags: ['receipt'], metadata: { orderId: '1042' } },
-        { to: 'alan@example.org', fromEmail: 'hello@example.com', subject: 'Your receipt', text: 'Thanks!', tags: ['receipt'], metadata: { orderId: '1043' } },
+        { to: 'ada@example.org', fromEmail: 'hello@example.com', subject: 'Your receipt', html: '<p>Thanks!</p>', text: 'Thanks!', tags: ['receipt'], metadata: { orderId: '1042' } },
+        { to: 'alan@example.org', fromEmail: 'hello@example.com', subject: 'Your receipt', html: '<p>Thanks!</p>', text: 'Thanks!', tags: ['receipt'], metadata: { orderId: '1043' } },
       ],
     },
   });

@@ -84,6 +84,21 @@ export const sendEmailBody = z
         ctx.addIssue({ code: 'custom', path: [field], message: `${field} is required unless templateId is given` });
       }
     }
+  })
+  .meta({
+    examples: [
+      {
+        to: 'ada@example.org',
+        fromEmail: 'hello@example.com',
+        fromName: 'Example',
+        subject: 'Your receipt for order {{orderId}}',
+        html: '<p>Thanks, {{name}}! <a href="https://example.com/orders/{{orderId}}">Your order</a></p>',
+        text: 'Thanks, {{name}}! Your order: https://example.com/orders/{{orderId}}',
+        variables: { name: 'Ada', orderId: '1234' },
+        tags: ['receipt'],
+        metadata: { orderId: '1234' },
+      },
+    ],
   });
 
 export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof createSendEmail> }) {
