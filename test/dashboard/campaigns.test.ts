@@ -36,7 +36,13 @@ describe('dashboard: campaigns', function () {
     const [created] = (await api('GET', '/api/campaigns')).body.items;
     expect(created).to.deep.include({ name: 'Spring sale', status: 'draft', fromEmail: from, audience: { listId: 'news' } });
 
+    // not counted until it starts: the draft says whom it is for, and a send asks first
+    await row.getByText('To the contacts of list news').waitFor();
     await page.getByRole('button', { name: 'Send Spring sale' }).click();
+    await row.getByText('Send now to the contacts of list news?').waitFor();
+    await screenshot(page, 'campaigns-confirm-send');
+    expect((await api('GET', `/api/campaigns/${created.id}`)).body.status).to.equal('draft');
+    await page.getByRole('button', { name: 'Yes, send Spring sale' }).click();
     // no reload: the page polls while the campaign is sending
     await row.getByText('sent', { exact: true }).waitFor({ timeout: 30_000 });
     await row.getByText('6 audience, 5 queued, 1 skipped').waitFor();
@@ -93,6 +99,7 @@ describe('dashboard: campaigns', function () {
     })()`);
     await page.getByLabel('Schedule at Soon').fill(soon);
     await page.getByRole('button', { name: 'Send Soon' }).click();
+    await page.getByRole('button', { name: 'Yes, send Soon' }).click();
     await row.getByText('scheduled').waitFor();
     // only the page's own re-reads can show what happened after the click
     await row.getByText('sent', { exact: true }).waitFor({ timeout: 30_000 });
@@ -111,6 +118,7 @@ describe('dashboard: campaigns', function () {
     // sent meanwhile elsewhere: the page still shows the draft
     expect((await api('POST', `/api/campaigns/${id}/send`, {})).status).to.equal(202);
     await page.getByRole('button', { name: 'Send Stale' }).click();
+    await page.getByRole('button', { name: 'Yes, send Stale' }).click();
     const alert = row.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).to.match(/^cannot send a campaign that is (sending|sent)$/);
@@ -162,6 +170,7 @@ describe('dashboard: campaigns', function () {
     await row.getByText('draft').waitFor();
     await page.getByLabel('Schedule at Autumn').fill('2099-01-01T09:00');
     await page.getByRole('button', { name: 'Send Autumn' }).click();
+    await page.getByRole('button', { name: 'Yes, send Autumn' }).click();
     await row.getByText('scheduled').waitFor();
     const scheduled = (await api('GET', '/api/campaigns')).body.items.find((c: { name: string }) => c.name === 'Autumn');
     expect(scheduled).to.deep.include({ status: 'scheduled', audience: { tag: 'vip' } });

@@ -16,6 +16,8 @@ describe('dashboard: contacts and suppressions', function () {
     for (let i = 0; i < 1100; i++) rows.push(`person${i}@example.com,Person,${i},"Acme, Inc.",${i % 2 ? 'vip;beta' : 'beta'}`);
     rows.push('grace@example.com,Grace,Hopper,"Navy, US",admiral');
     await page.goto('/contacts');
+    // an empty account says what to do
+    await page.getByText('0 contacts: add one below, or import a CSV file from another tool.').waitFor();
     await page.getByLabel('CSV file').setInputFiles({ name: 'contacts.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n')) });
     await page.getByLabel('Add to list').fill('newsletter');
     await page.getByRole('button', { name: 'Import' }).click();
@@ -42,7 +44,7 @@ describe('dashboard: contacts and suppressions', function () {
     await page.goto('/contacts?listId=newsletter');
     await page.getByText('1101 contacts', { exact: true }).waitFor();
     await page.goto('/contacts?listId=other');
-    await page.getByText('0 contacts', { exact: true }).waitFor();
+    await page.getByText('0 contacts match these filters.', { exact: true }).waitFor();
     await page.goto('/contacts?tag=vip');
     await page.getByText('550 contacts', { exact: true }).waitFor();
     await page.getByRole('link', { name: 'Next page' }).click();
@@ -82,8 +84,17 @@ describe('dashboard: contacts and suppressions', function () {
   it("exports what is kept about an address as a file, then erases the person after asking", async () => {
     const { page } = h;
     const token = { token: h.app.adminToken };
-    await h.app.request('POST', '/api/contacts', { ...token, body: { email: 'rhoda@example.com', firstName: 'Rhoda' } });
     await page.goto('/contacts');
+    // added by hand
+    const add = page.getByRole('region', { name: 'Add a contact' });
+    await add.getByLabel('Email').fill('rhoda@example.com');
+    await add.getByLabel('First name').fill('Rhoda');
+    await add.getByLabel('Lists').fill('news; vip, news');
+    await add.getByRole('button', { name: 'Add contact' }).click();
+    await add.getByRole('status').filter({ hasText: 'rhoda@example.com added.' }).waitFor();
+    await screenshot(page, 'contacts-add');
+    const added = (await h.app.request('GET', '/api/contacts?search=rhoda', token)).body.items[0];
+    expect(added).to.deep.include({ email: 'rhoda@example.com', firstName: 'Rhoda', lastName: null, listIds: ['news', 'vip'] });
     await page.getByLabel('Their address or phone number').fill('rhoda@example.com');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export their data' }).click()]);
     expect(download.suggestedFilename()).to.equal('personal-data-rhoda@example.com.json');
@@ -110,6 +121,8 @@ describe('dashboard: contacts and suppressions', function () {
     await page.getByLabel('Reason').fill('asked by phone');
     await page.getByRole('button', { name: 'Add suppression' }).click();
     await page.getByRole('cell', { name: 'blocked@example.com', exact: true }).waitFor();
+    // what was typed as the reason is shown beside the kind of entry it is
+    await page.getByRole('cell', { name: 'manual asked by phone' }).waitFor();
     await page.getByLabel('Email or phone').fill('other@example.com');
     await page.getByRole('button', { name: 'Add suppression' }).click();
     await page.getByRole('cell', { name: 'other@example.com', exact: true }).waitFor();

@@ -104,6 +104,8 @@ describe('dashboard: messages, templates and the sandbox', function () {
     expect(await accepted.getByRole('cell').nth(4).textContent()).to.not.equal('—');
     // its tags, metadata and attachments as sent; the sandbox kept the bytes, which the link gives
     const facts = page.getByRole('region', { name: 'Headers' });
+    // the key that sent it, by its name
+    await facts.getByText(/^API key sender \(\w+\)$/).waitFor();
     await facts.getByText('welcome, onboarding', { exact: true }).waitFor();
     await facts.getByText('plan = pro', { exact: true }).waitFor();
     await facts.getByText('(text/plain, 9 bytes)').waitFor();

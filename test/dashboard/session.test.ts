@@ -79,6 +79,20 @@ describe('dashboard: session', function () {
     await page.context().close();
   });
 
+  it('signed out, a page that loads several things at once (a list and its chart) comes back the same', async () => {
+    const page = await h.newPage();
+    await page.goto('/messages?status=sent');
+    await page.waitForURL('**/login?next=**');
+    // every one of its requests has been answered 401 by now; none may send the sign-in page to itself
+    await page.waitForLoadState('networkidle');
+    expect(new URL(page.url()).searchParams.get('next')).to.equal('/messages?status=sent');
+    await page.getByLabel('Email').fill(ADMIN_EMAIL);
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((u) => u.pathname === '/messages' && u.search === '?status=sent');
+    await page.context().close();
+  });
+
   it('an expired session (cookie no longer valid) returns to /login with the page to come back to', async () => {
     const page = await h.newPage();
     await signIn(page);

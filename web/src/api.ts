@@ -32,8 +32,9 @@ const session: Middleware = {
         .json()
         .then((body: { message?: unknown }) => body?.message, () => undefined);
       if (typeof reason === 'string' && reason.startsWith('this session ended')) sessionStorage.setItem(SESSION_ENDED_KEY, reason);
-      const here = location.pathname + location.search;
-      navigate(`/login?next=${encodeURIComponent(here)}`, { replace: true });
+      // A page loading several things gets a 401 for each: the first one sends the person to sign in,
+      // the others must not send the sign-in page to itself (the page they came for would be lost).
+      if (location.pathname !== '/login') navigate(`/login?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true });
     }
     return response;
   },

@@ -81,6 +81,8 @@ export interface Suppression {
   /** an erased person's entry: no address, their keyed hash only (the suppression still holds) */
   person?: string;
   reason: string;
+  /** what an admin wrote as the reason, or a bounce's diagnostic */
+  detail?: string | null;
   source: string;
   createdAt: string;
 }

@@ -173,19 +173,21 @@ export function AttachmentList({
 /** A data table; an empty column name is the row's actions (named for screen readers only). */
 export function Table({ columns, caption, children }: { columns: string[]; caption?: string; children: ComponentChildren }) {
   return (
-    <table>
-      {caption && <caption>{caption}</caption>}
-      <thead>
-        <tr>
-          {columns.map((c, i) => (
-            <th scope="col" key={i}>
-              {c || <span class="visually-hidden">Actions</span>}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>{children}</tbody>
-    </table>
+    <div class="table-scroll">
+      <table>
+        {caption && <caption>{caption}</caption>}
+        <thead>
+          <tr>
+            {columns.map((c, i) => (
+              <th scope="col" key={i}>
+                {c || <span class="visually-hidden">Actions</span>}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
   );
 }
 

@@ -56,7 +56,7 @@ export function Audit() {
       <ActionForm class="filters" role="search" aria-label="Filter the audit trail" onSubmit={() => navigate(withQuery('/audit', draft))}>
         <label>
           Action
-          <input {...field('action')} placeholder="webhook.* or api_key.revoked" />
+          <input {...field('action')} placeholder="webhook.* or api_key.revoked" size={26} />
         </label>
         <label>
           Who
@@ -84,7 +84,7 @@ export function Audit() {
             {list.data.items.map((e, i) => (
               <tr key={`${e.at}-${i}`}>
                 <td>{formatTime(e.at)}</td>
-                <td class="long">
+                <td>
                   <Link href={narrowed({ actor: e.actor.id })} title="Only what they did">
                     {e.actor.type === 'system' ? 'system' : `${e.actor.email ?? e.actor.id} (${ACTOR_TYPES[e.actor.type]})`}
                   </Link>

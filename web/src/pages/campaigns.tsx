@@ -33,6 +33,12 @@ function StatsText({ stats }: { stats: unknown }) {
   );
 }
 
+/** Whom a campaign goes to, in words: `the list news`, `the tag vip`, or both. */
+function audienceText(a: Campaign['audience']): string {
+  if (a.listId && a.tag) return `the contacts of list ${a.listId} with tag ${a.tag}`;
+  return a.listId ? `the contacts of list ${a.listId}` : `the contacts with tag ${a.tag}`;
+}
+
 /**
  * A campaign's row, with the actions its status allows (the decider's own rule). The service still
  * decides: a row read before the campaign moved on (it finished, another tab paused it) shows its
@@ -41,6 +47,8 @@ function StatsText({ stats }: { stats: unknown }) {
 function CampaignRow({ campaign: c, onChanged, onEdit }: { campaign: Campaign; onChanged: () => void; onEdit: (c: Campaign) => void }) {
   const [scheduleAt, setScheduleAt] = useState('');
   const [confirmCancel, setConfirmCancel] = useState(false);
+  // a send reaches every contact of the audience at once: asked first, saying to whom and when
+  const [confirmSend, setConfirmSend] = useState(false);
   const path = { params: { path: { id: c.id } } };
   const act = useAction(async (kind: Exclude<CampaignAction, 'edit'>) => {
     try {
@@ -55,6 +63,7 @@ function CampaignRow({ campaign: c, onChanged, onEdit }: { campaign: Campaign; o
     } finally {
       // a refusal too: it means the row was out of date
       setConfirmCancel(false);
+      setConfirmSend(false);
       onChanged();
     }
   });
@@ -71,24 +80,54 @@ function CampaignRow({ campaign: c, onChanged, onEdit }: { campaign: Campaign; o
         {c.status === 'paused' && c.scheduledAt && !c.startedAt && <>, scheduled for {formatTime(c.scheduledAt)}</>}
       </td>
       <td>
-        <progress max={Math.max(audience, 1)} value={audience ? queued + skipped : 0} aria-label={`Progress of ${c.name}`} />
-        <br />
-        {audience} audience, {queued} queued, {skipped} skipped
-        {unfilledPlaceholders > 0 && <>, {unfilledPlaceholders} with empty placeholders</>}
+        {c.startedAt ? (
+          <>
+            <progress max={Math.max(audience, 1)} value={audience ? queued + skipped : 0} aria-label={`Progress of ${c.name}`} />
+            <br />
+            {audience} audience, {queued} queued, {skipped} skipped
+            {unfilledPlaceholders > 0 && <>, {unfilledPlaceholders} with empty placeholders</>}
+          </>
+        ) : (
+          // counted when it starts: the contacts of the list or tag then
+          <>To {audienceText(c.audience)}</>
+        )}
       </td>
       <td>
         <StatsText stats={c.stats} />
       </td>
       <td>
         {offers.includes('send') && (
-          <ActionForm class="row" onSubmit={() => act.run('send')}>
+          <ActionForm class="row" onSubmit={() => (confirmSend ? act.run('send') : setConfirmSend(true))}>
             <label>
               Schedule at<span class="visually-hidden"> {c.name}</span>
-              <input type="datetime-local" step={1} value={scheduleAt} aria-describedby={errorId} onInput={(e) => setScheduleAt(e.currentTarget.value)} />
+              <input
+                type="datetime-local"
+                step={1}
+                value={scheduleAt}
+                aria-describedby={errorId}
+                onInput={(e) => {
+                  setScheduleAt(e.currentTarget.value);
+                  setConfirmSend(false);
+                }}
+              />
             </label>
-            <button type="submit" disabled={act.busy}>
-              Send<span class="visually-hidden"> {c.name}</span>
-            </button>
+            {confirmSend ? (
+              <>
+                <span>
+                  {scheduleAt ? `Send at ${formatTime(new Date(scheduleAt).toISOString())}` : 'Send now'} to {audienceText(c.audience)}?
+                </span>
+                <button type="submit" disabled={act.busy}>
+                  Yes, send<span class="visually-hidden"> {c.name}</span>
+                </button>
+                <button type="button" class="secondary" onClick={() => setConfirmSend(false)}>
+                  Back<span class="visually-hidden"> {c.name}</span>
+                </button>
+              </>
+            ) : (
+              <button type="submit" disabled={act.busy}>
+                Send<span class="visually-hidden"> {c.name}</span>
+              </button>
+            )}
           </ActionForm>
         )}
         <div class="row">

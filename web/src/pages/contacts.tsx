@@ -5,6 +5,7 @@ import { CsvImport, type RefusedEntry } from '../csv-import';
 import { navigate, useLocation, withQuery } from '../router';
 import type { Contact } from '../types';
 import { Table, ActionForm, ErrorText, Link, PageTitle, Status, useLoad } from '../ui';
+import { AddContact } from './contact-add';
 import { PersonRequests } from './person-requests';
 
 const STATUSES = ['subscribed', 'unsubscribed', 'bounced', 'complained', 'suppressed'] as const;
@@ -92,7 +93,10 @@ export function Contacts() {
       <ErrorText error={list.error} />
       {list.data && (
         <>
-          <p>{list.data.total} contacts</p>
+          <p>
+            {list.data.total} contacts
+            {list.data.total === 0 && (Object.values(filters).some((v) => v && v !== '1') ? ' match these filters.' : ': add one below, or import a CSV file from another tool.')}
+          </p>
           <Table columns={['Email', 'Name', 'Company', 'Status', 'Tags', 'Lists']}>
             {list.data.items.map((c) => (
               <tr key={c.id}>
@@ -113,6 +117,7 @@ export function Contacts() {
           </nav>
         </>
       )}
+      <AddContact onDone={list.reload} />
       <Import onDone={list.reload} />
       <PersonRequests onErased={list.reload} />
     </>

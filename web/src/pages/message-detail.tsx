@@ -1,13 +1,16 @@
 import { Fragment } from 'preact';
 import { api, call } from '../api';
-import type { HistoryEvent, MessageDetail as Message } from '../types';
+import type { ApiKey, HistoryEvent, MessageDetail as Message } from '../types';
 import { AttachmentList, Table, EmailFrame, ErrorText, Link, NotKept, PageTitle, Recipient, Status, formatTime, useLoad } from '../ui';
 
 export function MessageDetail({ params }: { params: string[] }) {
   const id = decodeURIComponent(params[0]);
   const message = useLoad(() => call<Message>(api.GET('/api/messages/{id}', { params: { path: { id } } })), [id]);
   const history = useLoad(() => call<HistoryEvent[]>(api.GET('/api/messages/{id}/history', { params: { path: { id } } })), [id]);
+  // the key's name says more than its id (a revoked key is listed too)
+  const keys = useLoad(() => call<{ items: ApiKey[] }>(api.GET('/api/api-keys')), []);
   const m = message.data;
+  const keyName = keys.data?.items.find((k) => k.id === m?.apiKeyId)?.name;
   // The body as handed to the provider is on the message's first event.
   const queued = history.data?.find((e) => e.type === 'EmailQueued' || e.type === 'SmsQueued')?.data as
     | { html?: string | null; text?: string | null; body?: string; headers?: { name: string; value: string }[]; replyTo?: string | null }
@@ -49,7 +52,7 @@ export function MessageDetail({ params }: { params: string[] }) {
               {m.providerMessageId ? ` (${m.providerMessageId})` : ''}
             </dd>
             <dt>Sent by</dt>
-            <dd>{m.campaign ? <>campaign <Link href="/campaigns">{m.campaign.name}</Link></> : m.apiKeyId ? `API key ${m.apiKeyId}` : 'the dashboard'}</dd>
+            <dd>{m.campaign ? <>campaign <Link href="/campaigns">{m.campaign.name}</Link></> : m.apiKeyId ? (keyName ? `API key ${keyName} (${m.apiKeyId})` : `API key ${m.apiKeyId}`) : 'the dashboard'}</dd>
             {m.contact && (
               <>
                 <dt>Contact</dt>

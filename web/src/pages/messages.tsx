@@ -51,7 +51,7 @@ export function Messages() {
       <ActionForm class="filters" role="search" aria-label="Filter messages" onSubmit={apply}>
         <label>
           Search
-          <input type="search" value={draft.search} placeholder="recipient, sender or subject" onInput={(e) => setDraft({ ...draft, search: e.currentTarget.value })} />
+          <input type="search" value={draft.search} placeholder="recipient, sender or subject" size={28} onInput={(e) => setDraft({ ...draft, search: e.currentTarget.value })} />
         </label>
         <label>
           Status

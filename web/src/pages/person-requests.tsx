@@ -29,7 +29,7 @@ export function PersonRequests({ onErased }: { onErased: () => void }) {
       <ActionForm class="inline" onSubmit={() => exportData.run()}>
         <label>
           Their address or phone number
-          <input required value={email} placeholder="ada@example.org or +14155550100" onInput={(e) => setEmail(e.currentTarget.value)} />
+          <input required value={email} placeholder="ada@example.org or +14155550100" size={32} onInput={(e) => setEmail(e.currentTarget.value)} />
         </label>
         <button type="submit" disabled={exportData.busy}>
           Export their data

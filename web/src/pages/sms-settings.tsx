@@ -51,6 +51,7 @@ export function SmsSettings() {
             <input
               value={form.sandboxDestinations}
               placeholder="+15555550101, +15555550102"
+              size={28}
               aria-describedby="destinations-help"
               onInput={(e) => setForm({ ...form, sandboxDestinations: e.currentTarget.value })}
             />

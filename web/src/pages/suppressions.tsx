@@ -109,7 +109,15 @@ export function Suppressions() {
           return v ? (
             <tr key={v}>
               <td>{v}</td>
-              <td>{s.reason}</td>
+              <td>
+                {s.reason}
+                {s.detail && (
+                  <>
+                    <br />
+                    <span class="muted">{s.detail}</span>
+                  </>
+                )}
+              </td>
               <td>{s.source}</td>
               <td>{formatTime(s.createdAt)}</td>
               <td>

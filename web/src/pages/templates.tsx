@@ -30,7 +30,7 @@ function SendTest({ id, variables, edited }: { id: string; variables: Record<str
         </label>
         <label>
           From
-          <input type="email" required value={from} placeholder="an address of a verified domain" onInput={(e) => setFrom(e.currentTarget.value)} />
+          <input type="email" required value={from} placeholder="an address of a verified domain" size={30} onInput={(e) => setFrom(e.currentTarget.value)} />
         </label>
         <button type="submit" disabled={send.busy}>
           Send test
