@@ -57,6 +57,24 @@ describe('dashboard: messages, templates and the sandbox', function () {
     await page.getByRole('link', { name: 'ada@example.com' }).waitFor();
   });
 
+  it('on a phone (390 px wide) the page does not scroll sideways: the wide table scrolls in its own box', async () => {
+    const { page } = h;
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto('/messages');
+      await page.getByRole('link', { name: 'ada@example.com' }).waitFor();
+      const widths = await page.evaluate<{ page: number; view: number; box: number; table: number }>(`(() => {
+        const box = document.querySelector('.table-scroll');
+        return { page: document.documentElement.scrollWidth, view: window.innerWidth, box: box.clientWidth, table: box.scrollWidth };
+      })()`);
+      expect(widths.page, JSON.stringify(widths)).to.be.at.most(widths.view);
+      expect(widths.table, 'the table is wider than its box, which scrolls').to.be.above(widths.box);
+      await screenshot(page, 'messages-phone');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
   it('searches and filters by status and date range', async () => {
     const { page } = h;
     await page.goto('/messages');
