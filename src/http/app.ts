@@ -129,7 +129,9 @@ export function createApp(deps: AppDeps): express.Express {
         idempotencyKey = route.idempotent && deps.idempotency ? idempotencyKeyOf(req) : undefined;
         if (findUnstorable(req.params)) throw notFound('Not Found');
         const raw = route.replaceUnstorable ? toStorable(req.body) : req.body;
-        rejectUnstorable({ 'request body': raw, 'query string': req.query });
+        const apart = route.itemsCheckedApart;
+        const rest = apart && raw && typeof raw === 'object' && !Array.isArray(raw) ? { ...raw, [apart]: undefined } : raw;
+        rejectUnstorable({ 'request body': rest, 'query string': req.query });
         body = route.body ? route.body.parse(raw ?? {}) : raw;
         query = route.query ? route.query.parse(req.query) : req.query;
         params = route.params ? route.params.parse(req.params) : req.params;

@@ -96,9 +96,15 @@ function describe(where: string, finding: Finding): string {
  */
 export function rejectUnstorable(parts: Record<string, unknown>): void {
   for (const [where, value] of Object.entries(parts)) {
-    const finding = findUnstorable(value);
-    if (finding) throw badRequest(describe(where, finding));
+    const problem = unstorableProblem(where, value);
+    if (problem) throw badRequest(problem);
   }
+}
+
+/** What of `value` PostgreSQL could not store, in the words of a refusal naming `where` and the field; undefined when none. */
+export function unstorableProblem(where: string, value: unknown): string | undefined {
+  const finding = findUnstorable(value);
+  return finding && describe(where, finding);
 }
 
 const NUL_OR_LONE_SURROGATE = /\u0000|\p{Cs}/gu;

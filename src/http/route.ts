@@ -51,6 +51,8 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
    * replaced by U+FFFD and the event recorded, where any other route refuses it with a 400.
    */
   replaceUnstorable?: boolean;
+  /** A list field of the body whose items the handler checks one by one (a batch): one bad item is that item's 400, not the request's. */
+  itemsCheckedApart?: string;
   /**
    * Honours an `Idempotency-Key` header: the same key and body from the same caller within 24 h answer
    * the first response again and do nothing; the handler names its messages with `messageId`.

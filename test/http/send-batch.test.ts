@@ -63,6 +63,17 @@ describe('POST /api/send/batch', function () {
     expect(res.body.items[2]).to.deep.equal({ status: 400, message: 'daily send limit reached for this API key', error: 'Bad Request' });
   });
 
+  it('a NUL or a lone surrogate in one message refuses that message alone, naming its field; one elsewhere in the body refuses the batch', async () => {
+    const res = await batch({ messages: [message(), message({ subject: 'a\u0000b' }), message({ metadata: { k: '\ud800' } }), message()] });
+    expect(res.status).to.equal(200);
+    expect(res.body.items.map((i: { status: number }) => i.status)).to.deep.equal([201, 400, 400, 201]);
+    expect(res.body.items[1]).to.deep.equal({ status: 400, message: 'message contains a NUL character (U+0000) in subject, which is not accepted', error: 'Bad Request' });
+    expect(res.body.items[2].message).to.equal('message contains an unpaired UTF-16 surrogate (U+D800) in metadata.k, which is not accepted');
+    const outside = await batch({ messages: [message()], 'x\u0000': 1 });
+    expect(outside.status).to.equal(400);
+    expect(outside.body.message).to.equal('request body contains a NUL character (U+0000) in a key, which is not accepted');
+  });
+
   it('a message with sendAt is scheduled: its item keeps the HTTP status and carries its sendAt', async () => {
     const sendAt = new Date(Date.now() + 3_600_000).toISOString();
     const res = await batch({ messages: [message({ sendAt }), message()] });

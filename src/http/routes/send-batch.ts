@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { createSendEmail } from '../../commands/send-email.js';
+import { badRequest } from '../../domain/errors.js';
 import { mapError } from '../error-mapping.js';
+import { unstorableProblem } from '../reject-nul.js';
 import { defineRoute } from '../route.js';
 import { causeOfRequest } from './principal-helpers.js';
 import { sendEmailBody } from './send-email.js';
@@ -54,6 +56,7 @@ export function createSendBatchRoutes(deps: { sendEmail: ReturnType<typeof creat
       auth: { kind: 'apiKey', scope: 'send' },
       idempotent: true,
       body: sendBatchBody,
+      itemsCheckedApart: 'messages',
       responses: {
         200: {
           description: 'One result per message, in request order: `{status: 201, queued, messageLogId}` or `{status: 4xx, message, error}`',
@@ -71,6 +74,8 @@ export function createSendBatchRoutes(deps: { sendEmail: ReturnType<typeof creat
         // commit takes them in one statement (and their appends in one after it).
         const items = await Promise.all(
           body.messages.map(async (raw, i): Promise<Item> => {
+            const unstorable = unstorableProblem('message', raw);
+            if (unstorable) return failure(badRequest(unstorable));
             const parsed = sendEmailBody.safeParse(raw);
             if (!parsed.success) return failure(parsed.error);
             try {
