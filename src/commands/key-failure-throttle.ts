@@ -6,7 +6,7 @@ export interface KeyFailureThrottle {
   refused(ip: string | null, refusal: AppError): Promise<AppError>;
 }
 
-const MESSAGE = 'too many failed API key attempts from this address; try again later';
+const MESSAGE = 'too many failed API key attempts from this address';
 
 /**
  * API-key failures (unknown, revoked, expired, IP not allowed) per client address. Only a refusal is

@@ -21,7 +21,7 @@ export interface SignInThrottle {
   attempt<T>(email: string, ip: string | null, signIn: () => Promise<T>): Promise<T>;
 }
 
-const MESSAGE = 'too many failed sign-in attempts; try again later';
+const MESSAGE = 'too many failed sign-in attempts';
 
 /**
  * Sign-in throttling in the shape OWASP describes: consecutive failures per account and address, and

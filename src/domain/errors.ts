@@ -42,9 +42,12 @@ export const forbidden = (message: string) => new AppError(403, message);
 export const notFound = (message = 'Not Found') => new AppError(404, message);
 export const conflict = (message: string) => new AppError(409, message);
 export const tooManyRequests = (message: string) => new AppError(429, message);
-/** A 429 that says when to come back: Retry-After in whole seconds, rounded up. */
-export const throttled = (message: string, retryAfterMs: number) =>
-  new AppError(429, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) });
+/** A 429 that says when to come back, in its words (`…; try again in 15 minutes`) and in Retry-After (whole seconds, rounded up). */
+export function throttled(message: string, retryAfterMs: number): AppError {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  const wait = seconds < 60 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${Math.ceil(seconds / 60)} minute${Math.ceil(seconds / 60) === 1 ? '' : 's'}`;
+  return new AppError(429, `${message}; try again in ${wait}`, undefined, { 'Retry-After': String(seconds) });
+}
 
 /** A zod issue as one readable sentence naming the field: `to: Invalid email address`. */
 export function describeZodError(err: ZodError): string {
