@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Db } from '../adapters/db/knex.js';
 import { hashApiKey, type PresentedKey } from '../commands/api-keys.js';
-import { keysByHash, storedKey, type CheckedKeyRow } from '../read-models/api-keys.js';
+import { keysByHash, recordKeyUsed, storedKey, type CheckedKeyRow } from '../read-models/api-keys.js';
 import { userCredentials } from '../read-models/accounts.js';
 import { sessionStands } from '../domain/accounts/password.js';
 import { keyRefusal, type KeyRefusal } from '../domain/accounts/key-check.js';
@@ -50,12 +50,7 @@ export function createAuthenticator(deps: { db: Db; jwt: SessionTokens; now?: ()
     const t = Date.now();
     if ((lastUsedWritten.get(apiKeyId) ?? 0) > t - LAST_USED_RESOLUTION_MS) return;
     lastUsedWritten.set(apiKeyId, t);
-    deps
-      .db('api_key_usage')
-      .insert({ api_key_id: apiKeyId, last_used_at: new Date(t) })
-      .onConflict('api_key_id')
-      .merge()
-      .catch(() => lastUsedWritten.delete(apiKeyId));
+    recordKeyUsed(deps.db, apiKeyId, new Date(t)).catch(() => lastUsedWritten.delete(apiKeyId));
   }
 
   // Requests arriving together look their keys up in one statement. A request never shares a lookup
