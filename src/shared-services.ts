@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config/env.js';
 import type { Infrastructure } from './infrastructure.js';
 import { createWebhookSender } from './adapters/webhooks/http-sender.js';
+import { createSyncRuns } from './adapters/db/sync-runs.js';
 import { createProviderEventIngest } from './commands/ingest-provider-events.js';
 import type { WaitForProjection } from './commands/read-your-writes.js';
 import { createSuppressionCommands } from './commands/suppressions.js';
@@ -24,7 +25,7 @@ export function createSharedServices(config: Config, infra: Infrastructure, logg
     position ? waiter.waitFor(name, position, READ_YOUR_WRITES_TIMEOUT_MS) : Promise.resolve();
   const suppressions = createSuppressionCommands({ eventStore, db, waitFor, personOf: infra.privacy.personOf });
   const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider', logger, personOf: infra.privacy.personOf });
-  const optOuts = createSmsOptOutSync({ db, provider: providers.smsProviderFor(config.SMS_PROVIDER), suppressions });
+  const optOuts = createSmsOptOutSync({ db, provider: providers.smsProviderFor(config.SMS_PROVIDER), suppressions, runs: createSyncRuns(db), waiter });
   const webhookSender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
   // one set of metrics per process, whichever roles it runs; each role says what it follows
   const observability = createObservability({ db, eventStore, queue: infra.queue, logInDatabase: !config.EVENTSTORE_URL });

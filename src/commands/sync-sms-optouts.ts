@@ -1,13 +1,13 @@
 import type { Db } from '../adapters/db/knex.js';
+import type { RecordedSyncRun, SyncRuns } from '../adapters/db/sync-runs.js';
 import { parsePhoneNumber } from '../domain/sms/phone.js';
 import { laterPosition, type Position } from '../ports/event-store.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
-import { createProjectionWaiter } from '../projections/waiter.js';
+import type { createProjectionWaiter } from '../projections/waiter.js';
 import type { SuppressionCommands } from './suppressions.js';
 import { accountsSendingSms } from '../read-models/accounts.js';
 import { suppressedPhones } from '../read-models/suppressions.js';
 
-const LOCK_KEY = 'sms-optout-sync';
 const ACTOR = 'system:sms-optout-sync';
 /** how long a sync waits, at its end, for the suppression list to show what it appended */
 const READ_MODEL_WAIT_MS = 60_000;
@@ -19,14 +19,8 @@ export interface SyncResult {
   total: number;
 }
 
-/** A run as recorded: what it added to each account. */
-interface SyncRun {
-  syncedByAccount: Record<string, number>;
-  total: number;
-}
-
 /** The run as one account sees it, or as the service does (no account: summed). */
-const resultFor = (run: SyncRun, accountId?: string): SyncResult => ({
+const resultFor = (run: RecordedSyncRun, accountId?: string): SyncResult => ({
   synced: accountId === undefined ? Object.values(run.syncedByAccount).reduce((a, b) => a + b, 0) : (run.syncedByAccount[accountId] ?? 0),
   total: run.total,
 });
@@ -37,18 +31,17 @@ const resultFor = (run: SyncRun, accountId?: string): SyncResult => ({
  * provider's list is the truth: a number whose suppression an admin lifted comes back while it stays
  * opted out there (the provider would not deliver to it anyway).
  *
- * One sync at a time across processes (a session advisory lock). A caller that finds one running
- * waits for it and answers with its result instead of listing and suppressing a second time; only if
- * that run failed does it run one itself.
+ * One sync at a time across processes (`SyncRuns.exclusively`): a caller that finds one running is
+ * answered with its result.
  */
 export function createSmsOptOutSync(deps: {
   db: Db;
   provider: SmsProvider;
   suppressions: SuppressionCommands;
+  runs: SyncRuns;
+  waiter: Pick<ReturnType<typeof createProjectionWaiter>, 'waitFor'>;
   onSkipped?: (raw: string) => void;
 }) {
-  const waiter = createProjectionWaiter({ db: deps.db });
-
   async function listAll(): Promise<string[]> {
     const numbers = new Set<string>();
     let token: string | undefined;
@@ -65,8 +58,7 @@ export function createSmsOptOutSync(deps: {
     return [...numbers];
   }
 
-  async function runLocked(): Promise<SyncRun> {
-    const [run] = await deps.db('sms_optout_sync_runs').insert({}).returning('id');
+  async function run(): Promise<RecordedSyncRun> {
     const accounts = await accountsSendingSms(deps.db);
     // A server where no account sends SMS has no business asking the provider (nor AWS credentials for it).
     const numbers = accounts.length ? await listAll() : [];
@@ -83,40 +75,14 @@ export function createSmsOptOutSync(deps: {
       last = laterPosition(last, result.position);
     }
     // Once the sync answers, sends to these numbers are refused (they read the suppression list).
-    if (last) await waiter.waitFor('suppressions', last, READ_MODEL_WAIT_MS);
-    const recorded = { syncedByAccount, total: numbers.length };
-    // The database clock, as the waiters compare with it.
-    await deps.db('sms_optout_sync_runs')
-      .where({ id: run.id })
-      .update({ finished_at: deps.db.raw('clock_timestamp()'), synced: resultFor(recorded).synced, synced_by_account: JSON.stringify(syncedByAccount), total: recorded.total });
-    return recorded;
+    if (last) await deps.waiter.waitFor('suppressions', last, READ_MODEL_WAIT_MS);
+    return { syncedByAccount, total: numbers.length };
   }
 
   return {
     /** `accountId`: the account that asked (a forced sync), whose additions the answer counts. */
     async sync(accountId?: string): Promise<SyncResult> {
-      const conn = await deps.db.client.acquireConnection();
-      const q = (sql: string) => conn.query(sql, [LOCK_KEY]);
-      try {
-        if ((await q('SELECT pg_try_advisory_lock(hashtext($1)) AS owned')).rows[0].owned) {
-          try {
-            return resultFor(await runLocked(), accountId);
-          } finally {
-            await q('SELECT pg_advisory_unlock(hashtext($1))');
-          }
-        }
-        // Someone else is syncing: wait for that run and report it.
-        const { rows } = await conn.query('SELECT clock_timestamp() AS t');
-        await q('SELECT pg_advisory_lock(hashtext($1))');
-        try {
-          const finished = await deps.db('sms_optout_sync_runs').where('finished_at', '>=', rows[0].t).orderBy('id', 'desc').first('synced_by_account', 'total');
-          return resultFor(finished ? { syncedByAccount: finished.synced_by_account, total: finished.total } : await runLocked(), accountId);
-        } finally {
-          await q('SELECT pg_advisory_unlock(hashtext($1))');
-        }
-      } finally {
-        await deps.db.client.releaseConnection(conn);
-      }
+      return resultFor(await deps.runs.exclusively(run), accountId);
     },
   };
 }

@@ -3,6 +3,7 @@ import { createDb, type Db } from '../../src/adapters/db/knex.js';
 import { createSnsSmsProvider } from '../../src/adapters/sms/sns.js';
 import { createSuppressionCommands } from '../../src/commands/suppressions.js';
 import { createSmsOptOutSync, type SmsOptOutSync } from '../../src/commands/sync-sms-optouts.js';
+import { createSyncRuns } from '../../src/adapters/db/sync-runs.js';
 import { createProjectionWaiter } from '../../src/projections/waiter.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually } from '../support/email-setup.js';
@@ -44,6 +45,8 @@ describe('SMS opt-out sync across processes', function () {
     const waiter = createProjectionWaiter({ db: otherDb });
     const deps = {
       db: otherDb,
+      runs: createSyncRuns(otherDb),
+      waiter,
       provider: createSnsSmsProvider({ region: 'us-east-1', endpoint: fake.url, credentials: FAKE_AWS_CREDENTIALS, maxAttempts: 1 }),
       suppressions: createSuppressionCommands({
         eventStore: app.infra.eventStore,
