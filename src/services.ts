@@ -133,7 +133,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     settings: { accounts, emailProviderFor, smsProvider: shared.providers.smsProviderFor(config.SMS_PROVIDER) },
     identities: { identities },
     templates: { templates, sendEmail },
-    suppressions: { suppressions, list: createSuppressionListCommands({ db, eventStore, personOf, suppressions }) },
+    suppressions: { suppressions, list: createSuppressionListCommands({ db, eventStore, personOf, suppressions, waiter: shared.waiter }) },
     webhooks: { webhooks },
     sendEmail: { sendEmail },
     sendBatch: { sendEmail },

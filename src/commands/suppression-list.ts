@@ -6,7 +6,7 @@ import { checkSuppressionImport, MAX_SUPPRESSION_IMPORT } from '../domain/suppre
 import { importStream, suppressionListExportDecider, suppressionListImportDecider } from '../domain/suppression/list-transfer.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { PersonOf } from '../ports/key-store.js';
-import { createProjectionWaiter } from '../projections/waiter.js';
+import type { createProjectionWaiter } from '../projections/waiter.js';
 import { suppressedPersons, suppressionCount, suppressionsPage } from '../read-models/suppressions.js';
 import { callerMetadata, type Caller } from './caller.js';
 import { execute } from './execute.js';
@@ -21,8 +21,13 @@ const READ_MODEL_WAIT_MS = 60_000;
  * The suppression list as a whole: brought from another provider (import) and taken away as a file
  * (export), for a service that is being left or joined.
  */
-export function createSuppressionListCommands(deps: { db: Db; eventStore: EventStore; personOf: PersonOf; suppressions: SuppressionCommands }) {
-  const waiter = createProjectionWaiter({ db: deps.db });
+export function createSuppressionListCommands(deps: {
+  db: Db;
+  eventStore: EventStore;
+  personOf: PersonOf;
+  suppressions: SuppressionCommands;
+  waiter: Pick<ReturnType<typeof createProjectionWaiter>, 'waitFor'>;
+}) {
   return {
     /**
      * Suppresses each valid entry (source `import`, which fires `contact.suppressed` unless `notify` is
@@ -50,7 +55,7 @@ export function createSuppressionListCommands(deps: { db: Db; eventStore: EventS
           .filter((e) => !known.has(e.person))
           .map((e) => ({ accountId, [e.kind]: e.value, reason: e.reason, source: 'import' as const, detail: e.detail, quiet: !options.notify, ...caller })),
       );
-      if (position) await waiter.waitFor('suppressions', position, READ_MODEL_WAIT_MS);
+      if (position) await deps.waiter.waitFor('suppressions', position, READ_MODEL_WAIT_MS);
       return {
         total: entries.length,
         suppressed,
