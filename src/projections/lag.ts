@@ -1,6 +1,6 @@
 import type { Db } from '../adapters/db/knex.js';
 import { checkpointPosition } from '../adapters/db/checkpoint-position.js';
-import { likePatterns } from '../adapters/eventstore/postgres-event-store.js';
+import { pendingInRecentEvents } from '../adapters/eventstore/postgres-lag.js';
 import { START, type EventStore, type Position } from '../ports/event-store.js';
 
 /** A follower of the event log: a projection (read model) or a process manager, with the events it reads. */
@@ -40,43 +40,14 @@ export function createLagReader(deps: { db: Db; eventStore: EventStore; logInDat
     return new Map(rows.map((r: Record<string, any>) => [`${r.kind}:${r.name}`, checkpointPosition(r)]));
   }
 
-  async function inDatabase(followers: LogFollower[], at: Map<string, Position>): Promise<number[]> {
-    const bindings: string[] = [];
-    const columns = followers.map((f, i) => {
-      const p = at.get(`${f.kind}:${f.name}`) ?? START;
-      const prefixes = JSON.stringify(f.streamPrefixes?.length ? likePatterns(f.streamPrefixes) : null);
-      const types = JSON.stringify(f.eventTypes?.length ? f.eventTypes : null);
-      // each list is bound twice: its null test and its elements
-      bindings.push(p.commit.toString(), p.prepare.toString(), prefixes, prefixes, types, types);
-      return `count(*) FILTER (WHERE (tx_id, global_position) > (?::xid8, ?::bigint)
-        AND (?::jsonb = 'null' OR stream_id LIKE ANY (ARRAY(SELECT jsonb_array_elements_text(?::jsonb))))
-        AND (?::jsonb = 'null' OR type = ANY (ARRAY(SELECT jsonb_array_elements_text(?::jsonb))))) AS f${i}`;
-    });
-    const { rows } = await deps.db.raw(
-      `WITH recent AS (
-         SELECT tx_id, global_position, stream_id, type FROM events
-         WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
-         ORDER BY tx_id DESC, global_position DESC
-         LIMIT ${LAG_WINDOW}
-       )
-       SELECT ${columns.join(', ')} FROM recent`,
-      bindings,
-    );
-    return followers.map((_, i) => Number(rows[0][`f${i}`]));
-  }
-
   return {
     async lag(followers: LogFollower[]): Promise<{ follower: LogFollower; events: number }[]> {
       if (followers.length === 0) return [];
       const at = await checkpoints();
+      const asks = followers.map((f) => ({ after: at.get(`${f.kind}:${f.name}`) ?? START, streamPrefixes: f.streamPrefixes, eventTypes: f.eventTypes }));
       const counts = deps.logInDatabase
-        ? await inDatabase(followers, at)
-        : await Promise.all(
-            followers.map(async (f) => {
-              const after = at.get(`${f.kind}:${f.name}`) ?? START;
-              return (await deps.eventStore.readAll({ after, limit: LAG_WINDOW, streamPrefixes: f.streamPrefixes, eventTypes: f.eventTypes })).length;
-            }),
-          );
+        ? await pendingInRecentEvents(deps.db, asks, LAG_WINDOW)
+        : await Promise.all(asks.map(async (ask) => (await deps.eventStore.readAll({ ...ask, limit: LAG_WINDOW })).length));
       return followers.map((follower, i) => ({ follower, events: counts[i] }));
     },
   };
