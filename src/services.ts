@@ -42,7 +42,7 @@ import { createChangeNotifier } from './projections/change-notifier.js';
 import { createCampaignCommands } from './commands/campaigns.js';
 import { createAuditQueries } from './read-models/audit.js';
 import { DELIVER_WEBHOOK_JOB } from './domain/webhooks/delivery.js';
-import { forgetDeliveryBodies } from './process-managers/webhook-fanout.js';
+import { forgetDeliveryBodies } from './adapters/db/webhook-delivery-copies.js';
 import { SEND_JOB } from './process-managers/send-messages.js';
 import { forgetPersonMessageCopies, forgetPersonParkedProviderEvents } from './adapters/db/message-copies.js';
 

@@ -35,7 +35,7 @@ export interface JobQueue {
   /**
    * Rewrites the data of the jobs of `name` not run to completion (waiting, delayed, failed) for which
    * `change` returns new data: an erasure's reach into payloads that carry personal data. Optional: the
-   * PostgreSQL queue's jobs are rows its erasure updates in SQL (webhook-fanout's forgetDeliveryBodies).
+   * PostgreSQL queue's jobs are rows its erasure updates in SQL (adapters/db/webhook-delivery-copies.ts).
    */
   redact?(name: string, change: (data: unknown) => unknown | undefined): Promise<void>;
   /** Stops taking new jobs and waits for running handlers. */

@@ -109,3 +109,10 @@ export const deliveryDecider: Decider<DeliveryState, DeliveryCommand, DeliveryEv
     return [{ type: 'WebhookDeliveryFailed', data }];
   },
 };
+
+/** A delivery job's data with the body nulled, when it is about `person` and still has one. */
+export function withoutBodyOf(data: unknown, person: string): unknown | undefined {
+  const schedule = (data as { schedule?: { orderingKey?: string; body?: unknown } } | null)?.schedule;
+  if (!schedule?.orderingKey?.endsWith(`:${person}`) || schedule.body == null) return undefined;
+  return { ...(data as object), schedule: { ...schedule, body: null } };
+}

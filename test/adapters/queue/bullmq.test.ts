@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { JobQueue } from '../../../src/ports/job-queue.js';
-import { withoutBodyOf } from '../../../src/process-managers/webhook-fanout.js';
+import { withoutBodyOf } from '../../../src/domain/webhooks/delivery.js';
 import { jobQueueContract } from './contract.js';
 import { createQueueFromSpec } from './queue-spec.js';
 
