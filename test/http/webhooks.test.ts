@@ -117,6 +117,14 @@ describe('webhook subscriptions: /api/webhooks', function () {
     const sub = await admin.subscribe('https://hooks.example.com/x');
     expect((await admin.call('PATCH', `/api/webhooks/${sub.id}`, { events: [] })).status).to.equal(400);
     expect((await admin.call('PATCH', `/api/webhooks/${sub.id}`, { url: 'ftp://x.example.com/' })).status).to.equal(400);
+    // credentials in the URL would go out as Basic auth, and be shown to every admin and in the audit trail
+    const credentials = 'url: a user name or password in the URL is not accepted: verify the signature instead';
+    for (const url of ['https://user:s3cret@hooks.example.com/x', 'https://token@hooks.example.com/x']) {
+      expect((await post({ url })).body.message, url).to.equal(credentials);
+      expect((await admin.call('PATCH', `/api/webhooks/${sub.id}`, { url })).body.message, url).to.equal(credentials);
+    }
+    // an @ after the host is no credential
+    expect((await post({ url: 'https://hooks.example.com/x?to=ops@example.com' })).status).to.equal(201);
   });
 
   it('admin endpoints: an API key never reaches them', async () => {

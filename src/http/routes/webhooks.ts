@@ -4,7 +4,12 @@ import { WEBHOOK_EVENTS } from '../../domain/webhooks/subscription.js';
 import { defineRoute } from '../route.js';
 import { accountOf, callerOf } from './principal-helpers.js';
 
-const url = z.url({ protocol: /^https?$/ }).max(2000);
+// Credentials in the URL would be sent as Basic auth unannounced, and shown to every admin and in the
+// audit trail: the signature is how a receiver knows the sender.
+const url = z
+  .url({ protocol: /^https?$/ })
+  .max(2000)
+  .refine((u) => !/^[a-z]+:\/\/[^/?#]*@/i.test(u), 'a user name or password in the URL is not accepted: verify the signature instead');
 // duplicates are dropped, so a list may name each event more than once; an empty one would subscribe to nothing
 const events = z.array(z.enum(WEBHOOK_EVENTS)).min(1).max(20);
 const idParams = z.object({ id: z.string().min(1).max(100) });
