@@ -10,7 +10,8 @@ import { messageDecider, needsProviderCall, type MessageState } from '../domain/
 import { fold } from '../domain/decider.js';
 import type { QueuedAttachment } from '../domain/email/attachments.js';
 import type { AttachmentStore } from '../ports/attachment-store.js';
-import { ProviderError, type EmailProvider } from '../ports/email-provider.js';
+import { ProviderError, type EmailProvider, type EmailSendResult } from '../ports/email-provider.js';
+import type { NormalizedProviderEvent } from '../domain/provider-events/normalized.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
@@ -49,6 +50,8 @@ export interface SendMessageDeps {
   logger?: Logger;
   /** provider calls by provider and outcome, with their latency */
   metrics?: Metrics;
+  /** records what a provider reported with its answer (the sandbox's simulator) as its notifications are recorded */
+  recordReports?: (reports: NormalizedProviderEvent[]) => Promise<unknown>;
 }
 
 /**
@@ -156,7 +159,7 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       }
     }
 
-    let result: { providerMessageId: string };
+    let result: EmailSendResult;
     const called = performance.now();
     const seconds = () => (performance.now() - called) / 1000;
     try {
@@ -185,6 +188,11 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     // yet: a failing database is tried again, and if it still fails the lease runs to its end.
     run.onFailure = 'keep';
     await persistently(() => accepted(result.providerMessageId));
+    // after the acceptance, as a provider's notification comes after its answer; a stop in between
+    // loses a simulated report only (nothing real is reported this way)
+    if (result.reports?.length && deps.recordReports) {
+      await deps.recordReports(result.reports).catch((err) => deps.logger?.warn({ messageId, err }, 'simulated provider report not recorded'));
+    }
   }
 
   /** How long after a lost run the provider's record of its send can take to show. */

@@ -1,3 +1,5 @@
+import type { NormalizedProviderEvent } from '../domain/provider-events/normalized.js';
+
 /** The email provider port. Adapters: SES v2, Postmark, sandbox (records, never delivers). */
 
 export interface OutgoingEmail {
@@ -22,6 +24,8 @@ export interface OutgoingEmail {
 
 export interface EmailSendResult {
   providerMessageId: string;
+  /** what the provider reports about the send at once (the sandbox's simulator), recorded as its notifications would be */
+  reports?: NormalizedProviderEvent[];
 }
 
 export type CheckStatus = 'pending' | 'verified' | 'failed';

@@ -1,11 +1,13 @@
 import { createGroupCommit } from '../../group-commit.js';
 import type { Db } from '../db/knex.js';
 import type { EmailProvider, IdentityStatus } from '../../ports/email-provider.js';
+import { simulatedReports } from '../../domain/provider-events/sandbox-simulator.js';
 
 const providerIdOf = (messageId: string) => `sandbox-${messageId}`;
 
 /**
- * The sandbox email provider: records each rendered message in `sandbox_emails` and NEVER delivers it.
+ * The sandbox email provider: records each rendered message in `sandbox_emails` and NEVER delivers it;
+ * to the simulator's addresses it reports a delivery, a bounce or a complaint (sandbox-simulator.ts).
  * The default for new accounts, so a fresh install can be tried safely. A message id is recorded once,
  * so a re-sent message is visibly deduplicated.
  */
@@ -63,7 +65,8 @@ export function createSandboxEmailProvider(deps: { db: Db }): EmailProvider {
         provider_tracking: !email.disableProviderTracking,
       };
       await inserts.add({ email: row, attachments });
-      return { providerMessageId: providerIdOf(email.messageId) };
+      const providerMessageId = providerIdOf(email.messageId);
+      return { providerMessageId, reports: simulatedReports({ messageId: email.messageId, providerMessageId, to: email.to, at: new Date() }) };
     },
     async findSent(messageId) {
       const row = await deps.db('sandbox_emails').where({ message_id: messageId }).first('message_id');

@@ -1,7 +1,8 @@
 import { normaliseEmail } from '../email/address.js';
 import type { EmailQueued, SmsQueued } from '../messages/events.js';
 
-export type EventProvider = 'ses' | 'postmark';
+/** The providers that report on sends: SES and Postmark by their notifications, the sandbox by its simulator. */
+export type EventProvider = 'ses' | 'postmark' | 'sandbox';
 
 /** What a provider event claims about the send it reports on. */
 export interface ProviderEventOrigin {
