@@ -17,8 +17,10 @@ export type MessageCommand =
   | { kind: 'queueSms'; data: SmsQueued['data'] }
   | { kind: 'providerAccepted'; providerMessageId: string; provider: string; attempt: number; now: string }
   | { kind: 'providerError'; attempt: number; error: string; retryAt: string | null; now: string }
-  /** withdraw a message the provider has not been asked to send yet */
-  /** `sendClaimed`: a send worker has taken the provider call (it may be calling the provider now) */
+  /**
+   * withdraw a message the provider has not been asked to send yet; `sendClaimed`: a send worker has
+   * taken the provider call (it may be calling the provider now)
+   */
   | { kind: 'cancel'; now: string; sendClaimed?: boolean }
   /**
    * A provider event. `acceptedAs` is set when the provider named the message by our id (SES tag,
