@@ -19,6 +19,7 @@ import { createHealthRoutes, createReadinessRoutes } from './http/routes/health.
 import { createMetricsRoutes } from './http/routes/metrics.js';
 import { createDashboard } from './http/dashboard.js';
 import { createSandboxOutbox } from './read-models/sandbox-outbox.js';
+import { addSandboxOptOuts } from './adapters/sms/sandbox.js';
 import { createIdempotencyGate } from './http/idempotency.js';
 import { createIdempotentRequests } from './commands/idempotency.js';
 import { createPgIdempotencyStore } from './adapters/db/idempotency-store.js';
@@ -147,7 +148,10 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     webhookDeliveries: { deliveries },
     audit: { audit: createAuditQueries({ db }) },
     smsOptOuts: { optOuts },
-    sandbox: { outbox: createSandboxOutbox({ db }) },
+    sandbox: {
+      outbox: createSandboxOutbox({ db }),
+      ...(config.SMS_PROVIDER === 'sandbox' ? { simulateSmsOptOut: (phone: string) => addSandboxOptOuts(db, [phone]) } : {}),
+    },
     tracking: { engagement, linkSecret, logger },
     providerEvents: {
       ingest,

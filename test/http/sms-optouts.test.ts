@@ -110,6 +110,12 @@ describe('SMS opt-out sync: POST /api/sms/sync-optouts', function () {
     expect((await sync()).body).to.deep.equal({ synced: 1, total: 8 });
   });
 
+  it('with SNS, a simulated opt-out is refused: opt-outs are the recipients\' own', async () => {
+    const res = await app.request('POST', '/api/sandbox/sms/opt-outs', { token: app.adminToken, body: { phone: '+14155550999' } });
+    expect(res.status).to.equal(409);
+    expect(res.body.message).to.match(/^SMS goes through SNS here/);
+  });
+
   it('needs a dashboard session: 401 without one, an API key is refused', async () => {
     const none = await app.request('POST', '/api/sms/sync-optouts');
     expect(none.status).to.equal(401);
@@ -208,5 +214,41 @@ describe('SMS opt-out sync on a server where no account has SMS enabled', functi
     expect(fake.calls.ListPhoneNumbersOptedOut ?? 0).to.equal(0);
     await setSms(app, {});
     expect((await app.request('POST', '/api/sms/sync-optouts', { token: app.adminToken })).body).to.deep.equal({ synced: 3, total: 3 });
+  });
+});
+
+describe('SMS opt-outs simulated with the sandbox SMS provider: POST /api/sandbox/sms/opt-outs', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  let receiver: LocalReceiver;
+
+  before(async () => {
+    receiver = await startLocalReceiver({ '/hook': (_req, res) => res.writeHead(200).end('ok') });
+    app = await startTestApp({ SMS_PROVIDER: 'sandbox' });
+    await setSms(app, {});
+    await app.request('POST', '/api/webhooks', { token: app.adminToken, body: { url: `${receiver.url}/hook`, events: ['contact.suppressed'] } });
+  });
+  after(async () => {
+    await app?.close();
+    await receiver?.close();
+  });
+
+  it('a number opts out as if it replied STOP; the next sync suppresses it (source sms_optout) and tells the webhooks', async () => {
+    const opted = await app.request('POST', '/api/sandbox/sms/opt-outs', { token: app.adminToken, body: { phone: '(415) 555-0123' } });
+    expect(opted.status, JSON.stringify(opted.body)).to.equal(201);
+    expect(opted.body).to.deep.equal({ phone: '+14155550123' });
+    expect((await app.request('POST', '/api/sms/sync-optouts', { token: app.adminToken })).body).to.deep.equal({ synced: 1, total: 1 });
+    const listed = (await app.request('GET', '/api/suppressions', { token: app.adminToken })).body.items;
+    expect(listed).to.deep.include.members([{ ...listed.find((i: { phone?: string }) => i.phone === '+14155550123'), reason: 'sms_optout', source: 'sms_optout' }]);
+    const [hook] = await eventually(async () => receiver.requests.map((r) => JSON.parse(r.body)), (b) => b.length === 1);
+    expect(hook).to.deep.include({ event: 'contact.suppressed' });
+    expect(hook.data).to.include({ phone: '+14155550123', source: 'sms_optout', email: null });
+  });
+
+  it('400 for what is no phone number; a dashboard session only', async () => {
+    const bad = await app.request('POST', '/api/sandbox/sms/opt-outs', { token: app.adminToken, body: { phone: 'not a number' } });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.message).to.equal('phone: not a number is not a valid phone number (E.164, or a 10-digit US number)');
+    expect((await app.request('POST', '/api/sandbox/sms/opt-outs', { body: { phone: '+14155550124' } })).status).to.equal(401);
   });
 });

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { SandboxOutbox } from '../../read-models/sandbox-outbox.js';
+import { badRequest, conflict } from '../../domain/errors.js';
+import { parsePhoneNumber } from '../../domain/sms/phone.js';
 import { defineRoute } from '../route.js';
 import { accountOf } from './principal-helpers.js';
 
@@ -19,9 +21,31 @@ const emailExample = {
   attachments: [{ position: 0, filename: 'invoice.pdf', contentType: 'application/pdf', contentId: null, size: 1024 }],
 };
 
-/** The sandbox providers' outboxes, for the dashboard: what would have been sent, never delivered. */
-export function createSandboxRoutes(deps: { outbox: SandboxOutbox }) {
+/**
+ * The sandbox providers' outboxes, for the dashboard: what would have been sent, never delivered; and,
+ * with the sandbox SMS provider, a number's opt-out as if it had replied STOP (`simulateSmsOptOut`).
+ */
+export function createSandboxRoutes(deps: { outbox: SandboxOutbox; simulateSmsOptOut?: (phone: string) => Promise<void> }) {
   return [
+    defineRoute({
+      ...base,
+      method: 'post',
+      path: '/api/sandbox/sms/opt-outs',
+      summary: "With SMS_PROVIDER=sandbox: the number opts out, as if it had replied STOP; the next opt-out sync suppresses it in every SMS-enabled account",
+      body: z.object({ phone: z.string().min(1).max(40) }).strict().meta({ example: { phone: '+14155550123' } }),
+      responses: {
+        201: { description: 'Opted out at the sandbox provider', schema: z.object({ phone: z.string() }).meta({ example: { phone: '+14155550123' } }) },
+        400: { description: 'Not a phone number' },
+        409: { description: 'SMS goes through SNS: opt-outs are the recipients\' own' },
+      },
+      async handler({ body }) {
+        if (!deps.simulateSmsOptOut) throw conflict('SMS goes through SNS here, where opt-outs are the recipients\' own: SMS_PROVIDER=sandbox simulates them');
+        const phone = parsePhoneNumber(body.phone);
+        if (!phone) throw badRequest(`phone: ${body.phone} is not a valid phone number (E.164, or a 10-digit US number)`);
+        await deps.simulateSmsOptOut(phone);
+        return { status: 201, body: { phone } };
+      },
+    }),
     defineRoute({
       ...base,
       method: 'get',
