@@ -15,14 +15,21 @@ const url = (protocols: string[]) =>
     }
   }, `must be a URL (${protocols.join(' or ')})`);
 
+/** Node's longest timer (about 24.8 days): a longer one fires after 1 ms, over and over. */
+const MAX_TIMER_MS = 2_147_483_647;
+const TOO_LONG = `must be at most ${MAX_TIMER_MS} (ms, about 24.8 days: the longest timer Node keeps)`;
+
 const msList = z
   .string()
   .regex(/^\d+(,\d+)*$/, 'must be a comma-separated list of milliseconds')
-  .transform((v) => v.split(',').map(Number));
+  .transform((v) => v.split(',').map(Number))
+  .refine((list) => list.every((ms) => ms <= MAX_TIMER_MS), TOO_LONG);
 
 // Digits only: z.coerce.number would take ' ' as 0 and '0x50' or '1e3' as numbers.
 const wholeNumber = z.string().regex(/^\d+$/, 'must be a whole number').transform(Number);
 const positiveInt = wholeNumber.pipe(z.number().positive());
+/** a duration in milliseconds, timed with setTimeout */
+const positiveMs = wholeNumber.pipe(z.number().positive().max(MAX_TIMER_MS, TOO_LONG));
 const port = (min: number) => wholeNumber.pipe(z.number().min(min).max(65535));
 /** a key-encryption key (ENCRYPTION_KEY, ENCRYPTION_KEY_PREVIOUS) */
 const masterKeyText = z.string().refine((v) => parseMasterKey(v) !== null, 'must be 32 bytes, base64-encoded (44 characters) or as 64 hex digits');
@@ -95,28 +102,28 @@ const schema = z.object({
     .refine((arns) => arns.every((arn) => /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/.test(arn)), 'must be a comma-separated list of SNS topic ARNs')
     .optional(),
   WEBHOOK_RETRY_DELAYS_MS: msList.default([60000, 120000, 240000, 480000, 960000]),
-  WEBHOOK_TIMEOUT_MS: positiveInt.default(15000),
+  WEBHOOK_TIMEOUT_MS: positiveMs.default(15000),
   /** delays before provider send attempts 2..6 after a transient provider error (throttling, outage) */
   PROVIDER_RETRY_DELAYS_MS: msList.default([5000, 30000, 120000, 600000, 1800000]),
-  PROVIDER_SEARCH_SETTLE_MS: positiveInt.default(60000),
+  PROVIDER_SEARCH_SETTLE_MS: positiveMs.default(60000),
   /**
    * How long a worker's claim on a send, a webhook delivery or a campaign fan-out holds without its
    * heartbeat (renewed every third of it): a worker that died has its work taken over this long after.
    * Shorter takes over sooner, at one more heartbeat statement a worker per third of it. At least a
    * second: a lease that could end between two heartbeats of a live worker would hand its work on twice.
    */
-  SIDE_EFFECT_LEASE_MS: wholeNumber.pipe(z.number().min(1000, 'must be at least 1000 (ms)')).default(15000),
+  SIDE_EFFECT_LEASE_MS: wholeNumber.pipe(z.number().min(1000, 'must be at least 1000 (ms)').max(MAX_TIMER_MS, TOO_LONG)).default(15000),
   /**
    * SES publishes Send events to us (configuration set → SNS → /api/provider-events/ses): a send in
    * doubt after a crash waits SES_SEND_SETTLE_MS for its Send event before sending again. Without
    * them, a crash between SES's answer and our record can send a message twice.
    */
   SES_SEND_EVENTS: boolean.default(false),
-  SES_SEND_SETTLE_MS: positiveInt.default(60000),
+  SES_SEND_SETTLE_MS: positiveMs.default(60000),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean.default(false),
-  SMS_OPTOUT_SYNC_INTERVAL_MS: positiveInt.default(900000),
+  SMS_OPTOUT_SYNC_INTERVAL_MS: positiveMs.default(900000),
   /** how often workers look for scheduled campaigns due and cap pauses over */
-  CAMPAIGN_TIMER_INTERVAL_MS: positiveInt.default(5000),
+  CAMPAIGN_TIMER_INTERVAL_MS: positiveMs.default(5000),
   /** contacts a campaign's fan-out takes per step (each step recorded with its counts) */
   CAMPAIGN_STEP_SIZE: positiveInt.default(500),
   /** `sns` sends through AWS (the SDK's credential chain); `sandbox` records SMS in the database and never delivers, for development. */
@@ -139,11 +146,11 @@ const schema = z.object({
   /** the window those counts cover; it opens with the first failure counted */
   THROTTLE_WINDOW_SECONDS: positiveInt.default(900),
   /** how long a client may take to send a request's headers (also: a connection that sends nothing is closed after it) */
-  HTTP_HEADERS_TIMEOUT_MS: positiveInt.default(20000),
+  HTTP_HEADERS_TIMEOUT_MS: positiveMs.default(20000),
   /** how long a client may take to send a whole request, body included (10 MB at about 1 Mbit/s) */
-  HTTP_REQUEST_TIMEOUT_MS: positiveInt.default(120000),
+  HTTP_REQUEST_TIMEOUT_MS: positiveMs.default(120000),
   /** how long an idle keep-alive connection is kept open between requests */
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt.default(5000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveMs.default(5000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -111,6 +111,10 @@ describe('loadConfig (docs/configuration.md)', () => {
       ['HTTP_KEEP_ALIVE_TIMEOUT_MS', '-1'],
       // a lease that could end between two heartbeats of a live worker
       ['SIDE_EFFECT_LEASE_MS', '999'],
+      // past Node's longest timer: it would fire every millisecond
+      ['CAMPAIGN_TIMER_INTERVAL_MS', '2592000000'],
+      ['SMS_OPTOUT_SYNC_INTERVAL_MS', '2147483648'],
+      ['PROVIDER_RETRY_DELAYS_MS', '5000,2592000000'],
     ];
     for (const [name, value] of cases) {
       it(`${name}=${value}`, () => {
