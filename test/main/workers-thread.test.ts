@@ -33,8 +33,8 @@ describe('npm start (the all role): the workers on a thread of their own', funct
 
   before(async () => {
     testDb = await createTestDatabase({ migrate: false });
-    // as npm start runs it: through the tsx command, whose signals the SIGTERM test below sends
-    server = await spawnServer('all', { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password }, { tsxCommand: true });
+    // as users and containers run it: npm start, to which the SIGTERM test below sends its signal
+    server = await spawnServer('all', { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password }, { npmScript: true });
   });
   after(async () => {
     await server?.stop();
@@ -68,8 +68,10 @@ describe('npm start (the all role): the workers on a thread of their own', funct
     expect(ready.status, ready.text).to.equal(200);
   });
 
-  it('stops both threads and exits 0 on SIGTERM (sent to tsx, which relays it)', async () => {
+  it('stops both threads and exits 0 on a SIGTERM sent to npm alone (a container stop: npm passes it on, tsx relays it)', async () => {
     server.process.kill('SIGTERM');
     expect(await server.exited).to.deep.equal({ code: 0, signal: null });
+    // nothing of it is left answering (a shell between npm and tsx kept the service running)
+    expect(await fetch(`${server.baseUrl}/healthz`).then((r) => r.status, () => 'refused')).to.equal('refused');
   });
 });

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import net from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,8 +24,11 @@ export interface SpawnOptions {
   nodeArgs?: string[];
   /** run another copy of the project, from its own directory (as `npm start` there would) */
   root?: string;
-  /** through the tsx command, as `npm start` runs it: `process` is then tsx's, which relays signals to the service's */
-  tsxCommand?: boolean;
+  /**
+   * through `npm run start` (`start:api`, `start:worker`), as users and containers run it: `process`
+   * is then npm's, which must pass a SIGTERM on to the service (through tsx, which relays it)
+   */
+  npmScript?: boolean;
 }
 
 export interface SpawnedServer {
@@ -99,10 +101,12 @@ async function spawnOnce(role: 'api' | 'worker' | 'all', env: Record<string, str
   for (const name of options.unset ?? []) delete childEnv[name];
   if (childEnv.REDIS_URL && !env.REDIS_PREFIX && childEnv.DATABASE_URL) childEnv.REDIS_PREFIX = redisPrefixFor(childEnv.DATABASE_URL);
   const nodeArgs = [...SERVICE_NODE_FLAGS, ...(process.env.SPAWN_NODE_ARGS ?? '').split(' ').filter(Boolean), ...(options.nodeArgs ?? [])];
-  const args = options.tsxCommand ? [createRequire(import.meta.url).resolve('tsx/cli'), ...nodeArgs, main, role] : [...nodeArgs, '--import', 'tsx', main, role];
-  const child = spawn(process.execPath, args, {
+  const [command, args] = options.npmScript
+    ? ['npm', ['run', '--silent', role === 'all' ? 'start' : `start:${role}`]]
+    : [process.execPath, [...nodeArgs, '--import', 'tsx', main, role]];
+  const child = spawn(command, args, {
     env: childEnv,
-    cwd: options.root,
+    cwd: options.root ?? fileURLToPath(new URL('../..', import.meta.url)),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
