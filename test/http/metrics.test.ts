@@ -158,6 +158,8 @@ describe('GET /metrics with METRICS_TOKEN set', function () {
     const ok = await app.request('GET', '/metrics', { headers: { authorization: 'Bearer scrape-secret-1' } });
     expect(ok.status).to.equal(200);
     expect(ok.body).to.include('courier_messages_accepted_total');
+    // the scheme's name in any case
+    expect((await app.request('GET', '/metrics', { headers: { authorization: 'bearer scrape-secret-1' } })).status).to.equal(200);
   });
 });
 

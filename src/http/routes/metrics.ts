@@ -30,7 +30,8 @@ export function createMetricsRoutes(deps: { exposition(): Promise<{ contentType:
       async handler({ req, res }) {
         if (expected) {
           const header = req.headers.authorization ?? '';
-          const presented = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
+          // the scheme's name is case-insensitive (RFC 9110)
+          const presented = /^bearer /i.test(header) ? header.slice('bearer '.length) : '';
           // compared as digests: equal lengths, and no early exit that would time the token out
           if (!timingSafeEqual(digest(presented), expected)) throw unauthorized('a valid metrics token is required');
         }
