@@ -8,8 +8,9 @@ const providerIdOf = (messageId: string) => `sandbox-${messageId}`;
 /**
  * The sandbox email provider: records each rendered message in `sandbox_emails` and NEVER delivers it;
  * to the simulator's addresses it reports a delivery, a bounce or a complaint (sandbox-simulator.ts).
- * The default for new accounts, so a fresh install can be tried safely. A message id is recorded once,
- * so a re-sent message is visibly deduplicated.
+ * The default for new accounts, so a fresh install can be tried safely. A message id is recorded once:
+ * a second call for it (a send in doubt sent again) leaves the first record as it was, so the outbox
+ * cannot show a message sent twice; count ProviderAccepted events per message for that.
  */
 export function createSandboxEmailProvider(deps: { db: Db }): EmailProvider {
   const verified = (identity: string): IdentityStatus => ({
