@@ -91,8 +91,10 @@ describe('POST /api/send/sms, sandbox provider', function () {
   it('400 body missing or empty; to missing; unknown fields', async () => {
     expectError(await send({ to: TO }), 400, 'body: body is required');
     expectError(await send({ to: TO, body: '' }), 400, 'body: body is required');
-    expectError(await send({ to: TO, body: 42 }), 400, 'body: body is required');
+    expectError(await send({ to: TO, body: 42 }), 400, 'body: body must be a string');
     expectError(await send({ body: 'hi' }), 400, 'to: to is required');
+    // a number given as a JSON number is no missing number
+    expectError(await send({ to: 14155550100, body: 'hi' }), 400, 'to: to must be a string: a phone number in E.164, such as "+14155550100"');
     expectError(await send({ to: TO, body: 'hi', from: '+18445550199' }), 400, /from/);
     expectError(await send('not json'), 400, /.+/);
   });

@@ -5,9 +5,9 @@ import { causeOfRequest } from './principal-helpers.js';
 
 const body = z
   .object({
-    to: z.string({ error: 'to is required' }).trim().min(1, 'to is required').max(64, 'to is not a valid phone number'),
+    to: z.string({ error: (issue) => (issue.input === undefined ? 'to is required' : 'to must be a string: a phone number in E.164, such as "+14155550100"') }).trim().min(1, 'to is required').max(64, 'to is not a valid phone number'),
     // Far above 10 segments of any encoding; the exact limit is checked by counting segments.
-    body: z.string({ error: 'body is required' }).min(1, 'body is required').max(20_000, 'body is too long: more than 10 segments'),
+    body: z.string({ error: (issue) => (issue.input === undefined ? 'body is required' : 'body must be a string') }).min(1, 'body is required').max(20_000, 'body is too long: more than 10 segments'),
   })
   .strict();
 
