@@ -15,6 +15,7 @@ const NOT_ADMIN_ACTIONS: Record<string, string> = {
   'POST /api/provider-events/ses': "a provider's report",
   'POST /api/provider-events/postmark': "a provider's report",
   'POST /api/sms/sync-optouts': "the provider's opt-outs, recorded as suppressions of source sms_optout",
+  'POST /api/sandbox/sms/opt-outs': "a recipient's STOP simulated at the sandbox provider; its sync records the suppressions",
   'DELETE /api/auth/session': 'sign-out clears cookies and records nothing',
   'POST /api/auth/login': 'the sign-in tested here through POST /api/auth/session (both record user.signed_in)',
   'POST /u/{token}': "a recipient's unsubscribe",
