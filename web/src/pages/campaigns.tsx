@@ -33,7 +33,7 @@ function StatsText({ stats }: { stats: unknown }) {
   );
 }
 
-/** Whom a campaign goes to, in words: `the list news`, `the tag vip`, or both. */
+/** Whom a campaign goes to, in words: `the contacts of list news`, `… with tag vip`, or both. */
 function audienceText(a: Campaign['audience']): string {
   if (a.listId && a.tag) return `the contacts of list ${a.listId} with tag ${a.tag}`;
   return a.listId ? `the contacts of list ${a.listId}` : `the contacts with tag ${a.tag}`;
