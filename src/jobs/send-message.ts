@@ -119,6 +119,8 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       }
     }
     if (!needsProviderCall(state)) {
+      // an operator following a crash wants to read that the send in doubt was settled, and how
+      if (inDoubt) deps.logger?.info({ messageId, status: state.status }, 'send in doubt settled by what the stream shows since (its status), not sent again');
       await leases.markDone(sideEffectId);
       return;
     }
@@ -144,7 +146,10 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     // 5xx): a provider that can be asked is asked then too.
     if (inDoubt || (askable && state.attempts > 0)) {
       const earlier = askable ? await askable.findSent!(messageId) : null;
-      if (earlier) return accepted(earlier.providerMessageId);
+      if (earlier) {
+        deps.logger?.info({ messageId, provider: queued.provider }, 'send found at the provider (an earlier run sent it): recorded, not sent again');
+        return accepted(earlier.providerMessageId);
+      }
       if (!askable && inDoubt) {
         if (queued.provider === 'ses' && deps.sesSendEvents?.enabled) {
           deps.logger?.warn({ messageId, provider: queued.provider, settleMs: deps.sesSendEvents.settleMs }, 'send in doubt, and no SES Send event came within the settle period: sending again');
