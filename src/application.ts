@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config/env.js';
 import { openInfrastructure, type Infrastructure } from './infrastructure.js';
+import { atMostEvery } from './logger.js';
 import { createApiServices } from './services.js';
 import { startWorkers } from './workers.js';
 import { startWorkersThread } from './workers-thread.js';
@@ -49,7 +50,9 @@ export interface ApplicationOptions {
  */
 export async function createApplication(role: Role, options: ApplicationOptions): Promise<Application> {
   const { config, logger } = options;
-  const opened = await openInfrastructure(config);
+  // a queue whose Redis is away errs at every reconnect: one line every 30 s says so (with how many since)
+  const onQueueError = atMostEvery<unknown>(30_000, (err, leftOut) => logger.warn({ err, similarErrorsSince: leftOut }, 'job queue error (it retries by itself)'));
+  const opened = await openInfrastructure(config, { onQueueError });
   const infra = options.adapt ? options.adapt(opened) : opened;
   let workers: { stop(): Promise<void> } | undefined;
   const stop = async () => {

@@ -92,6 +92,8 @@ export async function openInfrastructure(
      * never creates a new empty one.
      */
     tool?: boolean;
+    /** the job queue's background errors (it retries by itself): for logging */
+    onQueueError?: (err: unknown) => void;
   } = {},
 ): Promise<Infrastructure> {
   let databaseUrl = config.DATABASE_URL;
@@ -127,7 +129,7 @@ export async function openInfrastructure(
   const bareStore = createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL });
   // On PostgreSQL a new key is stored in the transaction of the first append sealed under it.
   const eventStore = config.SEAL_PERSONAL_DATA ? privacy.seal(bareStore, { keysWithEvents: !config.EVENTSTORE_URL }) : bareStore;
-  const queue = createJobQueue({ databaseUrl, redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX });
+  const queue = createJobQueue({ databaseUrl, redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX, onError: options.onQueueError });
   const counters = createSendCounters(databaseUrl);
   // Two connections each: a fan-out has one batch of each kind in flight at a time, and the next gathering.
   const bulkStore = createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL, poolSize: 2 });
