@@ -64,8 +64,13 @@ describe('POST /api/send/batch', function () {
   });
 
   it('a NUL or a lone surrogate in one message refuses that message alone, naming its field; one elsewhere in the body refuses the batch', async () => {
-    const res = await batch({ messages: [message(), message({ subject: 'a\u0000b' }), message({ metadata: { k: '\ud800' } }), message()] });
+    const body = { messages: [message(), message({ subject: 'a\u0000b' }), message({ metadata: { k: '\ud800' } }), message()] };
+    const res = await app.request('POST', '/api/send/batch', { apiKey: key, body, headers: { 'idempotency-key': 'batch-with-nul' } });
     expect(res.status).to.equal(200);
+    // kept as answered, and answered again for the same key (nothing of the bad items is stored)
+    const replay = await app.request('POST', '/api/send/batch', { apiKey: key, body, headers: { 'idempotency-key': 'batch-with-nul' } });
+    expect(replay.headers.get('idempotent-replayed')).to.equal('true');
+    expect(replay.body).to.deep.equal(res.body);
     expect(res.body.items.map((i: { status: number }) => i.status)).to.deep.equal([201, 400, 400, 201]);
     expect(res.body.items[1]).to.deep.equal({ status: 400, message: 'message contains a NUL character (U+0000) in subject, which is not accepted', error: 'Bad Request' });
     expect(res.body.items[2].message).to.equal('message contains an unpaired UTF-16 surrogate (U+D800) in metadata.k, which is not accepted');
