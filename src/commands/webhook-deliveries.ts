@@ -20,6 +20,7 @@ export function deliveryView(row: Record<string, any>) {
   return {
     id: row.id,
     event: row.event,
+    eventId: row.event_id ?? null,
     status: row.status,
     attempts: row.attempts,
     lastResponseStatus: row.last_response_status,

@@ -128,6 +128,7 @@ export function createWebhookFanoutManager(deps: {
                 subscriptionId,
                 event: name,
                 body: decided.body,
+                eventId: event.id,
                 orderingKey: `${subscriptionId}:${person}`,
                 scheduledAt: new Date().toISOString(),
               },

@@ -1,13 +1,14 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../ports/event-store.js';
-import { DELIVERY_STREAM_PREFIX } from '../domain/webhooks/delivery.js';
+import { DELIVERY_STREAM_PREFIX, deliveryEventId } from '../domain/webhooks/delivery.js';
 import { insertRows, rowsById, updateRows } from './bulk-writes.js';
 import type { Projection } from './projection.js';
 
 /** The delivery log the dashboard shows: status, attempts, last response, next attempt. */
 export const webhookDeliveriesProjection: Projection = {
   name: 'webhook_deliveries',
-  version: 1,
+  // 2: each delivery's event id (the body's `id`)
+  version: 2,
   tables: ['webhook_deliveries'],
   streamPrefixes: [DELIVERY_STREAM_PREFIX],
   async setup(trx: Knex.Transaction, t: (base: string) => string) {
@@ -16,6 +17,7 @@ export const webhookDeliveriesProjection: Projection = {
       tb.text('account_id').notNullable();
       tb.text('subscription_id').notNullable();
       tb.text('event').notNullable();
+      tb.text('event_id');
       tb.text('status').notNullable();
       tb.integer('attempts').notNullable();
       tb.integer('last_response_status');
@@ -44,6 +46,7 @@ export const webhookDeliveriesProjection: Projection = {
           account_id: d.accountId,
           subscription_id: d.subscriptionId,
           event: d.event,
+          event_id: deliveryEventId(d),
           status: 'retrying',
           attempts: 0,
           last_response_status: null,
@@ -65,7 +68,7 @@ export const webhookDeliveriesProjection: Projection = {
 
 const STATE_COLUMNS = ['id', 'status', 'attempts', 'last_response_status', 'last_error', 'next_attempt_at', 'updated_at'] as const;
 type DeliveryState = { [K in (typeof STATE_COLUMNS)[number]]: any };
-type DeliveryRow = DeliveryState & { account_id: string; subscription_id: string; event: string; created_at: string };
+type DeliveryRow = DeliveryState & { account_id: string; subscription_id: string; event: string; event_id: string | null; created_at: string };
 
 /** Applies an attempt or a manual retry to a row; false for events that change nothing here. */
 function evolve(row: DeliveryState, e: RecordedEvent): boolean {

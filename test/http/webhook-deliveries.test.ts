@@ -81,7 +81,8 @@ describe('webhook deliveries', function () {
     expect(verifyWebhookSignature(subTwo.secret, req.headers['x-service-timestamp'] as string, req.body, req.headers['x-service-signature'] as string, { now: new Date() })).to.equal(false);
 
     expect(item).to.deep.include({ event: 'contact.suppressed', status: 'delivered', attempts: 1, lastResponseStatus: 200, lastError: null, nextAttemptAt: null });
-    expect(item).to.have.keys('id', 'event', 'status', 'attempts', 'lastResponseStatus', 'lastError', 'nextAttemptAt', 'createdAt');
+    expect(item).to.have.keys('id', 'event', 'eventId', 'status', 'attempts', 'lastResponseStatus', 'lastError', 'nextAttemptAt', 'createdAt');
+    expect(item.eventId).to.equal(JSON.parse(req.body).id);
   });
 
   describe('outcomes (the retry table)', () => {
@@ -142,6 +143,8 @@ describe('webhook deliveries', function () {
         expect(requests.map((r) => r.headers['x-service-attempt'])).to.deep.equal(['1', '2']);
         expect(requests[0].body).to.equal(requests[1].body);
         expect(requests[0].headers['x-service-delivery']).to.not.equal(requests[1].headers['x-service-delivery']);
+        // the log names the event as the receiver got it: the payload's id, which it deduplicates on
+        expect(done.eventId).to.equal(JSON.parse(requests[0].body).id);
       });
     }
 

@@ -46,6 +46,8 @@ export interface Webhook {
 export interface Delivery {
   id: string;
   event: string;
+  /** the payload's `id`, which the receiver deduplicates on */
+  eventId: string | null;
   status: 'delivered' | 'retrying' | 'failed';
   attempts: number;
   lastResponseStatus: number | null;

@@ -17,9 +17,22 @@ export interface DeliveryScheduled {
     event: string;
     /** the exact JSON body sent on every attempt (only the signature headers change) */
     body: string;
+    /** the body's `id`, which receivers deduplicate on, kept in clear (it names no one): the deliveries log shows it */
+    eventId?: string;
     orderingKey: string;
     scheduledAt: string;
   };
+}
+
+/** A delivery's event id: recorded beside its body, or (deliveries scheduled before it was) read from the body. */
+export function deliveryEventId(scheduled: { eventId?: string; body: string | null }): string | null {
+  if (scheduled.eventId) return scheduled.eventId;
+  try {
+    const id = scheduled.body ? JSON.parse(scheduled.body)?.id : null;
+    return typeof id === 'string' ? id : null;
+  } catch {
+    return null;
+  }
 }
 export interface AttemptResult {
   attempt: number;

@@ -4,6 +4,17 @@ import { defineRoute } from '../route.js';
 import { accountOf, callerOf } from './principal-helpers.js';
 
 const idParams = z.object({ id: z.string().min(1).max(100) });
+const deliveryItem = z.object({
+  id: z.string(),
+  event: z.string(),
+  eventId: z.string().nullable(),
+  status: z.enum(['delivered', 'retrying', 'failed']),
+  attempts: z.number().int(),
+  lastResponseStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  nextAttemptAt: z.string().nullable(),
+  createdAt: z.string(),
+});
 
 export function createWebhookDeliveryRoutes(deps: { deliveries: WebhookDeliveryCommands }) {
   const base = { tag: 'webhooks', auth: { kind: 'jwt' as const }, params: idParams };
@@ -23,7 +34,29 @@ export function createWebhookDeliveryRoutes(deps: { deliveries: WebhookDeliveryC
       method: 'get',
       path: '/api/webhooks/:id/deliveries',
       summary: 'Deliveries to this endpoint, newest first (failed ones for 14 days)',
-      responses: { 200: { description: '{items}' }, 404: { description: 'Not in this account' } },
+      responses: {
+        200: {
+          description: '{items}: each delivery with `eventId`, the payload\'s `id` the receiver deduplicates on',
+          schema: z.object({ items: z.array(deliveryItem) }).meta({
+            example: {
+              items: [
+                {
+                  id: 'c1d3f2a4-5b6c-5d7e-8f90-a1b2c3d4e5f6',
+                  event: 'contact.unsubscribed',
+                  eventId: '6f07911b-e292-5eab-9319-d17484a60d60',
+                  status: 'retrying',
+                  attempts: 2,
+                  lastResponseStatus: 503,
+                  lastError: 'HTTP 503',
+                  nextAttemptAt: '2026-11-25T06:04:18.712Z',
+                  createdAt: '2026-11-25T05:50:18.712Z',
+                },
+              ],
+            },
+          }),
+        },
+        404: { description: 'Not in this account' },
+      },
       async handler({ principal, params }) {
         return { status: 200, body: { items: await deps.deliveries.list(accountOf(principal), params.id) } };
       },

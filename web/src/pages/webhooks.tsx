@@ -24,7 +24,15 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
         <Table columns={['Event', 'Status', 'Attempts', 'Last status', 'Next attempt', 'Created', '']}>
           {list.data.items.map((d) => (
             <tr key={d.id}>
-              <td>{d.event}</td>
+              <td>
+                {d.event}
+                {d.eventId && (
+                  <>
+                    <br />
+                    <code title="the payload's id, which your receiver deduplicates on">{d.eventId}</code>
+                  </>
+                )}
+              </td>
               <td>
                 <Status value={d.status} />
               </td>
@@ -177,7 +185,7 @@ export function Webhooks() {
       <ActionForm class="inline" onSubmit={() => add.run()}>
         <label>
           URL
-          <input type="url" required value={url} placeholder="https://example.com/hooks" aria-describedby="webhook-error" onInput={(e) => setUrl(e.currentTarget.value)} />
+          <input type="url" required value={url} placeholder="https://example.com/hooks" size={32} aria-describedby="webhook-error" onInput={(e) => setUrl(e.currentTarget.value)} />
         </label>
         <button type="submit" disabled={add.busy}>
           Add endpoint
