@@ -16,13 +16,13 @@ export async function admitSend<F extends { cap?: CapOutcome }>(
 ): Promise<CapReservation> {
   const before = decide(facts);
   if (before.kind === 'refused') {
-    onRefused?.(before.reason);
+    onRefused?.(before.error.reason);
     throw before.error;
   }
   const cap = await counters.reserve(slots);
   const after = decide({ ...facts, cap });
   if (after.kind === 'refused') {
-    onRefused?.(after.reason);
+    onRefused?.(after.error.reason);
     throw after.error;
   }
   return counters.taken(slots);

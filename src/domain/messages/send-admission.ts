@@ -9,7 +9,7 @@ import { countSmsSegments, type SmsEncoding } from '../sms/segments.js';
  * atomic reservation can give) is then one more fact, and the same rules decide again. A send refused
  * before the caps therefore never asks for a slot.
  */
-export type SendAdmission = { kind: 'refused'; error: AppError; reason: RefusalReason } | { kind: 'reserve' } | { kind: 'admitted' };
+export type SendAdmission = { kind: 'refused'; error: SendRefused } | { kind: 'reserve' } | { kind: 'admitted' };
 
 /** Which rule refused a send: a short code for counting refusals (the error says it to the caller). */
 export type RefusalReason =
@@ -73,7 +73,7 @@ export class SendRefused extends AppError {
   }
 }
 
-const refused = (reason: RefusalReason, error: AppError): SendAdmission => ({ kind: 'refused', error: new SendRefused(reason, error), reason });
+const refused = (reason: RefusalReason, error: AppError): SendAdmission => ({ kind: 'refused', error: new SendRefused(reason, error) });
 
 /** The daily caps, last of every send's rules: a per-key cap is a 400, the account's a 429. */
 function capRule(cap: CapOutcome | undefined): SendAdmission {

@@ -125,7 +125,7 @@ describe('send admission (the send rules, in the order the API promises)', () =>
   });
 
   describe('the rule a refusal names (counted by reason in the metrics)', () => {
-    const reason = (decision: SendAdmission) => (decision.kind === 'refused' ? decision.reason : null);
+    const reason = (decision: SendAdmission) => (decision.kind === 'refused' ? decision.error.reason : null);
     const email: EmailSendFacts = { to: 'a@example.org', fromEmail: 'b@example.com', accountFound: true, suppressed: false, verifiedSender: true };
     const sms: SmsSendFacts = {
       to: '+14155550100',
