@@ -1,5 +1,5 @@
 import type { Db } from '../adapters/db/knex.js';
-import type { RecordedSyncRun, SyncRuns } from '../adapters/db/sync-runs.js';
+import { syncedInAll, type RecordedSyncRun, type SyncRuns } from '../adapters/db/sync-runs.js';
 import { parsePhoneNumber } from '../domain/sms/phone.js';
 import { laterPosition, type Position } from '../ports/event-store.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
@@ -21,7 +21,7 @@ export interface SyncResult {
 
 /** The run as one account sees it, or as the service does (no account: summed). */
 const resultFor = (run: RecordedSyncRun, accountId?: string): SyncResult => ({
-  synced: accountId === undefined ? Object.values(run.syncedByAccount).reduce((a, b) => a + b, 0) : (run.syncedByAccount[accountId] ?? 0),
+  synced: accountId === undefined ? syncedInAll(run) : (run.syncedByAccount[accountId] ?? 0),
   total: run.total,
 });
 

@@ -45,7 +45,8 @@ export const tooManyRequests = (message: string) => new AppError(429, message);
 /** A 429 that says when to come back, in its words (`…; try again in 15 minutes`) and in Retry-After (whole seconds, rounded up). */
 export function throttled(message: string, retryAfterMs: number): AppError {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  const wait = seconds < 60 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${Math.ceil(seconds / 60)} minute${Math.ceil(seconds / 60) === 1 ? '' : 's'}`;
+  const [count, unit] = seconds < 60 ? [seconds, 'second'] : [Math.ceil(seconds / 60), 'minute'];
+  const wait = `${count} ${unit}${count === 1 ? '' : 's'}`;
   return new AppError(429, `${message}; try again in ${wait}`, undefined, { 'Retry-After': String(seconds) });
 }
 

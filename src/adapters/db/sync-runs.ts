@@ -6,6 +6,9 @@ export interface RecordedSyncRun {
   total: number;
 }
 
+/** What a run added in all accounts together. */
+export const syncedInAll = (run: RecordedSyncRun): number => Object.values(run.syncedByAccount).reduce((a, b) => a + b, 0);
+
 /**
  * The SMS opt-out syncs, one at a time across every process (a session advisory lock), and their record
  * (`sms_optout_sync_runs`). `exclusively` runs `run` holding the lock; a caller that finds it held
@@ -20,11 +23,10 @@ export function createSyncRuns(db: Db) {
   }
 
   async function finish(id: number, recorded: RecordedSyncRun): Promise<void> {
-    const synced = Object.values(recorded.syncedByAccount).reduce((a, b) => a + b, 0);
     // The database clock, as the waiters compare with it.
     await db('sms_optout_sync_runs')
       .where({ id })
-      .update({ finished_at: db.raw('clock_timestamp()'), synced, synced_by_account: JSON.stringify(recorded.syncedByAccount), total: recorded.total });
+      .update({ finished_at: db.raw('clock_timestamp()'), synced: syncedInAll(recorded), synced_by_account: JSON.stringify(recorded.syncedByAccount), total: recorded.total });
   }
 
   /** `run` recorded as a sync run (begun, then finished with what it answers). */

@@ -28,4 +28,3 @@ export async function forgetDeliveryBodies(db: Knex, person: string, queueSchema
   // BullMQ's jobs are in Redis: waiting, delayed and failed ones are rewritten there
   await queue?.redact?.(DELIVER_WEBHOOK_JOB, (data) => withoutBodyOf(data, person));
 }
-

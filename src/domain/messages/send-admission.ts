@@ -1,5 +1,5 @@
 import { AppError, badRequest, notFound, tooManyRequests } from '../errors.js';
-import { parsePhoneNumber } from '../sms/phone.js';
+import { notAPhoneNumber, parsePhoneNumber } from '../sms/phone.js';
 import { countSmsSegments, type SmsEncoding } from '../sms/segments.js';
 
 /**
@@ -126,7 +126,7 @@ export type SmsInputCheck =
 /** The SMS rules that need nothing but the request: a valid phone number, then at most 10 segments. */
 export function checkSmsInput(input: { to: string; body: string }): SmsInputCheck {
   const to = parsePhoneNumber(input.to);
-  if (!to) return { ok: false, error: badRequest(`${input.to} is not a valid phone number (E.164, or a 10-digit US number)`) };
+  if (!to) return { ok: false, error: badRequest(notAPhoneNumber(input.to)) };
   const { segments, encoding } = countSmsSegments(input.body);
   if (segments > MAX_SMS_SEGMENTS) {
     return { ok: false, error: badRequest(`body is too long: ${segments} segments (${encoding}), at most ${MAX_SMS_SEGMENTS} allowed`) };

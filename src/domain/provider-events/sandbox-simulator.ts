@@ -1,5 +1,7 @@
 import type { NormalizedProviderEvent } from './normalized.js';
 
+const SIMULATED = /^(success|bounce|complaint)(\+[^@]*)?@simulator\.amazonses\.com$/i;
+
 /**
  * The sandbox's mailbox simulator, after SES's: a message to `success@`, `bounce@` or `complaint@`
  * `simulator.amazonses.com` is reported delivered, hard-bounced or complained about, as a provider
@@ -7,10 +9,6 @@ import type { NormalizedProviderEvent } from './normalized.js';
  * without sending real mail. A `+label` after the word keeps addresses apart (a bounce suppresses
  * its address). Any other recipient gets no report: the sandbox delivers nothing.
  */
-export const SIMULATOR_DOMAIN = 'simulator.amazonses.com';
-
-const SIMULATED = /^(success|bounce|complaint)(\+[^@]*)?@simulator\.amazonses\.com$/i;
-
 export function simulatedReports(sent: { messageId: string; providerMessageId: string; to: string; at: Date }): NormalizedProviderEvent[] {
   const kind = SIMULATED.exec(sent.to.trim())?.[1].toLowerCase();
   if (!kind) return [];

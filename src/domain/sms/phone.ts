@@ -10,3 +10,6 @@ export function parsePhoneNumber(input: string): string | null {
   const parsed = trimmed.startsWith('+') ? parsePhoneNumberFromString(trimmed) : parsePhoneNumberFromString(trimmed, 'US');
   return parsed && parsed.isValid() ? parsed.number : null;
 }
+
+/** Why `input` is refused where parsePhoneNumber found no number in it, in the words every such refusal uses. */
+export const notAPhoneNumber = (input: string): string => `${input} is not a valid phone number (E.164, or a 10-digit US number)`;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { normaliseEmail } from '../email/address.js';
 import { describeZodError } from '../errors.js';
-import { parsePhoneNumber } from '../sms/phone.js';
+import { notAPhoneNumber, parsePhoneNumber } from '../sms/phone.js';
 import type { SuppressionReason } from './suppression.js';
 
 export const MAX_SUPPRESSION_IMPORT = 1000;
@@ -51,7 +51,7 @@ export function checkSuppressionImport(entries: unknown[]): { valid: ImportedSup
     if (!parsed.success) return refuse(describeZodError(parsed.error));
     const { email, phone, reason, detail } = parsed.data;
     const value = email ? normaliseEmail(email) : parsePhoneNumber(phone!);
-    if (!value) return refuse(`phone: ${phone} is not a valid phone number (E.164, or a 10-digit US number)`);
+    if (!value) return refuse(`phone: ${notAPhoneNumber(phone!)}`);
     if (seen.has(value)) return void repeated++;
     seen.add(value);
     valid.push({ index, value, kind: email ? 'email' : 'phone', reason, detail: detail || null });

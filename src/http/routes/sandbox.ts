@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SandboxOutbox } from '../../read-models/sandbox-outbox.js';
 import { badRequest, conflict } from '../../domain/errors.js';
-import { parsePhoneNumber } from '../../domain/sms/phone.js';
+import { notAPhoneNumber, parsePhoneNumber } from '../../domain/sms/phone.js';
 import { defineRoute } from '../route.js';
 import { accountOf } from './principal-helpers.js';
 
@@ -41,7 +41,7 @@ export function createSandboxRoutes(deps: { outbox: SandboxOutbox; simulateSmsOp
       async handler({ body }) {
         if (!deps.simulateSmsOptOut) throw conflict('SMS goes through SNS here, where opt-outs are the recipients\' own: SMS_PROVIDER=sandbox simulates them');
         const phone = parsePhoneNumber(body.phone);
-        if (!phone) throw badRequest(`phone: ${body.phone} is not a valid phone number (E.164, or a 10-digit US number)`);
+        if (!phone) throw badRequest(`phone: ${notAPhoneNumber(body.phone)}`);
         await deps.simulateSmsOptOut(phone);
         return { status: 201, body: { phone } };
       },

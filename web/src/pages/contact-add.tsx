@@ -4,7 +4,7 @@ import { ActionForm, ErrorText, useAction } from '../ui';
 
 const EMPTY = { email: '', firstName: '', lastName: '', company: '', listIds: '', tags: '' };
 
-/** Several values typed in one field, as the CSV import takes them: separated by commas or semicolons. */
+/** Several values typed in one field, separated by commas or semicolons, each once. */
 const several = (text: string) => [...new Set(text.split(/[,;]/).map((v) => v.trim()).filter(Boolean))];
 
 /** One contact by hand (POST /api/contacts upserts by email: an address already there is updated). */

@@ -52,7 +52,7 @@ export function MessageDetail({ params }: { params: string[] }) {
               {m.providerMessageId ? ` (${m.providerMessageId})` : ''}
             </dd>
             <dt>Sent by</dt>
-            <dd>{m.campaign ? <>campaign <Link href="/campaigns">{m.campaign.name}</Link></> : m.apiKeyId ? (keyName ? `API key ${keyName} (${m.apiKeyId})` : `API key ${m.apiKeyId}`) : 'the dashboard'}</dd>
+            <dd>{m.campaign ? <>campaign <Link href="/campaigns">{m.campaign.name}</Link></> : m.apiKeyId ? `API key ${keyName ? `${keyName} (${m.apiKeyId})` : m.apiKeyId}` : 'the dashboard'}</dd>
             {m.contact && (
               <>
                 <dt>Contact</dt>
