@@ -1,5 +1,6 @@
 import { deterministicEventId } from '../domain/event-id.js';
 import { fold, type Decider, type DomainEvent } from '../domain/decider.js';
+import { evolveAppended } from './execute.js';
 import { WrongExpectedRevisionError, type AppendResult, type EventMetadata, type EventStore, type Position, type StreamAppend } from '../ports/event-store.js';
 
 /*
@@ -91,21 +92,7 @@ export async function executeTogether(
       const history = histories[k];
       if (appended < 0) return { events, state, position: history[history.length - 1]?.position };
       const result = results[appended];
-      const newState = events.reduce(
-        (s, e, i) =>
-          steps[k].decider.evolve(s, {
-            id: '',
-            streamId: steps[k].streamId,
-            revision: history.length + i,
-            type: e.type,
-            data: e.data,
-            metadata: {},
-            schemaVersion: 1,
-            recordedAt: new Date(),
-            position: result.position,
-          }),
-        state,
-      );
+      const newState = evolveAppended(steps[k].decider, state, steps[k].streamId, history.length, events, result.position);
       return { events, state: newState, position: result.position };
     });
   }

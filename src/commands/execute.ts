@@ -74,21 +74,26 @@ export async function execute<S, C, E extends DomainEvent>(
       if (err instanceof WrongExpectedRevisionError && attempt < (options.maxRetries ?? 20)) continue;
       throw err;
     }
-    const newState = events.reduce(
-      (s, e, i) =>
-        decider.evolve(s, {
-          id: '',
-          streamId,
-          revision: revision + 1 + i,
-          type: e.type,
-          data: e.data,
-          metadata: {},
-          schemaVersion: 1,
-          recordedAt: new Date(),
-          position: result.position,
-        }),
-      state,
-    );
+    const newState = evolveAppended(decider, state, streamId, revision + 1, events, result.position);
     return { events, state: newState, position: result.position, revision: result.nextRevision };
   }
+}
+
+/** The state after `events`, just appended at `firstRevision` onwards: they are evolved as they were recorded. */
+export function evolveAppended<S>(decider: Decider<S, any, any>, state: S, streamId: string, firstRevision: number, events: DomainEvent[], position: Position): S {
+  return events.reduce(
+    (s, e, i) =>
+      decider.evolve(s, {
+        id: '',
+        streamId,
+        revision: firstRevision + i,
+        type: e.type,
+        data: e.data,
+        metadata: {},
+        schemaVersion: 1,
+        recordedAt: new Date(),
+        position,
+      }),
+    state,
+  );
 }
