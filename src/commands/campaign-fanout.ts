@@ -93,9 +93,10 @@ export function createCampaignFanout(deps: CampaignFanoutDeps) {
     const contacts = await pooled(page, concurrency, async (contact): Promise<{ id: string; outcome: ContactOutcome; unfilled: boolean }> => {
       const { id } = contact;
       const messageId = campaignMessageId(campaignId, id);
-      if (already.has(messageId)) return { id, outcome: 'queued', unfilled: false };
-      if (!isReachable(contact)) return { id, outcome: 'skipped', unfilled: false };
       const variables = recipientVariables(campaign.variables, { email: contact.email, firstName: contact.first_name, lastName: contact.last_name, company: contact.company });
+      // queued by an earlier run of this step that died before recording it: counted as that run would have
+      if (already.has(messageId)) return { id, outcome: 'queued', unfilled: unfilledPlaceholders(template, variables) > 0 };
+      if (!isReachable(contact)) return { id, outcome: 'skipped', unfilled: false };
       const rendered = renderTemplate(template, variables);
       try {
         await deps.sendEmail(

@@ -6,7 +6,7 @@ import { ACCOUNT_STREAM_PREFIX, CONTENT_EXPIRED } from '../domain/accounts/accou
 import { statusAfter, type MessageStatus } from '../domain/messages/message.js';
 import { attachmentSummary, type QueuedAttachment } from '../domain/email/attachments.js';
 import { insertRows, rowsById, updateRows } from './bulk-writes.js';
-import { PERSONAL_DATA } from '../domain/privacy/personal-data.js';
+import { erasedPerson, PERSONAL_DATA } from '../domain/privacy/personal-data.js';
 import { campaignStatsChange, CAMPAIGN_STATS_TABLE, setupCampaignStats } from './campaign-stats.js';
 import type { Projection } from './projection.js';
 
@@ -66,13 +66,15 @@ function queuedRow(id: string, e: RecordedEvent): NewRow {
   };
 }
 
-/** What a message row shows of an erased person: their address, the subject, the attachments' names and the provider's error (which may quote the address) go. */
+/** What a message row shows once its content has expired: the address, the subject, the attachments' names and the provider's error (which may quote the address) go. */
 const REDACTED_ROW = { to_address: null, subject: null, attachments: null, error: null };
+/** ... and once its person is erased, their keyed hash is marked erased (see erasedPerson). */
+const erasedRow = (person: string) => ({ ...REDACTED_ROW, person: erasedPerson(person) });
 // Timeline entries of provider outcomes (every kind but `sent`) read as a rebuild reads them once the key is gone.
 const REDACTED_OUTCOME = PERSONAL_DATA.Delivered.redacted;
 
-function redactRow(row: NewRow, timeline: Record<string, unknown>[]) {
-  Object.assign(row, REDACTED_ROW);
+function redactRow(row: NewRow, timeline: Record<string, unknown>[], fields: Partial<NewRow>) {
+  Object.assign(row, fields);
   for (const entry of timeline) {
     if (entry.message_id === row.id && entry.type !== 'sent') entry.data = { ...(entry.data as object), ...REDACTED_OUTCOME };
   }
@@ -102,7 +104,7 @@ export const messagesProjection: Projection = {
   name: 'messages',
   // 2: batched handler, status and campaign covering indexes; 3: tags and metadata (GIN-indexed), send_at (scheduled sends), attachment summaries;
   // 4: the recipient's keyed hash, erasures and retention redact; 5: campaign stats
-  version: 5,
+  version: 6,
   tables: ['messages', 'message_events', CAMPAIGN_STATS_TABLE],
   // contact streams for their erasures, account streams for retention's cutoffs, and of those only
   // these: an import of 100,000 contacts is not 200 empty batches here
@@ -187,13 +189,13 @@ export const messagesProjection: Projection = {
       if (e.type === CONTACT_ERASED) {
         // Rows made earlier in this batch are redacted here, the stored ones below: a message queued
         // after the erasure (in this batch) is a new one, under a new key, and stays readable.
-        for (const row of created.values()) if (row.account_id === e.data.accountId && row.person === e.data.person) redactRow(row, timeline);
+        for (const row of created.values()) if (row.account_id === e.data.accountId && row.person === e.data.person) redactRow(row, timeline, erasedRow(e.data.person));
         erasures.push({ accountId: e.data.accountId, person: e.data.person });
         continue;
       }
       if (e.type === CONTENT_EXPIRED) {
         const before = new Date(`${e.data.before}T00:00:00.000Z`);
-        for (const row of created.values()) if (row.account_id === e.data.accountId && (row.created_at as Date) < before) redactRow(row, timeline);
+        for (const row of created.values()) if (row.account_id === e.data.accountId && (row.created_at as Date) < before) redactRow(row, timeline, REDACTED_ROW);
         erasures.push({ accountId: e.data.accountId, before: e.data.before });
         continue;
       }
@@ -233,7 +235,7 @@ export const messagesProjection: Projection = {
         return person ? q.andWhere({ person }) : q.andWhere('created_at', '<', `${before}T00:00:00.000Z`);
       };
       await trx.raw(`UPDATE ?? SET data = data || ?::jsonb WHERE type <> 'sent' AND message_id IN (${ids().toQuery()})`, [t('message_events'), JSON.stringify(REDACTED_OUTCOME)]);
-      await trx(t('messages')).whereIn('id', ids()).update(REDACTED_ROW);
+      await trx(t('messages')).whereIn('id', ids()).update(person ? erasedRow(person) : REDACTED_ROW);
     }
   },
 };

@@ -272,6 +272,39 @@ describe('campaigns: create, send, fan-out, progress and stats', function () {
     expect(perContact.every((r) => Number(r.n) === 1)).to.equal(true);
   });
 
+  it('paused and resumed again and again mid-fan-out, every contact gets one message and takes one slot of the daily cap', async () => {
+    const many = Array.from({ length: 120 }, (_, i) => ({ email: `flip${i}@example.org`, firstName: `F${i}` }));
+    expect((await app.request('POST', '/api/contacts/import', { token: token(), body: { contacts: many, listId: 'flip' } })).status).to.equal(200);
+    const slotsTaken = () => app.infra.db('send_counters').where('scope', 'like', 'account:%').sum({ n: 'count' }).first().then((r) => Number(r!.n));
+    const before = await slotsTaken();
+    const { body: c } = await create({ audience: { listId: 'flip' } });
+    await api('POST', `/api/campaigns/${c.id}/send`);
+    // each resume sets another run of the fan-out going while the one before may still be in a step
+    for (let i = 0; i < 10; i++) {
+      await api('POST', `/api/campaigns/${c.id}/pause`);
+      await api('POST', `/api/campaigns/${c.id}/resume`);
+    }
+    const done = await finished(c.id);
+    expect(done.progress).to.deep.include({ audience: 120, queued: 120, skipped: 0 });
+    expect(await slotsTaken()).to.equal(before + 120);
+  });
+
+  it("cancelled while a step is under way, its progress counts the messages that step queued", async () => {
+    const many = Array.from({ length: 40 }, (_, i) => ({ email: `halt${i}@example.org`, firstName: `H${i}` }));
+    expect((await app.request('POST', '/api/contacts/import', { token: token(), body: { contacts: many, listId: 'halt' } })).status).to.equal(200);
+    const { body: c } = await create({ audience: { listId: 'halt' } });
+    await api('POST', `/api/campaigns/${c.id}/send`);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await api('POST', `/api/campaigns/${c.id}/cancel`)).body.status).to.equal('cancelled');
+    await new Promise((r) => setTimeout(r, 1_000)); // the step under way finishes
+    const messages = () => app.infra.db('messages').where({ campaign_id: c.id }).count({ n: '*' }).first().then((r) => Number(r!.n));
+    const queued = await messages();
+    const { body } = await eventually(() => api('GET', `/api/campaigns/${c.id}`), (r) => r.body.progress.queued === queued, 10_000);
+    expect(body.status).to.equal('cancelled');
+    expect(body.progress.queued).to.equal(queued);
+    expect(body.stats.total).to.equal(queued);
+  });
+
   describe('message detail and unsubscribe', () => {
     let receiver: ScriptedReceiver;
     before(async () => {

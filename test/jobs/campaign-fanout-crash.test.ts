@@ -97,7 +97,7 @@ for (const queue of [pgBoss, bullMq]) describe(`campaign fan-out: a worker SIGKI
       const res = await api.request('POST', '/api/contacts/import', { token, body: { contacts, listId: 'all' } });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
     }
-    const template = await api.request('POST', '/api/templates', { token, body: { name: 't', subject: 'Hi {{firstName}}', html: '<p>{{firstName}}</p>', text: '{{firstName}}' } });
+    const template = await api.request('POST', '/api/templates', { token, body: { name: 't', subject: 'Hi {{firstName}}', html: '<p>{{firstName}} {{promo}}</p>', text: '{{firstName}}' } });
     const created = await api.request('POST', '/api/campaigns', { token, body: { name: 'Crash', templateId: template.body.id, fromEmail: from, audience: { listId: 'all' } } });
     expect(created.status).to.equal(201);
     const id: string = created.body.id;
@@ -116,7 +116,8 @@ for (const queue of [pgBoss, bullMq]) describe(`campaign fan-out: a worker SIGKI
     stops.push(second.stop, third.stop);
 
     const done = await eventually(() => api.request('GET', `/api/campaigns/${id}`, { token }), (r) => r.body.status === 'sent', 180_000);
-    expect(done.body.progress).to.deep.include({ audience: CONTACTS, queued: CONTACTS, skipped: 0 });
+    // nobody fills {{promo}}: the messages the dead worker queued without recording them count too
+    expect(done.body.progress).to.deep.include({ audience: CONTACTS, queued: CONTACTS, skipped: 0, unfilledPlaceholders: CONTACTS });
     // the messages read model follows the log on its own, a little behind the campaign's
     const perRecipient = await eventually(
       () => database.db('messages').where({ campaign_id: id }).select('to_address').count({ n: '*' }).groupBy('to_address'),

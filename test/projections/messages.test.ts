@@ -52,6 +52,16 @@ describe('messages projection (given events, then rows)', function () {
     expect((await spec.timeline('m1')).map((e) => e.type)).to.deep.equal(['sent']);
   });
 
+  it("a person's erasure redacts their rows and marks their keyed hash erased, stored or in the same batch; a message queued after it keeps it", async () => {
+    const to = (person: string) => ({ metadata: { person } });
+    const erased = { type: 'ContactErased', data: { accountId: 'acc1', person: 'p-ada', contactId: null, erasedAt: '2024-05-02T00:00:00.000Z' } };
+    await spec.given(['m1', [{ ...emailQueued('m1'), ...to('p-ada') }]], ['m2', [{ ...emailQueued('m2', { to: 'bob@example.org' }), ...to('p-bob') }]]);
+    await spec.given(['m3', [{ ...emailQueued('m3'), ...to('p-ada') }]], ['contact', [erased]], ['m4', [{ ...emailQueued('m4'), ...to('p-ada') }]]);
+    for (const id of ['m1', 'm3']) expect(await spec.message(id)).to.deep.include({ to_address: null, subject: null, person: 'erased:p-ada' });
+    expect(await spec.message('m2')).to.deep.include({ to_address: 'bob@example.org', person: 'p-bob' });
+    expect(await spec.message('m4')).to.deep.include({ to_address: 'ada@example.org', person: 'p-ada' });
+  });
+
   it('sent → delivered; a hard bounce → bounced; a soft bounce leaves the status; a complaint wins over delivered', async () => {
     await spec.given(
       ['d', [emailQueued('d'), accepted(), delivered()]],

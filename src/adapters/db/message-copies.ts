@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from './knex.js';
+import { erasedPerson } from '../../domain/privacy/personal-data.js';
 
 /**
  * Deletes what is kept of some messages outside the event log: the attachment bytes
@@ -16,7 +17,7 @@ async function forgetMessageCopies(db: Db, messages: () => Knex.QueryBuilder): P
 
 /** A person's messages (an erasure). */
 export const forgetPersonMessageCopies = (db: Db, accountId: string, person: string) =>
-  forgetMessageCopies(db, () => db('messages').where({ account_id: accountId, person }).select('id'));
+  forgetMessageCopies(db, () => db('messages').where({ account_id: accountId }).whereIn('person', [person, erasedPerson(person)]).select('id'));
 
 /** An account's messages queued before the UTC day `before` (retention). */
 export const forgetExpiredMessageCopies = (db: Db, accountId: string, before: string) =>

@@ -215,9 +215,10 @@ export const campaignDecider: Decider<CampaignState, CampaignCommand, CampaignEv
         allow('delete', state.status);
         return [{ type: 'CampaignDeleted', data: { campaignId, deletedAt: command.now } }];
       case 'recordProgress': {
-        // Only a step of the running fan-out counts; a paused campaign still takes the step that was
-        // under way when it was paused (its messages are queued).
-        if ((state.status !== 'sending' && state.status !== 'paused') || command.fromCursor !== state.progress.cursor) return [];
+        // Only a step of the running fan-out counts; a paused or cancelled campaign still takes the step
+        // that was under way when it was paused or cancelled (its messages are queued).
+        const underWay = state.status === 'sending' || state.status === 'paused' || state.status === 'cancelled';
+        if (!underWay || command.fromCursor !== state.progress.cursor) return [];
         const stopped = !command.done && command.stoppedBy && state.status === 'sending';
         const events: CampaignEvent[] = [
           {
@@ -232,7 +233,7 @@ export const campaignDecider: Decider<CampaignState, CampaignCommand, CampaignEv
             },
           },
         ];
-        if (command.done) events.push({ type: 'CampaignSent', data: { campaignId, finishedAt: command.now } });
+        if (command.done && state.status !== 'cancelled') events.push({ type: 'CampaignSent', data: { campaignId, finishedAt: command.now } });
         else if (stopped) {
           const by = command.stoppedBy!;
           events.push({

@@ -1,6 +1,13 @@
 import { normaliseEmail } from '../email/address.js';
 import type { RecordedEvent } from '../../ports/event-store.js';
 
+/**
+ * What a read model keeps in place of an erased person's keyed hash: a contact added later with the
+ * same address has the same hash and must not be joined to what was erased, while the erasure can still
+ * find the rows it erased (to delete their copies outside the log).
+ */
+export const erasedPerson = (person: string) => `erased:${person}`;
+
 /** The person an event names: the keyed hash the sealing store adds (an event read without it: the address itself). */
 export const personOfEvent = (e: RecordedEvent, address: string | null): string => (e.metadata.person as string | undefined) ?? address ?? '';
 

@@ -146,11 +146,24 @@ describe('campaign decider', () => {
     expect(events[1].data).to.deep.equal({ campaignId: 'c1', reason: 'daily_send_cap', pausedAt: 'T5', resumeAt: '2026-01-02T00:00:00.000Z' });
   });
 
-  it('the step under way when the campaign was paused is recorded and does not go on; a cancelled campaign takes none', () => {
-    const events = given(campaignDecider, [created, started, paused()]).when(step(null));
-    expect(events.map((e) => e.type)).to.deep.equal(['CampaignProgressed']);
-    expect((events[0].data as { continues: boolean }).continues).to.equal(false);
-    expect(given(campaignDecider, [created, started, cancelled]).when(step(null))).to.deep.equal([]);
+  it('the step under way when the campaign was paused or cancelled is recorded (its messages are queued) and does not go on', () => {
+    for (const stop of [paused(), cancelled]) {
+      const events = given(campaignDecider, [created, started, stop]).when(step(null));
+      expect(events.map((e) => e.type)).to.deep.equal(['CampaignProgressed']);
+      expect((events[0].data as { continues: boolean }).continues).to.equal(false);
+    }
+  });
+
+  it('a cancelled campaign whose last step was under way stays cancelled, its counts recorded', () => {
+    const events = given(campaignDecider, [created, started, cancelled]).when(step(null, { done: true, audience: 4 }));
+    expect(events).to.deep.equal([
+      { type: 'CampaignProgressed', data: { campaignId: 'c1', fromCursor: null, cursor: 'k9', queued: 3, skipped: 1, unfilled: 2, audience: 4, continues: false, at: 'T5' } },
+    ]);
+    expect(given(campaignDecider, [created, started, cancelled, ...events]).state.status).to.equal('cancelled');
+  });
+
+  it('a sent campaign takes no step: nothing was under way', () => {
+    expect(given(campaignDecider, [created, started, progressed(null, 'k5', false), sent]).when(step('k5'))).to.deep.equal([]);
   });
   it('edit records only the fields that change, and the campaign goes on with them', () => {
     const events = given(campaignDecider, [created]).when({
