@@ -1,11 +1,16 @@
 import type { Db } from './adapters/db/knex.js';
 import { createPrometheusMetrics, type MetricsSnapshot } from './adapters/metrics/prometheus.js';
-import type { EventStore } from './ports/event-store.js';
+import type { EventStore, Position } from './ports/event-store.js';
 import type { JobQueue } from './ports/job-queue.js';
 import { createLagReader, type LogFollower } from './projections/lag.js';
 
 /** A follower this many events behind (or more) is not current enough to serve: readiness fails. */
 export const READY_MAX_LAG_EVENTS = 5_000;
+/**
+ * A follower with events to handle whose checkpoint has not moved for this long is stalled (no worker
+ * runs it): readiness fails, however few the events, since what it serves no longer follows the log.
+ */
+export const READY_STALL_MS = 30_000;
 // A store that accepts connections but never answers must not hold a probe open.
 const CHECK_TIMEOUT_MS = 3_000;
 
@@ -36,8 +41,11 @@ export interface ThreadObservability {
  * models and process managers whose lag it reports and needs current, the queues whose depth it reports
  * and needs reachable.
  */
-export function createObservability(deps: { db: Db; eventStore: EventStore; queue: JobQueue; logInDatabase: boolean }) {
+export function createObservability(deps: { db: Db; eventStore: EventStore; queue: JobQueue; logInDatabase: boolean; now?: () => number }) {
+  const now = deps.now ?? Date.now;
   const prometheus = createPrometheusMetrics();
+  // per follower: the checkpoint it was first seen at with events pending, and when
+  const waiting = new Map<string, { at: string; since: number }>();
   const lag = createLagReader(deps);
   const followers = new Map<string, LogFollower>();
   const queues = new Set<string>();
@@ -109,11 +117,33 @@ export function createObservability(deps: { db: Db; eventStore: EventStore; queu
     ]);
     if (checks.database.ok && checks.eventStore.ok && followed().length) {
       await check('readModels', async () => {
-        const behind = (await lag.lag(followed())).filter((l) => l.events >= READY_MAX_LAG_EVENTS);
-        return behind.length ? `behind the log by ${READY_MAX_LAG_EVENTS} events or more: ${behind.map((l) => l.follower.name).join(', ')}` : null;
+        const lags = await lag.lag(followed());
+        const behind = lags.filter((l) => l.events >= READY_MAX_LAG_EVENTS).map((l) => l.follower.name);
+        const stalled = lags.filter((l) => stalledFor(l) >= READY_STALL_MS).map((l) => l.follower.name);
+        const problems = [
+          ...(behind.length ? [`behind the log by ${READY_MAX_LAG_EVENTS} events or more: ${behind.join(', ')}`] : []),
+          ...(stalled.length ? [`not following the log for ${READY_STALL_MS / 1000} s (is a worker running?): ${stalled.join(', ')}`] : []),
+        ];
+        return problems.length ? problems.join('; ') : null;
       });
     }
     return { ready: Object.values(checks).every((c) => c.ok), checks };
+  }
+
+  /** How long a follower has had events to handle without its checkpoint moving (0: it has none, or moved). */
+  function stalledFor(l: { follower: LogFollower; events: number; at: Position }): number {
+    const name = `${l.follower.kind}:${l.follower.name}`;
+    const at = `${l.at.commit}/${l.at.prepare}`;
+    const seen = waiting.get(name);
+    if (l.events === 0) {
+      waiting.delete(name);
+      return 0;
+    }
+    if (seen?.at !== at) {
+      waiting.set(name, { at, since: now() });
+      return 0;
+    }
+    return now() - seen.since;
   }
 }
 export type Observability = ReturnType<typeof createObservability>;

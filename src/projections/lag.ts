@@ -41,14 +41,15 @@ export function createLagReader(deps: { db: Db; eventStore: EventStore; logInDat
   }
 
   return {
-    async lag(followers: LogFollower[]): Promise<{ follower: LogFollower; events: number }[]> {
+    /** Each follower's pending events and its checkpoint (where it has got to). */
+    async lag(followers: LogFollower[]): Promise<{ follower: LogFollower; events: number; at: Position }[]> {
       if (followers.length === 0) return [];
       const at = await checkpoints();
       const asks = followers.map((f) => ({ after: at.get(`${f.kind}:${f.name}`) ?? START, streamPrefixes: f.streamPrefixes, eventTypes: f.eventTypes }));
       const counts = deps.logInDatabase
         ? await pendingInRecentEvents(deps.db, asks, LAG_WINDOW)
         : await Promise.all(asks.map(async (ask) => (await deps.eventStore.readAll({ ...ask, limit: LAG_WINDOW })).length));
-      return followers.map((follower, i) => ({ follower, events: counts[i] }));
+      return followers.map((follower, i) => ({ follower, events: counts[i], at: asks[i].after }));
     },
   };
 }

@@ -219,6 +219,40 @@ describe('GET /readyz', function () {
     const readiness = await eventually(() => observability.readiness(), (r) => !r.ready, 30_000);
     expect(readiness.checks.readModels).to.deep.equal({ ok: false, detail: `behind the log by ${READY_MAX_LAG_EVENTS} events or more: never-started` });
   });
+
+  it('→ 503 when a read model has had events waiting for 30 s without moving (no worker runs it), however few', async () => {
+    const { READY_STALL_MS } = await import('../../src/observability.js');
+    let now = 1_000_000;
+    const observability = createObservability({ db: app.infra.db, eventStore: app.infra.eventStore, queue: app.infra.queue, logInDatabase: true, now: () => now });
+    await app.infra.eventStore.append('stalltest-1', [{ id: crypto.randomUUID(), type: 'StallTestEvent', data: {} }]);
+    observability.follow({ followers: [{ kind: 'projection', name: 'nobody-runs-it', streamPrefixes: ['stalltest-'] }] });
+    // first seen waiting: not yet a stall
+    await eventually(() => observability.readiness(), (r) => r.ready, 30_000);
+    now += READY_STALL_MS - 1;
+    expect((await observability.readiness()).ready).to.equal(true);
+    now += 1;
+    const readiness = await observability.readiness();
+    expect(readiness.ready).to.equal(false);
+    expect(readiness.checks.readModels).to.deep.equal({ ok: false, detail: 'not following the log for 30 s (is a worker running?): nobody-runs-it' });
+  });
+
+  it('a follower that moves on is not stalled, however long it has had events waiting; once it stops, it is', async () => {
+    let now = 1_000_000;
+    const observability = createObservability({ db: app.infra.db, eventStore: app.infra.eventStore, queue: app.infra.queue, logInDatabase: true, now: () => now });
+    await app.infra.eventStore.append('movetest-1', [1, 2, 3].map((i) => ({ id: crypto.randomUUID(), type: 'MoveTestEvent', data: { i } })));
+    const events = await app.infra.eventStore.readStream('movetest-1');
+    await app.infra.db('process_manager_checkpoints').insert({ name: 'moving-pm', commit_pos: 0, prepare_pos: 0 });
+    const moveTo = (k: number) => app.infra.db('process_manager_checkpoints').where({ name: 'moving-pm' }).update({ commit_pos: String(events[k].position.commit), prepare_pos: String(events[k].position.prepare) });
+    observability.follow({ followers: [{ kind: 'process_manager', name: 'moving-pm', streamPrefixes: ['movetest-'] }] });
+    await eventually(() => observability.readiness(), (r) => r.ready, 30_000);
+    for (const k of [0, 1]) {
+      now += 20_000;
+      await moveTo(k);
+      expect((await observability.readiness()).checks.readModels).to.deep.equal({ ok: true });
+    }
+    now += 30_000;
+    expect((await observability.readiness()).checks.readModels.ok).to.equal(false);
+  });
 });
 
 describe('the worker role on WORKER_PORT', function () {
