@@ -36,6 +36,7 @@ import { createPersonalDataExport } from './commands/personal-data-export.js';
 import { createSuppressionListCommands } from './commands/suppression-list.js';
 import { createMessageQueries } from './read-models/messages.js';
 import { createMessageHistory } from './commands/replay.js';
+import { createMessageDetail } from './commands/message-detail.js';
 import { createCancelMessage } from './commands/cancel-message.js';
 import { createMessageCountQueries } from './read-models/message-counts.js';
 import { createChangeCursors, createMessageChanges } from './commands/message-changes.js';
@@ -143,7 +144,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     messageChanges: {
       changes: createMessageChanges({ db, notifier: createChangeNotifier({ db, logger }), cursors: createChangeCursors(await getOrCreateSecret(db, 'changes-cursor')) }),
     },
-    messages: { messages, history: createMessageHistory({ eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }), counts: createMessageCountQueries({ db }) },
+    messages: { messages, detail: createMessageDetail({ messages, eventStore }), history: createMessageHistory({ eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }), counts: createMessageCountQueries({ db }) },
     campaigns: { campaigns: createCampaignCommands({ db, eventStore, waitFor, campaignStats: messages.campaignStats, clock: shared.clock }) },
     webhookDeliveries: { deliveries },
     audit: { audit: createAuditQueries({ db }) },

@@ -120,7 +120,7 @@ describe('DELETE /api/contacts/:email?erase=true: forgetting a person in an appe
 
     const message = await app.request('GET', `/api/messages/${messages[0]}`, { token: app.adminToken });
     expect(message.status).to.equal(200);
-    expect(message.body).to.include({ to: null, subject: null, status: 'delivered', opens: 1 });
+    expect(message.body).to.include({ to: null, subject: null, html: null, text: null, status: 'delivered', opens: 1 });
     expect(message.body.contact).to.equal(null);
     for (const e of message.body.events.filter((x: { type: string }) => x.type !== 'sent')) expect(e.data).to.include({ recipient: null, ip: null, userAgent: null });
     const history = await app.request('GET', `/api/messages/${messages[0]}/history`, { token: app.adminToken });

@@ -81,7 +81,9 @@ describe('POST /api/contacts/:email/export: everything kept about a person', fun
     const NUMBER = '+14155552671';
     const sms = await app.request('POST', '/api/send/sms', { apiKey: key, body: { to: NUMBER, body: 'Sms-Marker-3131' } });
     expect(sms.status, JSON.stringify(sms.body)).to.equal(201);
-    await eventually(() => app.request('GET', `/api/messages/${sms.body.messageLogId}`, { token: app.adminToken }), (r) => r.body.status === 'sent');
+    const detail = await eventually(() => app.request('GET', `/api/messages/${sms.body.messageLogId}`, { token: app.adminToken }), (r) => r.body.status === 'sent');
+    expect(detail.body).to.include({ to: NUMBER, body: 'Sms-Marker-3131' });
+    expect(detail.body).to.not.have.any.keys('html', 'text');
 
     // the SMS API's own spellings of a number find the same person
     for (const spelled of [NUMBER, '(415) 555-2671']) {
@@ -94,7 +96,7 @@ describe('POST /api/contacts/:email/export: everything kept about a person', fun
     expect(erased.status, JSON.stringify(erased.body)).to.equal(200);
     const after = await exportOf(NUMBER);
     expect(after.body.messages).to.deep.equal([]);
-    expect((await app.request('GET', `/api/messages/${sms.body.messageLogId}`, { token: app.adminToken })).body.to).to.equal(null);
+    expect((await app.request('GET', `/api/messages/${sms.body.messageLogId}`, { token: app.adminToken })).body).to.include({ to: null, body: null });
   });
 
   it('after an erasure nothing ties the messages to the address: not the export, nor a contact added again with it', async () => {

@@ -196,10 +196,12 @@ describe('GET /api/messages, /:id, /aggregate, /:id/history', function () {
   });
 
   describe('GET /api/messages/:id', () => {
-    it('the message with its timeline oldest first; an API key gets no contact or campaign keys', async () => {
+    it('the message with its bodies and its timeline oldest first; an API key gets no contact or campaign keys', async () => {
       const res = await app.request('GET', `/api/messages/${a[3]}`, { apiKey: keyA });
       expect(res.status).to.equal(200);
-      expect(res.body).to.include({ id: a[3], status: 'delivered', to: 'alice3@example.org', opens: 2, clicks: 1 });
+      expect(res.body).to.include({ id: a[3], status: 'delivered', to: 'alice3@example.org', opens: 2, clicks: 1, text: 'Hi' });
+      // the full message: its bodies as queued (the html with its tracking)
+      expect(res.body.html).to.be.a('string').and.include('<p>Hi</p>');
       expect(res.body.events.map((e: any) => e.type)).to.deep.equal(['sent', 'delivered', 'opened', 'opened', 'clicked']);
       const times = res.body.events.map((e: any) => e.occurredAt);
       expect(times).to.deep.equal([...times].sort());

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { CancelMessage } from '../../commands/cancel-message.js';
 import { MESSAGE_STATUSES, type MessageQueries } from '../../read-models/messages.js';
 import type { MessageHistory } from '../../commands/replay.js';
+import type { MessageDetail } from '../../commands/message-detail.js';
 import { defineRoute } from '../route.js';
 import { causeOfRequest } from './principal-helpers.js';
 import { COUNT_KINDS, type MessageCountQueries } from '../../read-models/message-counts.js';
@@ -44,7 +45,7 @@ const bucketSchema = z.object({ at: z.string(), ...Object.fromEntries(COUNT_KIND
   { at: z.ZodString } & Record<(typeof COUNT_KINDS)[number], z.ZodNumber>
 >;
 
-export function createMessageRoutes(deps: { messages: MessageQueries; history: MessageHistory; cancel: CancelMessage; counts: MessageCountQueries }) {
+export function createMessageRoutes(deps: { messages: MessageQueries; detail: MessageDetail; history: MessageHistory; cancel: CancelMessage; counts: MessageCountQueries }) {
   const auth = { kind: 'apiKeyOrJwt' as const, scope: 'read_events' as const };
   return [
     defineRoute({
@@ -95,13 +96,13 @@ export function createMessageRoutes(deps: { messages: MessageQueries; history: M
     defineRoute({
       method: 'get',
       path: '/api/messages/:id',
-      summary: 'One message with its event timeline, oldest first',
+      summary: 'One message with its bodies (html and text, or an SMS body) and its event timeline, oldest first',
       tag: 'messages',
       auth,
       params: idParams,
       responses: { 200: { description: 'The message with `events`' }, 404: { description: 'Not found for this caller' } },
       async handler({ principal, params }) {
-        return { status: 200, body: await deps.messages.get(principal!, params.id) };
+        return { status: 200, body: await deps.detail(principal!, params.id) };
       },
     }),
     defineRoute({
