@@ -26,7 +26,7 @@ const msList = z
   .refine((list) => list.every((ms) => ms <= MAX_TIMER_MS), TOO_LONG);
 
 // Digits only: z.coerce.number would take ' ' as 0 and '0x50' or '1e3' as numbers.
-const wholeNumber = z.string().regex(/^\d+$/, 'must be a whole number').transform(Number);
+const wholeNumber = z.string().regex(/^\d+$/, 'must be a whole number, in digits (no sign)').transform(Number);
 const positiveInt = wholeNumber.pipe(z.number().positive());
 /** a duration in milliseconds, timed with setTimeout */
 const positiveMs = wholeNumber.pipe(z.number().positive().max(MAX_TIMER_MS, TOO_LONG));

@@ -124,6 +124,11 @@ describe('loadConfig (docs/configuration.md)', () => {
       });
     }
 
+    it('a negative number is refused for its sign, not as something that is no number', () => {
+      expect(configError({ PORT: '-1' }).message).to.include('no sign');
+      expect(configError({ WEBHOOK_TIMEOUT_MS: '-5' }).message).to.include('no sign');
+    });
+
     it('HTTP_HEADERS_TIMEOUT_MS above HTTP_REQUEST_TIMEOUT_MS (Node refuses to start such a server)', () => {
       const err = configError({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '20000' });
       expect(err.message).to.equal('Invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');

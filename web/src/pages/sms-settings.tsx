@@ -41,7 +41,7 @@ export function SmsSettings() {
           <ProviderWarning problem={providers?.sms.problem} what={`SMS through ${providers?.sms.provider.toUpperCase()}`} />
           <label>
             Origination number
-            <input value={form.originationNumber} placeholder="+15555550100" onInput={(e) => setForm({ ...form, originationNumber: e.currentTarget.value })} />
+            <input value={form.originationNumber} placeholder="+14155550100" onInput={(e) => setForm({ ...form, originationNumber: e.currentTarget.value })} />
           </label>
           <label class="check">
             <input type="checkbox" checked={form.sandbox} onChange={(e) => setForm({ ...form, sandbox: e.currentTarget.checked })} /> Sandbox
@@ -50,7 +50,7 @@ export function SmsSettings() {
             Sandbox destinations
             <input
               value={form.sandboxDestinations}
-              placeholder="+15555550101, +15555550102"
+              placeholder="+14155550101, +14155550102"
               size={28}
               aria-describedby="destinations-help"
               onInput={(e) => setForm({ ...form, sandboxDestinations: e.currentTarget.value })}
