@@ -75,7 +75,8 @@ export function createApp(deps: AppDeps): express.Express {
           logger: deps.logger,
           genReqId: requestId,
           // keep logs free of secrets
-          redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
+          // every credential a request or its answer carries: a session cookie set in an answer is as good as a password for 12 hours
+          redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]', 'res.headers["set-cookie"]'],
           serializers: { req: requestSerializer(createLoggedUrl(deps.routes.map((route) => route.path))) },
           customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
         })

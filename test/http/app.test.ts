@@ -434,6 +434,15 @@ describe('request log', () => {
       defineRoute({ method: 'get', path: '/boom', summary: 'boom', tag: 't', auth: { kind: 'public' }, responses: {}, handler: () => Promise.reject(new Error('boom')) }),
       defineRoute({ method: 'get', path: '/people/:email/things/:id', summary: 'person', tag: 't', auth: { kind: 'public' }, responses: {}, handler: () => ({ status: 200, body: {} }) }),
       defineRoute({ method: 'get', path: '/u/:token', summary: 'token', tag: 't', auth: { kind: 'public' }, responses: {}, handler: () => Promise.reject(new Error('boom')) }),
+      defineRoute({
+        method: 'get',
+        path: '/session',
+        summary: 'session',
+        tag: 't',
+        auth: { kind: 'public' },
+        responses: {},
+        handler: ({ res }) => (res.cookie('cl_session', 'secret-session-jwt'), res.cookie('cl_csrf', 'secret-csrf'), { status: 200, body: {} }),
+      }),
     ];
     const app = createApp({ routes, authenticate: async () => undefined, logger, baseUrl: 'http://localhost' });
     const server: Server = await new Promise((resolve) => {
@@ -455,6 +464,9 @@ describe('request log', () => {
         ['trace-1', 200, 30],
         ['trace-2', 500, 50],
       ]);
+      // a session: the cookies it sets, and those and the CSRF token the next request sends back
+      await s.get('/session', { 'x-request-id': 'trace-3', cookie: 'cl_session=secret-session-jwt', 'x-csrf-token': 'secret-csrf' });
+      expect(s.lines.find((l) => l.req?.id === 'trace-3')?.res.headers['set-cookie']).to.equal('[Redacted]');
       expect(requests[0].req.headers['x-api-key']).to.equal('[Redacted]');
       expect(requests[0].req.headers.authorization).to.equal('[Redacted]');
       expect(JSON.stringify(s.lines)).not.to.include('secret-');
