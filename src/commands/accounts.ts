@@ -147,6 +147,22 @@ export function createAccountCommands(deps: { eventStore: EventStore; db: Db; wa
       return deps.jwt.issue({ userId: user.userId, accountId: user.accountId, passwordStamp: passwordStamp(user.passwordHash) });
     },
 
+    /**
+     * Ends the session `token` is of, in every process (UserSignedOut), once the users read model holds
+     * it; nothing for a token that is no session of this service, or one from before sessions had ids.
+     */
+    async signOut(token: string, from: Omit<Caller, 'actor'> = { clientIp: null }): Promise<void> {
+      const session = await deps.jwt.verify(token);
+      if (!session?.sessionId || !session.expiresAt) return;
+      const { email } = await knownUser(session.userId);
+      const result = await execute(userDecider, { kind: 'signOut', sessionId: session.sessionId, sessionExpiresAt: session.expiresAt, now: new Date().toISOString() }, {
+        eventStore,
+        streamId: userStream(email),
+        metadata: callerMetadata({ actor: `user:${session.userId}`, ...from }),
+      });
+      await deps.waitFor('accounts', result.position);
+    },
+
     /** The login email of a signed-in user (the key its password attempts are throttled by). */
     async loginEmail(userId: string): Promise<string> {
       return (await knownUser(userId)).email;

@@ -91,10 +91,12 @@ export function createAuthenticator(deps: { db: Db; jwt: SessionTokens; now?: ()
     }
     const user = await deps.jwt.verify(token);
     if (!user) throw unauthorized('missing or invalid dashboard token');
-    // Read on every request, as keys are: a changed password ends the sessions before it in every process at once.
-    if (!sessionStands(user.passwordStamp, (await userCredentials(deps.db, user.userId))?.passwordHash)) {
+    // Read on every request, as keys are: a changed password or a sign-out ends sessions in every process at once.
+    const credentials = await userCredentials(deps.db, user.userId, user.sessionId);
+    if (!sessionStands(user.passwordStamp, credentials?.passwordHash)) {
       throw unauthorized('this session ended when the password was changed: sign in again');
     }
+    if (credentials?.signedOut) throw unauthorized('this session was signed out: sign in again');
     if (cookie) checkCsrf(req);
     return { kind: 'user', accountId: user.accountId, userId: user.userId };
   }

@@ -10,8 +10,8 @@ import type { Projection } from './projection.js';
 export const accountsProjection: Projection = {
   name: 'accounts',
   // 2: provider_rate_per_second; 3: retention_days
-  version: 3,
-  tables: ['accounts', 'users', 'api_keys', 'identities'],
+  version: 4,
+  tables: ['accounts', 'users', 'ended_sessions', 'api_keys', 'identities'],
   streamPrefixes: ['account-', 'user-', 'apikey-', 'identity-'],
 
   async setup(trx: Knex.Transaction, t: (base: string) => string) {
@@ -33,6 +33,12 @@ export const accountsProjection: Projection = {
       tb.text('password_hash').notNullable();
       tb.text('role').notNullable();
       tb.timestamp('created_at', { useTz: true }).notNullable();
+    });
+    // sessions signed out before they expired: their tokens are refused
+    await trx.schema.createTable(t('ended_sessions'), (tb) => {
+      tb.text('session_id').primary();
+      tb.text('user_id').notNullable();
+      tb.timestamp('expires_at', { useTz: true }).notNullable();
     });
     await trx.schema.createTable(t('api_keys'), (tb) => {
       tb.text('id').primary();
@@ -109,6 +115,12 @@ export const accountsProjection: Projection = {
           break;
         case 'UserPasswordChanged':
           await trx(t('users')).where({ id: d.userId }).update({ password_hash: d.passwordHash });
+          break;
+        case 'UserSignedOut':
+          // a session past its expiry is refused by its token's own time: nothing to keep (a rebuild skips them)
+          if (new Date(d.sessionExpiresAt) > new Date()) {
+            await trx(t('ended_sessions')).insert({ session_id: d.sessionId, user_id: d.userId, expires_at: d.sessionExpiresAt }).onConflict('session_id').ignore();
+          }
           break;
         case 'ApiKeyCreated':
           await trx(t('api_keys'))

@@ -1,4 +1,4 @@
-import type { Db } from '../adapters/db/knex.js';
+import { UNDEFINED_TABLE, type Db } from '../adapters/db/knex.js';
 import { readModelBehind } from '../projections/waiter.js';
 
 /**
@@ -28,10 +28,15 @@ export const providerRatePerSecond = (db: Db, accountId: string): Promise<number
 
 /**
  * A dashboard user's login email and current password hash, by id (the session check, the password
- * change). Undefined while the read model lags behind the user's registration: a token names a user
- * that exists.
+ * change), and whether the session `sessionId` was signed out. Undefined while the read model lags
+ * behind the user's registration: a token names a user that exists.
  */
-export async function userCredentials(db: Db, userId: string): Promise<{ email: string; passwordHash: string } | undefined> {
-  const row = await db('users').where({ id: userId }).first('email', 'password_hash');
-  return row && { email: row.email, passwordHash: row.password_hash };
+export async function userCredentials(db: Db, userId: string, sessionId?: string): Promise<{ email: string; passwordHash: string; signedOut: boolean } | undefined> {
+  const read = (signedOut: string) => db('users').where({ id: userId }).first('email', 'password_hash', db.raw(`${signedOut} AS signed_out`, [sessionId ?? null]));
+  const row = await read('EXISTS (SELECT 1 FROM ended_sessions WHERE session_id = ?)').catch((err) => {
+    // a read model from before sign-outs were kept, served while the release that keeps them rebuilds it
+    if (err.code === UNDEFINED_TABLE) return read('?::text IS NULL AND false');
+    throw err;
+  });
+  return row && { email: row.email, passwordHash: row.password_hash, signedOut: row.signed_out };
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { containsPattern, type Db } from '../adapters/db/knex.js';
+import { containsPattern, UNDEFINED_TABLE, type Db } from '../adapters/db/knex.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import type { MessageStatus } from '../domain/messages/message.js';
 import type { Principal } from '../domain/principal.js';
@@ -85,9 +85,6 @@ export interface Aggregate {
   opens: { unique: number; total: number };
   clicks: { unique: number; total: number };
 }
-
-/** PostgreSQL's error for a relation that does not exist. */
-const UNDEFINED_TABLE = '42P01';
 
 const emptyAggregate = (): Aggregate => ({
   total: 0,

@@ -16,7 +16,6 @@ const NOT_ADMIN_ACTIONS: Record<string, string> = {
   'POST /api/provider-events/postmark': "a provider's report",
   'POST /api/sms/sync-optouts': "the provider's opt-outs, recorded as suppressions of source sms_optout",
   'POST /api/sandbox/sms/opt-outs': "a recipient's STOP simulated at the sandbox provider; its sync records the suppressions",
-  'DELETE /api/auth/session': 'sign-out clears cookies and records nothing',
   'POST /api/auth/login': 'the sign-in tested here through POST /api/auth/session (both record user.signed_in)',
   'POST /u/{token}': "a recipient's unsubscribe",
 };
@@ -104,6 +103,9 @@ describe('audit trail: every admin action over HTTP, with its actor and client a
     await act('DELETE /api/api-keys/{id}', `/api/api-keys/${key.id}`, 'api_key.revoked');
 
     await act('POST /api/auth/session', '/api/auth/session', 'user.signed_in', { token: null, body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD }, status: 200 });
+    // a session of its own to end: the admin's goes on
+    const { token: ending } = (await app.request('POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })).body;
+    await act('DELETE /api/auth/session', '/api/auth/session', 'user.signed_out', { token: ending, status: 204 });
     signupIp = `203.0.113.${n + 1}`;
     await act('POST /api/auth/signup', '/api/auth/signup', [], { token: null, body: { accountName: 'Elsewhere', email: 'owner@audit-every.example', password: 'a-long-password-2' } });
     // last: the change ends the admin's earlier sessions, its own new token reads the trail

@@ -37,4 +37,11 @@ describe('accounts projection: sending identities (given events, then rows)', fu
       { id: 'i2', value: 'example.net', verified: false },
     ]);
   });
+  it('a sign-out of a session not yet expired is kept (its token refused); one already expired is not', async () => {
+    const out = (sessionId: string, sessionExpiresAt: string) => ({ type: 'UserSignedOut', data: { userId: 'u1', accountId: 'a1', sessionId, sessionExpiresAt, signedOutAt: '2026-01-01T00:00:00.000Z' } });
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    await spec.given(['user-owner@example.com', [out('s-live', later), out('s-expired', '2020-01-01T00:00:00.000Z'), out('s-live', later)]]);
+    const rows = await spec.rows('ended_sessions').select('session_id', 'user_id');
+    expect(rows).to.deep.equal([{ session_id: 's-live', user_id: 'u1' }]);
+  });
 });

@@ -7,6 +7,9 @@ import { migrationSource } from '../../migrations/source.js';
 // are read as bigint explicitly.
 pg.types.setTypeParser(20, (v) => Number(v));
 
+/** PostgreSQL's code for a relation that does not exist: a read model's table a newer release adds, before its rebuild. */
+export const UNDEFINED_TABLE = '42P01';
+
 export type Db = Knex;
 
 /** Session settings of every connection of a pool (a pool that wants them gets its own). */

@@ -18,7 +18,13 @@ export interface UserSignedIn {
   data: { userId: string; accountId: string; signedInAt: string };
 }
 
-export type UserEvent = UserRegistered | UserPasswordChanged | UserSignedIn;
+/** A sign-out: the session's token is refused from now on, in every process, though it has not expired. */
+export interface UserSignedOut {
+  type: 'UserSignedOut';
+  data: { userId: string; accountId: string; sessionId: string; sessionExpiresAt: string; signedOutAt: string };
+}
+
+export type UserEvent = UserRegistered | UserPasswordChanged | UserSignedIn | UserSignedOut;
 
 export type UserCommand =
   | UserRegistered['data']
@@ -30,7 +36,8 @@ export type UserCommand =
       /** the hash the user's current password was checked against (their own change; an operator's reset has none) */
       provenHash?: string;
     }
-  | { kind: 'signIn'; now: string };
+  | { kind: 'signIn'; now: string }
+  | { kind: 'signOut'; sessionId: string; sessionExpiresAt: string; now: string };
 
 /**
  * A dashboard user. Streams are keyed by the normalised login email, so the event store's
@@ -40,6 +47,8 @@ export const userStream = (email: string) => `user-${email.trim().toLowerCase()}
 
 export interface UserState {
   user: UserRegistered['data'] | null;
+  /** the sessions signed out */
+  ended?: string[];
 }
 
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
@@ -47,8 +56,9 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
   evolve(state, event) {
     if (event.type === 'UserRegistered') return { user: event.data as UserRegistered['data'] };
     if (event.type === 'UserPasswordChanged' && state.user) {
-      return { user: { ...state.user, passwordHash: (event.data as UserPasswordChanged['data']).passwordHash } };
+      return { ...state, user: { ...state.user, passwordHash: (event.data as UserPasswordChanged['data']).passwordHash } };
     }
+    if (event.type === 'UserSignedOut') return { ...state, ended: [...(state.ended ?? []), (event.data as UserSignedOut['data']).sessionId] };
     return state;
   },
   decide(command, state) {
@@ -56,6 +66,13 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       if (!state.user) throw notFound('user not found');
       const { userId, accountId } = state.user;
       return [{ type: 'UserSignedIn', data: { userId, accountId, signedInAt: command.now } }];
+    }
+    if ('kind' in command && command.kind === 'signOut') {
+      if (!state.user) throw notFound('user not found');
+      if (state.ended?.includes(command.sessionId)) return [];
+      const { userId, accountId } = state.user;
+      const { sessionId, sessionExpiresAt, now } = command;
+      return [{ type: 'UserSignedOut', data: { userId, accountId, sessionId, sessionExpiresAt, signedOutAt: now } }];
     }
     if ('kind' in command) {
       if (!state.user) throw notFound(`no user with email ${command.email}`);

@@ -118,6 +118,11 @@ const RULES: Record<string, AuditRule> = {
     target: (d) => ({ type: 'user', id: d.userId }),
     changes: () => ({}),
   },
+  UserSignedOut: {
+    action: () => 'user.signed_out',
+    target: (d) => ({ type: 'user', id: d.userId }),
+    changes: () => ({}),
+  },
   ApiKeyCreated: {
     action: () => 'api_key.created',
     target: (d) => ({ type: 'api_key', id: d.id }),

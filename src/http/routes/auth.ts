@@ -65,11 +65,13 @@ export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: Sig
     defineRoute({
       method: 'delete',
       path: '/api/auth/session',
-      summary: 'Sign out of the dashboard: clears the session cookies',
+      summary: 'Sign out: the session (the cookie, or the bearer token) is refused from now on, everywhere; clears the session cookies',
       tag: 'auth',
       auth: { kind: 'public' },
       responses: { 204: { description: 'Signed out' } },
-      handler({ res }) {
+      async handler({ req, res }) {
+        const token = req.get('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1] ?? readCookie(req, SESSION_COOKIE);
+        if (token) await deps.accounts.signOut(token, originOf(req));
         clearSession(res, secure);
         return { status: 204 };
       },

@@ -14,6 +14,22 @@ const registered: UserRegistered['data'] = {
 const reset = { kind: 'changePassword' as const, email: 'owner@example.com', passwordHash: 'scrypt$new', now: '2026-02-01T00:00:00.000Z' };
 
 describe('user decisions', () => {
+  const signOut = { kind: 'signOut' as const, sessionId: 's1', sessionExpiresAt: '2026-02-01T12:00:00.000Z', now: '2026-02-01T01:00:00.000Z' };
+
+  it('a sign-out ends the session once; another session is signed out on its own', () => {
+    const history = [{ type: 'UserRegistered', data: registered }];
+    const out = given(userDecider, history).when(signOut);
+    expect(out).to.deep.equal([
+      { type: 'UserSignedOut', data: { userId: 'u1', accountId: 'a1', sessionId: 's1', sessionExpiresAt: '2026-02-01T12:00:00.000Z', signedOutAt: '2026-02-01T01:00:00.000Z' } },
+    ]);
+    expect(given(userDecider, [...history, ...out]).when(signOut)).to.deep.equal([]);
+    expect(given(userDecider, [...history, ...out]).when({ ...signOut, sessionId: 's2' }).map((e) => e.type)).to.deep.equal(['UserSignedOut']);
+  });
+
+  it('a sign-out of nobody registered is a 404', () => {
+    expect(() => given(userDecider).when(signOut)).to.throw(AppError, 'user not found').with.property('status', 404);
+  });
+
   it('changes the password of a registered user', () => {
     const events = given(userDecider, [{ type: 'UserRegistered', data: registered }]).when(reset);
     expect(events).to.deep.equal([
