@@ -1,6 +1,6 @@
 import type { Db } from '../adapters/db/knex.js';
 import type { IdentityKind } from '../domain/accounts/identity.js';
-import { emailDomain } from '../domain/email/address.js';
+import { domainAndParents, emailDomain } from '../domain/email/address.js';
 
 /** One of an account's sending identities (of one kind when `kind` is given), or undefined. */
 export const identityRow = (db: Db, accountId: string, id: string, kind?: IdentityKind): Promise<Record<string, any> | undefined> =>
@@ -11,8 +11,10 @@ export const hasIdentity = async (db: Db, accountId: string, kind: IdentityKind,
   Boolean(await db('identities').where({ account_id: accountId, kind, value }).first('id'));
 
 /**
- * Whether another account has this identity, or (for an address) its domain: the provider's identities
- * are shared by every account sending through one provider account, so it would answer their status.
+ * Whether another account has this identity, or a domain it is under (for an address, its domain or
+ * one above; for a domain, one above): the provider's identities are shared by every account sending
+ * through one provider account, which would answer their status to this one, and a provider that has
+ * verified a domain lets the names under it send too.
  */
 export const heldByAnotherAccount = async (db: Db, accountId: string, kind: IdentityKind, value: string): Promise<boolean> =>
   Boolean(
@@ -20,7 +22,7 @@ export const heldByAnotherAccount = async (db: Db, accountId: string, kind: Iden
       .whereNot({ account_id: accountId })
       .andWhere((q) => {
         q.where({ kind, value });
-        if (kind === 'email') q.orWhere({ kind: 'domain', value: emailDomain(value) });
+        q.orWhere((d) => d.where({ kind: 'domain' }).whereIn('value', domainAndParents(kind === 'email' ? emailDomain(value) : value)));
       })
       .first('id'),
   );

@@ -97,6 +97,9 @@ describe('domains and single senders with the sandbox provider', function () {
       ['/api/domains', { domain: 'Claimed.example.com' }, 'claimed.example.com is registered to another account'],
       ['/api/senders', { email: 'ceo@claimed.example.com' }, 'ceo@claimed.example.com is registered to another account'],
       ['/api/senders', { email: 'solo@elsewhere.example.org' }, 'solo@elsewhere.example.org is registered to another account'],
+      // under its domain: a provider account that verified claimed.example.com lets every name below it send
+      ['/api/domains', { domain: 'billing.claimed.example.com' }, 'billing.claimed.example.com is registered to another account'],
+      ['/api/senders', { email: 'ceo@eu.billing.claimed.example.com' }, 'ceo@eu.billing.claimed.example.com is registered to another account'],
     ];
     for (const [path, body, message] of claims) {
       const res = await req('POST', path, body, other.body.token);
@@ -104,8 +107,16 @@ describe('domains and single senders with the sandbox provider', function () {
       expect(res.body.message).to.equal(message);
     }
     // a domain of its own, and another address of a domain nobody holds, are its to add
-    expect((await req('POST', '/api/domains', { domain: 'own.example.com' }, other.body.token)).status).to.equal(201);
+    expect((await req('POST', '/api/domains', { domain: 'own-claim.example' }, other.body.token)).status).to.equal(201);
     expect((await req('POST', '/api/senders', { email: 'other@elsewhere.example.org' }, other.body.token)).status).to.equal(201);
+
+    // a name added first, under a domain another account adds after it: verifying it is refused from then on
+    const early = (await req('POST', '/api/domains', { domain: 'mail.later-parent.example' }, other.body.token)).body;
+    expect((await req('POST', `/api/domains/${early.id}/verify`, undefined, other.body.token)).status).to.equal(200);
+    expect((await req('POST', '/api/domains', { domain: 'later-parent.example' })).status).to.equal(201);
+    const refused = await req('POST', `/api/domains/${early.id}/verify`, undefined, other.body.token);
+    expect(refused.status).to.equal(409);
+    expect(refused.body.message).to.equal('mail.later-parent.example is registered to another account');
   });
 
   it('an API key cannot manage identities', async () => {

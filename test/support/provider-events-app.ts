@@ -10,7 +10,7 @@ export async function otherAccount(app: TestApp, name: string, emailProvider: 's
   const signup = await app.request('POST', '/api/auth/signup', { body: { accountName: name, email: `owner@${name}.example.net`, password: 'correct-horse-battery' } });
   expect(signup.status, JSON.stringify(signup.body)).to.equal(201);
   const token: string = signup.body.token;
-  const sender = await readyToSend(app, { token, domain: `${name}.example.com` });
+  const sender = await readyToSend(app, { token, domain: `${name}.example.net` });
   const settings = await app.request('PATCH', '/api/settings', { token, body: { emailProvider } });
   expect(settings.status, JSON.stringify(settings.body)).to.equal(200);
   return { accountId: signup.body.accountId as string, token, sender };

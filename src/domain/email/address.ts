@@ -13,6 +13,15 @@ export function emailDomain(email: string): string {
   return normaliseEmail(email.slice(at + 1));
 }
 
+/**
+ * A domain and the domains above it, down to two labels (`a.b.example.com` → itself, `b.example.com`,
+ * `example.com`): a provider account that has verified a domain lets every name under it send too.
+ */
+export function domainAndParents(domain: string): string[] {
+  const labels = domain.split('.');
+  return labels.slice(0, Math.max(1, labels.length - 1)).map((_, i) => labels.slice(i).join('.'));
+}
+
 /** `Name <address>` with the display name quoted as RFC 5322 needs, or RFC 2047-encoded when not ASCII. */
 export function formatFromHeader(name: string | undefined | null, email: string): string {
   const display = name?.replace(/[\r\n]+/g, ' ').trim();
