@@ -249,6 +249,23 @@ describe('HTTP skeleton: errors, limits, /healthz, /openapi.json, request ids', 
       expectErrorShape(nested, 400, 'Bad Request');
       expect(nested.body.message).to.equal('audience.all: unknown field');
     });
+
+    it('every body is strict: a misspelt field is refused, never dropped (a key asked for with ipAllowList would have none)', async () => {
+      const admin = { ...json, authorization: `Bearer ${app.adminToken}` };
+      const cases: [string, Record<string, unknown>, string][] = [
+        ['/api/api-keys', { name: 'typo', scopes: ['send'], ipAllowList: ['10.9.9.9'] }, 'ipAllowList'],
+        ['/api/api-keys', { name: 'typo', scopes: ['send'], daily_limit: 1 }, 'daily_limit'],
+        ['/api/domains', { domain: 'strict.example', foo: 1 }, 'foo'],
+        ['/api/senders', { email: 'me@strict.example', foo: 1 }, 'foo'],
+        ['/api/auth/login', { email: 'admin@localhost', password: 'x', remember: true }, 'remember'],
+      ];
+      for (const [path, body, field] of cases) {
+        const res = await req('POST', path, { headers: admin, body: JSON.stringify(body) });
+        expect(res.status, `${path} ${res.text}`).to.equal(400);
+        expect(res.body.issues, path).to.deep.include({ field, message: 'unknown field' });
+      }
+      expect((await app.request('GET', '/api/api-keys', { token: app.adminToken })).body.items.map((k: { name: string }) => k.name)).not.to.include('typo');
+    });
   });
 
   describe('GET /healthz', () => {

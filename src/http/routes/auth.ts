@@ -10,13 +10,15 @@ import { callerOf, originOf } from './principal-helpers.js';
 
 // Login emails need not have a TLD (the first-boot owner is admin@localhost).
 const loginEmail = z.string().trim().max(320).regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address');
-const credentials = z.object({ email: loginEmail, password: z.string().min(1).max(1024) });
+const credentials = z.object({ email: loginEmail, password: z.string().min(1).max(1024) }).strict();
 const newPassword = z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`).max(1024);
-const signupBody = z.object({
-  accountName: z.string().trim().min(1).max(200),
-  email: loginEmail,
-  password: newPassword,
-});
+const signupBody = z
+  .object({
+    accountName: z.string().trim().min(1).max(200),
+    email: loginEmail,
+    password: newPassword,
+  })
+  .strict();
 const passwordChange = z
   .object({ currentPassword: z.string().min(1).max(1024), newPassword })
   .strict()

@@ -13,8 +13,8 @@ const domainName = z
 /** Domains (`/api/domains`) and single sender identities (`/api/senders`): the same status model. */
 export function createIdentityRoutes(deps: { identities: IdentityCommands }) {
   const kinds = [
-    { path: '/api/domains', kind: 'domain' as const, field: 'domain', body: z.object({ domain: domainName }) },
-    { path: '/api/senders', kind: 'email' as const, field: 'email', body: z.object({ email: z.email() }) },
+    { path: '/api/domains', kind: 'domain' as const, field: 'domain', body: z.object({ domain: domainName }).strict() },
+    { path: '/api/senders', kind: 'email' as const, field: 'email', body: z.object({ email: z.email() }).strict() },
   ] as { path: string; kind: 'domain' | 'email'; field: string; body: z.ZodType<Record<string, string>> }[];
   return kinds.flatMap(({ path, kind, field, body }) => [
     defineRoute({
