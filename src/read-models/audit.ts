@@ -34,7 +34,9 @@ export function createAuditQueries(deps: { db: Db }) {
       if (opts.cursor) q.andWhere('e.seq', '<', decodeCursor(opts.cursor));
       if (opts.action?.endsWith('.*')) q.andWhere('e.action', 'like', `${opts.action.slice(0, -1)}%`);
       else if (opts.action) q.andWhere('e.action', opts.action);
-      if (opts.actor) q.andWhere('e.actor_id', opts.actor);
+      // `system` is every actor of that type: the service itself, and the command-line tools (`cli`)
+      if (opts.actor === 'system') q.andWhere('e.actor_type', 'system');
+      else if (opts.actor) q.andWhere('e.actor_id', opts.actor);
       if (opts.target) q.andWhere('e.target_id', opts.target);
       if (opts.from) q.andWhere('e.at', '>=', opts.from);
       if (opts.to) q.andWhere('e.at', '<', opts.to);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { ADMIN_EMAIL, startTestApp, type TestApp } from '../support/app.js';
 import { eventually } from '../support/email-setup.js';
+import { resetPassword } from '../../src/commands/reset-password.js';
 
 /** The whole trail of the account behind `token`, newest first, once it shows `action` (it is a read model). */
 async function trailWith(app: TestApp, token: string, action: string, count = 1): Promise<any[]> {
@@ -130,6 +131,7 @@ describe('audit trail: GET /api/audit', function () {
     expect((await filtered(`target=${hook.id}`)).map((i) => i.action)).to.deep.equal(['webhook.deleted', 'webhook.changed', 'webhook.created']);
     expect((await filtered(`actor=${key.id}`)).map((i) => i.action)).to.deep.equal(['contact.created']);
     expect((await filtered(`actor=${key.id}&action=webhook.*`))).to.deep.equal([]);
+
     // a time range: from is inclusive, to is not
     const changed = all.find((i) => i.action === 'webhook.changed');
     expect((await filtered(`from=${changed.at}&to=${all[0].at}&target=${hook.id}`)).map((i) => i.action)).to.deep.equal(['webhook.changed']);
@@ -159,6 +161,23 @@ describe('audit trail behind TRUST_PROXY=false', function () {
     app = await startTestApp({ TRUST_PROXY: 'false' });
   });
   after(async () => app?.close());
+
+  it('actor=system is every system actor: the service, and the command line (cli)', async () => {
+    const email = 'owner@audit-cli.example';
+    const signup = await app.request('POST', '/api/auth/signup', { body: { accountName: 'Cli', email, password: 'another-password' } });
+    expect(signup.status).to.equal(201);
+    const { password } = await resetPassword({ eventStore: app.infra.eventStore }, email, 'cli');
+    const token = (await eventually(() => app.request('POST', '/api/auth/login', { body: { email, password } }), (r) => r.status === 200)).body.token;
+    const bySystem = await eventually(
+      () => app.request('GET', '/api/audit?actor=system', { token }),
+      (r) => r.body.items?.some((i: any) => i.actor.id === 'cli'),
+    );
+    expect(bySystem.body.items.map((i: any) => [i.actor.id, i.action])).to.deep.equal([
+      ['cli', 'user.password_changed'],
+      ['system', 'user.created'],
+      ['system', 'account.created'],
+    ]);
+  });
 
   it("records the connection's address: X-Forwarded-For from an untrusted peer is the caller's own claim", async () => {
     await app.request('PATCH', '/api/settings', { token: app.adminToken, headers: { 'x-forwarded-for': '203.0.113.66' }, body: { dailySendCap: 1500 } });

@@ -53,7 +53,8 @@ describe('npm run admin -- rotate-encryption-key: a new ENCRYPTION_KEY for seale
     const result = await rotate({ ENCRYPTION_KEY: NEW, ENCRYPTION_KEY_PREVIOUS: randomBytes(32).toString('base64') });
     expect(result.code, result.stdout + result.stderr).to.equal(1);
     expect(result.stderr.trim().split('\n')).to.have.length(1);
-    expect(result.stderr).to.match(/^ENCRYPTION_KEY is not the key the stored personal data was encrypted with/);
+    // the previous key is the one to fix, and the message says so
+    expect(result.stderr).to.match(/^neither ENCRYPTION_KEY nor ENCRYPTION_KEY_PREVIOUS is the key the stored personal data was encrypted with: set ENCRYPTION_KEY_PREVIOUS/);
     expect(await testDb.db('data_keys').where({ scope: 'person-hash' })).to.have.length(0);
   });
 

@@ -49,7 +49,11 @@ export async function openPrivacy(options: { encryptionKey?: string; previousKey
   const opener = createMasterKey(current, { previous });
   const stored = await options.store.verifier(opener.verifier());
   if (!opener.verifies(stored)) {
-    throw new StartupError('ENCRYPTION_KEY is not the key the stored personal data was encrypted with: set the key it was written with.');
+    throw new StartupError(
+      previous
+        ? 'neither ENCRYPTION_KEY nor ENCRYPTION_KEY_PREVIOUS is the key the stored personal data was encrypted with: set ENCRYPTION_KEY_PREVIOUS to the key it was written with.'
+        : 'ENCRYPTION_KEY is not the key the stored personal data was encrypted with: set the key it was written with.',
+    );
   }
   const wrappedHashKey = (await options.store.find([PERSON_HASH_KEY_ID])).get(PERSON_HASH_KEY_ID);
   const hashing = wrappedHashKey && opener.unwrap(PERSON_HASH_KEY_ID, wrappedHashKey);
