@@ -114,7 +114,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
       await forgetDeliveryBodies(db, person, undefined, infra.queue);
     },
   });
-  const engagement = createEngagementCommands({ eventStore, suppressions, db });
+  const engagement = createEngagementCommands({ eventStore, suppressions, db, linkSecret });
   const deliveries = createWebhookDeliveryCommands({ eventStore, db, queue: infra.queue, sender: shared.webhookSender, waitFor });
   const messages = createMessageQueries({ db });
   const sns = createSnsMessageVerifier({ certUrlPattern: config.SNS_CERT_URL_PATTERN });

@@ -1,5 +1,6 @@
 import { createId } from '../cuid.js';
 import { isSuspectedBot } from '../domain/email/bot-detection.js';
+import { openCounts } from '../domain/email/link-signature.js';
 import { fold } from '../domain/decider.js';
 import { messageStream, type EmailQueued } from '../domain/messages/events.js';
 import { messageDecider } from '../domain/messages/message.js';
@@ -17,7 +18,7 @@ export interface Visit {
 }
 
 /** Opens, clicks and unsubscribes that arrive through the service's own links (/o/, /r/, /u/). */
-export function createEngagementCommands(deps: { eventStore: EventStore; suppressions: SuppressionCommands; db: Db }) {
+export function createEngagementCommands(deps: { eventStore: EventStore; suppressions: SuppressionCommands; db: Db; linkSecret: string }) {
   async function message(messageId: string) {
     const events = await deps.eventStore.readStream(messageStream(messageId));
     const state = fold(messageDecider, events);
@@ -52,9 +53,11 @@ export function createEngagementCommands(deps: { eventStore: EventStore; suppres
     return { m, who, shown: { to: 'email' in who ? who.email : null, unsubscribeUrl: m.queued.unsubscribeUrl } };
   }
 
-  async function record(messageId: string, kind: 'open' | 'click', visit: Visit, url?: string) {
+  async function record(messageId: string, kind: 'open' | 'click', visit: Visit, url?: string, signature?: string) {
     const m = await message(messageId);
     if (!m) return;
+    // a click's link is checked before it redirects; an open's pixel here, and a forged one answers the same pixel
+    if (kind === 'open' && !openCounts(deps.linkSecret, messageId, signature, m.queued.html)) return;
     const now = new Date();
     const base = {
       providerEventId: `service:${createId()}`,
@@ -74,7 +77,7 @@ export function createEngagementCommands(deps: { eventStore: EventStore; suppres
   }
 
   return {
-    recordOpen: (messageId: string, visit: Visit) => record(messageId, 'open', visit),
+    recordOpen: (messageId: string, visit: Visit, signature?: string) => record(messageId, 'open', visit, undefined, signature),
     recordClick: (messageId: string, visit: Visit, url: string) => record(messageId, 'click', visit, url),
 
     /** The message an unsubscribe token points at (for the confirmation page). */

@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
 import { readyToSendSms } from '../support/sms-setup.js';
 import { messageStream } from '../../src/domain/messages/events.js';
+import { signOpenPixel } from '../../src/domain/email/link-signature.js';
 
 /**
  * What an auditor replaying a message reads besides what happened: who asked (the actor), from which
@@ -41,7 +42,9 @@ describe('events record the request that caused them', function () {
     expect(accepted.find((e) => e.type === 'ProviderAccepted')!.metadata).to.deep.include({ actor: 'system:send-worker', correlationId: 'req-send-1' });
     // and so does the recipient's open, days later
     const browser = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15';
-    expect((await fetch(`${app.baseUrl}/o/${sent.body.messageLogId}`, { headers: { 'user-agent': browser } })).status).to.equal(200);
+    const linkSecret = (await app.infra.db('service_secrets').where({ name: 'links' }).first('value')).value as string;
+    const pixel = `${app.baseUrl}/o/${sent.body.messageLogId}?s=${signOpenPixel(linkSecret, sent.body.messageLogId)}`;
+    expect((await fetch(pixel, { headers: { 'user-agent': browser } })).status).to.equal(200);
     const opened = await eventually(() => app.infra.eventStore.readStream(messageStream(sent.body.messageLogId)), (events) => events.some((e) => e.type === 'Opened'));
     expect(opened.find((e) => e.type === 'Opened')!.metadata).to.deep.include({ actor: 'recipient', correlationId: 'req-send-1' });
 

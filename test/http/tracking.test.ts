@@ -2,6 +2,11 @@ import { expect } from 'chai';
 import { parseHTML } from 'linkedom';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
+import { emailQueued } from '../support/messages-projection.js';
+import { createId } from '../../src/cuid.js';
+import { execute } from '../../src/commands/execute.js';
+import { messageStream } from '../../src/domain/messages/events.js';
+import { messageDecider } from '../../src/domain/messages/message.js';
 
 const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15';
 const SCANNER = 'Mozilla/5.0 (compatible; Barracuda Sentinel (EE))';
@@ -32,6 +37,8 @@ describe('service tracking: rewritten links, /r/ redirects, /o/ pixel', function
     const row = await eventually(() => app.infra.db('sandbox_emails').where({ message_id: id }).first(), (r) => Boolean(r));
     return { id, row };
   };
+  /** the open pixel's URL in a message's html, as the mail client reads it */
+  const pixelOf = (markup: string) => markup.match(/<img src="([^"]*\/o\/[^"]*)"/)![1].replace(/&amp;/g, '&');
   const hrefs = (markup: string) => {
     const { document } = parseHTML(markup);
     return (Array.from(document.querySelectorAll('a')) as Element[]).map((a) => a.getAttribute('href')!);
@@ -54,14 +61,14 @@ describe('service tracking: rewritten links, /r/ redirects, /o/ pixel', function
     expect(new URL(links[1]).searchParams.get('u')).to.equal('http://plain.example.com/');
     expect(links.slice(2)).to.deep.equal(['mailto:help@example.com', 'tel:+14155550100', '#top', 'https://private.example.com/account', 'https://example.com/prefs']);
     expect(row.html).to.not.contain('data-no-track');
-    expect(row.html).to.match(new RegExp(`<img src="${app.baseUrl}/o/${id}" width="1" height="1" alt=""[^>]*>\\s*</body>`));
+    expect(row.html).to.match(new RegExp(`<img src="${app.baseUrl}/o/${id}\\?s=[\\w-]+" width="1" height="1" alt=""[^>]*>\\s*</body>`));
     expect(row.text).to.equal('plain'); // the text part is not rewritten
     expect(row.provider_tracking).to.equal(false);
   });
 
   it('an HTML fragment gets the pixel at its end and no document wrapper', async () => {
     const { id, row } = await sendTracked({ html: '<p>Hi <a href="https://example.org/a">a</a></p>' });
-    expect(row.html).to.match(new RegExp(`^<p>Hi <a href="${app.baseUrl}/r/${id}\\?[^"]+">a</a></p><img src="${app.baseUrl}/o/${id}"[^>]*>$`));
+    expect(row.html).to.match(new RegExp(`^<p>Hi <a href="${app.baseUrl}/r/${id}\\?[^"]+">a</a></p><img src="${app.baseUrl}/o/${id}\\?s=[\\w-]+"[^>]*>$`));
   });
 
   it('tracking "none" and "provider" leave the HTML alone', async () => {
@@ -124,21 +131,45 @@ describe('service tracking: rewritten links, /r/ redirects, /o/ pixel', function
   });
 
   it('GET /o/ answers a 1×1 GIF, uncached, and records a counted open; HEAD and scanners are flagged, not counted', async () => {
-    const { id } = await sendTracked();
-    const res = await get(`${app.baseUrl}/o/${id}`, { headers: { 'user-agent': BROWSER } });
+    const { id, row } = await sendTracked();
+    const pixel = pixelOf(row.html);
+    const res = await get(pixel, { headers: { 'user-agent': BROWSER } });
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal('image/gif');
     expect(res.headers.get('cache-control')).to.contain('no-store');
     const gif = Buffer.from(await res.arrayBuffer());
     expect(gif.subarray(0, 6).toString('ascii')).to.equal('GIF89a');
     expect([gif.readUInt16LE(6), gif.readUInt16LE(8)]).to.deep.equal([1, 1]);
-    expect((await get(`${app.baseUrl}/o/${id}`, { method: 'HEAD', headers: { 'user-agent': BROWSER } })).status).to.equal(200);
-    expect((await get(`${app.baseUrl}/o/${id}`, { headers: { 'user-agent': SCANNER } })).status).to.equal(200);
+    expect((await get(pixel, { method: 'HEAD', headers: { 'user-agent': BROWSER } })).status).to.equal(200);
+    expect((await get(pixel, { headers: { 'user-agent': SCANNER } })).status).to.equal(200);
     const m = await eventually(() => message(id), (b) => b.events.filter((e: any) => e.type === 'opened').length === 3);
     expect(m.events.filter((e: any) => e.type === 'opened').map((e: any) => e.data.suspectedBot)).to.deep.equal([false, true, true]);
     expect(m.opens).to.equal(1);
     const aggregate = await app.request('GET', '/api/messages/aggregate', { token: app.adminToken });
     expect(aggregate.body.opens.total).to.be.at.least(1);
+  });
+
+  it("only the pixel signed for its message counts: unsigned, forged or another message's answer the same GIF and record nothing", async () => {
+    const { id } = await sendTracked();
+    const { row: other } = await sendTracked();
+    const forged = [`${app.baseUrl}/o/${id}`, `${app.baseUrl}/o/${id}?s=forged`, `${app.baseUrl}/o/${id}?${new URL(pixelOf(other.html)).searchParams}`];
+    for (const url of forged) {
+      const res = await get(url, { headers: { 'user-agent': BROWSER } });
+      expect(res.status, url).to.equal(200);
+      expect(res.headers.get('content-type')).to.equal('image/gif');
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await app.infra.eventStore.readStream(`message-${id}`)).filter((e) => e.type === 'Opened')).to.deep.equal([]);
+  });
+
+  it('a message queued before pixels were signed counts its unsigned pixel, as its html has it', async () => {
+    const { accountId } = (await app.request('GET', '/api/auth/session', { token: app.adminToken })).body;
+    const id = createId();
+    // what the rewrite added before pixels were signed: the pixel's URL ends at the message's id
+    const { data } = emailQueued(id, { accountId, apiKeyId: null, queuedAt: new Date().toISOString(), html: `<p>old</p><img src="${app.baseUrl}/o/${id}" width="1" height="1" alt="">` });
+    await execute(messageDecider, { kind: 'queueEmail', data }, { eventStore: app.infra.eventStore, streamId: messageStream(id), metadata: { actor: 'system:test' } });
+    expect((await get(`${app.baseUrl}/o/${id}`, { headers: { 'user-agent': BROWSER } })).status).to.equal(200);
+    await eventually(() => app.infra.eventStore.readStream(messageStream(id)), (events) => events.some((e) => e.type === 'Opened'));
   });
 
   it('the pixel for an unknown message is still a GIF and records nothing', async () => {

@@ -1,5 +1,5 @@
 import { Tokenizer, QuoteType } from 'htmlparser2';
-import { signTrackedLink } from './link-signature.js';
+import { signOpenPixel, signTrackedLink } from './link-signature.js';
 
 export interface TrackingOptions {
   baseUrl: string;
@@ -15,7 +15,7 @@ export function trackedLink(opts: Pick<TrackingOptions, 'baseUrl' | 'messageId' 
   return `${opts.baseUrl}/r/${opts.messageId}?${params}`;
 }
 
-export const pixelUrl = (baseUrl: string, messageId: string) => `${baseUrl}/o/${messageId}`;
+export const pixelUrl = (baseUrl: string, messageId: string, secret: string) => `${baseUrl}/o/${messageId}?s=${signOpenPixel(secret, messageId)}`;
 
 function shouldTrack(href: string, opts: TrackingOptions, ownOrigin: string | null): boolean {
   if (!/^https?:\/\//i.test(href)) return false; // mailto:, tel:, #anchors, relative links
@@ -130,7 +130,7 @@ export function rewriteForTracking(html: string, opts: TrackingOptions): string 
   tokenizer.write(html);
   tokenizer.end();
 
-  const src = escapeAttribute(pixelUrl(opts.baseUrl, opts.messageId));
+  const src = escapeAttribute(pixelUrl(opts.baseUrl, opts.messageId, opts.secret));
   const pixel = `<img src="${src}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;">`;
   if (pixelAt < 0) pixelAt = html.length;
   edits.push({ start: pixelAt, end: pixelAt, text: pixel });

@@ -62,13 +62,14 @@ export function createTrackingRoutes(deps: { engagement: EngagementCommands; lin
     defineRoute({
       method,
       path: '/o/:messageId',
-      summary: 'Open-tracking pixel (1×1 GIF)',
+      summary: 'Open-tracking pixel (1×1 GIF); an open counts when the pixel is signed for the message',
       tag: 'tracking',
       auth: { kind: 'public' },
       params: messageParams,
+      query: z.object({ s: z.string().max(200).optional() }),
       responses: { 200: { description: 'image/gif' } },
-      async handler({ params, req, res }) {
-        await remember(deps.engagement.recordOpen(params.messageId, visit(req)));
+      async handler({ params, query, req, res }) {
+        await remember(deps.engagement.recordOpen(params.messageId, visit(req), query.s));
         res.set({ 'Content-Type': 'image/gif', 'Cache-Control': 'no-store, no-cache, must-revalidate, private', Pragma: 'no-cache' });
         res.status(200).end(method === 'head' ? undefined : PIXEL);
         return undefined;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { isSuspectedBot } from '../../../src/domain/email/bot-detection.js';
-import { verifyTrackedLink } from '../../../src/domain/email/link-signature.js';
+import { openCounts, signOpenPixel, verifyTrackedLink } from '../../../src/domain/email/link-signature.js';
 import { rewriteForTracking, trackedLink } from '../../../src/domain/email/tracking.js';
 import { createUnsubscribeToken, readUnsubscribeToken } from '../../../src/domain/email/unsubscribe-token.js';
 
@@ -18,13 +18,26 @@ describe('tracking rewrite', () => {
     expect(verifyTrackedLink('secret', 'msg1', first.searchParams.get('u')!, first.searchParams.get('s')!)).to.equal(true);
     expect(verifyTrackedLink('secret', 'msg2', first.searchParams.get('u')!, first.searchParams.get('s')!)).to.equal(false);
     expect(hrefs.slice(1)).to.deep.equal(['https://a.example/{{id}}', 'https://t.example/already', '/rel', 'https://app.example/unsub']);
-    expect(out.endsWith('<img src="https://t.example/o/msg1" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;">')).to.equal(true);
+    expect(out.endsWith(`<img src="https://t.example/o/msg1?s=${signOpenPixel('secret', 'msg1')}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;">`)).to.equal(true);
+  });
+});
+
+describe('open pixels', () => {
+  it("an open counts with its message's own signature; unsigned, only for a message whose html has the unsigned pixel of before", () => {
+    const signed = signOpenPixel('secret', 'msg1');
+    expect(openCounts('secret', 'msg1', signed, null)).to.equal(true);
+    expect(openCounts('secret', 'msg2', signed, null)).to.equal(false);
+    expect(openCounts('other-secret', 'msg1', signed, null)).to.equal(false);
+    expect(openCounts('secret', 'msg1', 'forged', '<img src="https://t.example/o/msg1">')).to.equal(false);
+    expect(openCounts('secret', 'msg1', undefined, '<img src="https://t.example/o/msg1">')).to.equal(true);
+    expect(openCounts('secret', 'msg1', undefined, `<img src="https://t.example/o/msg1?s=${signed}">`)).to.equal(false);
+    expect(openCounts('secret', 'msg1', undefined, null)).to.equal(false);
   });
 });
 
 describe('tracking rewrite: the markup around the links', () => {
   const tracked = (target: string) => trackedLink(opts, target).replace(/&/g, '&amp;');
-  const pixel = '<img src="https://t.example/o/msg1" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;">';
+  const pixel = `<img src="https://t.example/o/msg1?s=${signOpenPixel('secret', 'msg1')}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;">`;
 
   it('changes only the tracked href attributes and adds the pixel: every other byte stays as written', () => {
     const html = [
