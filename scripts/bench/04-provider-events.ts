@@ -1,5 +1,5 @@
 import { startTestApp } from '../../test/support/app.js';
-import { eventually, readyToSend } from '../../test/support/email-setup.js';
+import { eventually, readyToSend, switchProvider } from '../../test/support/email-setup.js';
 import { sesEnv, startFakeSes } from '../../test/support/fake-ses.js';
 import { sesEvent, type SesKind } from '../../test/support/provider-events-payloads.js';
 import { SNS_TEST_TOPIC_ARN, signedSnsNotification, startSnsCertServer } from '../../test/support/sns-signing.js';
@@ -20,8 +20,7 @@ const bench: BenchModule = {
     const app = await startTestApp({ SNS_CERT_URL_PATTERN: certs.pattern.source, SNS_TOPIC_ARNS: SNS_TEST_TOPIC_ARN, ...sesEnv(ses) });
     try {
       const { key, from } = await readyToSend(app);
-      const settings = await call(app.baseUrl, 'PATCH', '/api/settings', { headers: { authorization: `Bearer ${app.adminToken}` }, body: { emailProvider: 'ses' } });
-      if (settings.status !== 200) throw new Error(`settings answered ${settings.status}`);
+      await switchProvider(app, 'ses', { ses });
       const messages = scaled(300, scale, 10);
       const total = scaled(6000, scale, 100);
       const ids: { id: string; to: string }[] = [];

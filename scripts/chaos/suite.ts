@@ -205,6 +205,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     // The account's own daily cap is not what this measures (the capped key is): out of the way.
     await must('provider', call('PATCH', '/api/settings', { headers: auth, body: { emailProvider: 'ses', dailySendCap: 10_000_000 } }));
+    // the domain, verified by the sandbox it was added under, is registered with SES and checked there
+    const domains = await must('domains', call('GET', '/api/domains', { headers: auth }));
+    for (const d of domains.items as { id: string; domain: string }[]) {
+      await must('register', call('POST', `/api/domains/${d.id}/verify`, { headers: auth }));
+      ses.setIdentity(d.domain, { dkim: 'SUCCESS', mailFrom: 'SUCCESS' });
+      const checked = await must('verify', call('POST', `/api/domains/${d.id}/verify`, { headers: auth }));
+      if (!checked.verified) throw new Error(`${d.domain} not verified by SES: ${JSON.stringify(checked)}`);
+    }
     await must('sms settings', call('PUT', '/api/settings/sms', { headers: auth, body: { enabled: true, originationNumber: ORIGINATION, sandbox: false, sandboxDestinations: [] } }));
     const key = (await must('key', call('POST', '/api/api-keys', { headers: auth, body: { name: 'chaos', scopes: ['send', 'sms:send', 'read_events'] } }))).key as string;
     const capped = (await must('capped key', call('POST', '/api/api-keys', { headers: auth, body: { name: 'capped', scopes: ['send'], dailyLimit: CAPPED_KEY_LIMIT } }))).key as string;

@@ -10,7 +10,7 @@ import type { Projection } from './projection.js';
 export const accountsProjection: Projection = {
   name: 'accounts',
   // 2: provider_rate_per_second; 3: retention_days
-  version: 4,
+  version: 5,
   tables: ['accounts', 'users', 'ended_sessions', 'api_keys', 'identities'],
   streamPrefixes: ['account-', 'user-', 'apikey-', 'identity-'],
 
@@ -88,7 +88,13 @@ export const accountsProjection: Projection = {
             .onConflict('id')
             .ignore();
           break;
-        case 'SettingsChanged':
+        case 'SettingsChanged': {
+          const before = await trx(t('accounts')).where({ id: d.accountId }).first('email_provider');
+          // What one provider verified says nothing of another (the sandbox verifies anything): the
+          // account's domains and senders send again once the new provider has checked them (Verify).
+          if (before && before.email_provider !== d.settings.emailProvider) {
+            await trx(t('identities')).where({ account_id: d.accountId }).update({ verified: false, dkim: 'pending', spf: 'pending', mail_from: 'pending' });
+          }
           await trx(t('accounts')).where({ id: d.accountId }).update({
             daily_send_cap: d.settings.dailySendCap,
             email_provider: d.settings.emailProvider,
@@ -97,6 +103,7 @@ export const accountsProjection: Projection = {
             retention_days: d.settings.retentionDays ?? null,
           });
           break;
+        }
         case 'SmsSettingsChanged':
           await trx(t('accounts')).where({ id: d.accountId }).update({ sms: JSON.stringify(d.sms) });
           break;

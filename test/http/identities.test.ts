@@ -181,14 +181,23 @@ describe('domains and single senders through SES (fake SES v2 server, real SDK)'
     expect((await send(app, key, 'solo@elsewhere.example')).status).to.equal(201);
   });
 
-  it('a domain added while on the sandbox is registered with SES when verified after the switch', async () => {
+  it('a domain the sandbox verified waits for SES after the switch: sends from it are refused until SES has checked it', async () => {
     await req('PATCH', '/api/settings', { emailProvider: 'sandbox' });
     const { body: d } = await req('POST', '/api/domains', { domain: 'moved.example.com' });
     expect(d.verified).to.equal(true);
+    expect((await send(app, key, 'app@moved.example.com')).status).to.equal(201);
     await req('PATCH', '/api/settings', { emailProvider: 'ses' });
+    const listed = (await req('GET', '/api/domains')).body.items.find((x: any) => x.id === d.id);
+    expect(listed).to.include({ dkim: 'pending', spf: 'pending', mailFrom: 'pending', verified: false });
+    const refused = await send(app, key, 'app@moved.example.com');
+    expect(refused.status).to.equal(400);
+    expect(refused.body.message).to.equal('app@moved.example.com is not verified for sending');
     const verify = await req('POST', `/api/domains/${d.id}/verify`);
     expect(verify.status).to.equal(200);
     expect(verify.body).to.include({ dkim: 'pending', verified: false });
     expect(fake.requests.some((r) => r.method === 'POST' && r.body?.EmailIdentity === 'moved.example.com')).to.equal(true);
+    fake.setIdentity('moved.example.com', { dkim: 'SUCCESS', mailFrom: 'SUCCESS' });
+    expect((await req('POST', `/api/domains/${d.id}/verify`)).body.verified).to.equal(true);
+    expect((await send(app, key, 'app@moved.example.com')).status).to.equal(201);
   });
 });

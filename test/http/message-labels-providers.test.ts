@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { eventually } from '../support/email-setup.js';
+import { eventually, switchProvider } from '../support/email-setup.js';
 import { postmarkEnv, startFakePostmark, type FakePostmark } from '../support/fake-postmark.js';
 import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
 
@@ -50,7 +50,7 @@ describe('tags and metadata of a batch reach the provider (fake SES v2 and fake 
   });
 
   it('Postmark gets the first tag as Tag and the metadata as Metadata', async () => {
-    expect((await req('PATCH', '/api/settings', { emailProvider: 'postmark' })).status).to.equal(200);
+    await switchProvider(app, 'postmark');
     const res = await batch();
     expect(res.body.items[0].status).to.equal(201);
     const [sent] = await eventually(async () => postmark.sent, (s) => s.length === 1);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { eventually, readyToSend } from '../support/email-setup.js';
+import { eventually, readyToSend, switchProvider } from '../support/email-setup.js';
 import { execute } from '../../src/commands/execute.js';
 import { messageDecider } from '../../src/domain/messages/message.js';
 import { queueDirect } from '../support/messages-http.js';
@@ -35,8 +35,7 @@ describe('POST /api/provider-events/postmark (Postmark webhooks)', function () {
       POSTMARK_API_URL: api.url,
     });
     sender = await readyToSend(app);
-    const settings = await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'postmark' } });
-    expect(settings.status, JSON.stringify(settings.body)).to.equal(200);
+    await switchProvider(app, 'postmark');
     client = providerEventsClient(app, sender);
   });
   after(async () => {

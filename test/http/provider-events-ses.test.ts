@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { eventually, readyToSend } from '../support/email-setup.js';
+import { eventually, readyToSend, switchProvider } from '../support/email-setup.js';
 import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
 import { queueDirect } from '../support/messages-http.js';
 import { otherAccount, providerEventsClient } from '../support/provider-events-app.js';
@@ -33,8 +33,7 @@ describe('POST /api/provider-events/ses (SNS notifications)', function () {
     app = await startTestApp({ SNS_CERT_URL_PATTERN: certs.pattern.source, SNS_TOPIC_ARNS: `arn:aws:sns:eu-west-1:123456789012:other,${SNS_TEST_TOPIC_ARN}`, ...sesEnv(ses) });
     sender = await readyToSend(app);
     // SES events are about messages sent through SES: the account sends through the local SES
-    const settings = await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'ses' } });
-    expect(settings.status, JSON.stringify(settings.body)).to.equal(200);
+    await switchProvider(app, 'ses', { ses });
     client = providerEventsClient(app, sender);
   });
   after(async () => {
@@ -429,7 +428,7 @@ describe('POST /api/provider-events/ses (SNS notifications)', function () {
     });
 
     it('a bounce naming a message of another account suppresses no address of this account, nor any of that one but its recipient', async () => {
-      const other = await otherAccount(app, 'elsewhere-ses', 'ses');
+      const other = await otherAccount(app, 'elsewhere-ses', 'ses', ses);
       const theirs = await providerEventsClient(app, other.sender).sendAccepted('their-reader@example.org');
       const ours = 'our-reader@example.org';
       expect((await notify('Bounce', { msgId: theirs.id, sesMessageId: theirs.providerMessageId, recipients: [ours] })).body).to.deep.equal({ recorded: 0, pending: 0 });

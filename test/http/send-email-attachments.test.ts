@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { eventually, readyToSend } from '../support/email-setup.js';
+import { eventually, readyToSend, switchProvider } from '../support/email-setup.js';
 import { postmarkEnv, startFakePostmark, type FakePostmark } from '../support/fake-postmark.js';
 import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
 
@@ -24,10 +24,7 @@ describe('POST /api/send/transactional with attachments', function () {
     });
   const message = (id: string) => app.request('GET', `/api/messages/${id}`, { token: app.adminToken }).then((r) => r.body);
   const settled = (id: string) => eventually(() => message(id), (m) => m?.status === 'sent' || m?.status === 'failed', 30_000);
-  const useProvider = async (kind: string) => {
-    const patch = await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: kind } });
-    expect(patch.status).to.equal(200);
-  };
+  const useProvider = (kind: 'ses' | 'postmark' | 'sandbox') => switchProvider(app, kind, { ses });
 
   before(async () => {
     ses = await startFakeSes();

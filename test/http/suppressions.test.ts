@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { eventually, readyToSend } from '../support/email-setup.js';
+import { eventually, readyToSend, switchProvider } from '../support/email-setup.js';
 import { providerEventsClient } from '../support/provider-events-app.js';
 import { postmark } from '../support/provider-events-payloads.js';
 import { startPostmarkApi, type PostmarkApi } from '../support/provider-events-postmark-api.js';
@@ -49,7 +49,7 @@ describe('GET/POST/DELETE /api/suppressions and the events suppressions fire', f
       POSTMARK_API_URL: api.url,
     });
     sender = await readyToSend(app);
-    expect((await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'postmark' } })).status).to.equal(200);
+    await switchProvider(app, 'postmark');
     client = providerEventsClient(app, sender);
     const hook = await app.request('POST', '/api/webhooks', { token: app.adminToken, body: { url: sink.url } });
     expect(hook.status, JSON.stringify(hook.body)).to.equal(201);

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { bullMq, pgBoss, skipUnlessAvailable, type QueueUnderTest } from '../support/crash-queues.js';
 import { onJsonLines } from '../support/json-lines.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { eventually, readyToSend } from '../support/email-setup.js';
+import { eventually, readyToSend, switchProvider, type IdentityChecker } from '../support/email-setup.js';
 import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
 import { postmarkEnv, startFakePostmark, type FakePostmark } from '../support/fake-postmark.js';
 import { sesEvent } from '../support/provider-events-payloads.js';
@@ -86,6 +86,8 @@ interface ProviderUnderTest {
   reportsSends: boolean;
   /** whether the provider ends up sending the message twice (no lookup, no report: at-least-once) */
   sendsTwice: boolean;
+  /** where its identities are said to pass their checks (the fake SES) */
+  identities?(): IdentityChecker | undefined;
   tearDown(): Promise<void>;
 }
 type Api = Awaited<ReturnType<typeof startApiOnly>>;
@@ -123,6 +125,7 @@ function fakeSes(publishesSendEvents: boolean, sendEventDelayMs = 0): ProviderUn
   let certs: SnsCertServer | undefined;
   return {
     kind: 'ses',
+    identities: () => ses,
     async setUp() {
       ses = await startFakeSes();
       certs = await startSnsCertServer();
@@ -235,8 +238,7 @@ for (const { provider, queue, title } of cases) {
       provider.connect?.(api);
       const { key, from } = await readyToSend(api as TestApp);
       if (provider.kind !== 'sandbox') {
-        const patch = await api.request('PATCH', '/api/settings', { token: api.adminToken, body: { emailProvider: provider.kind } });
-        expect(patch.body.emailProvider).to.equal(provider.kind);
+        expect((await switchProvider(api as TestApp, provider.kind, { token: api.adminToken, ses: provider.identities?.() })).emailProvider).to.equal(provider.kind);
       }
       const res = await api.request('POST', '/api/send/transactional', {
         headers: { 'x-api-key': key },

@@ -3,7 +3,7 @@ import { createSendMessageHandler } from '../../src/jobs/send-message.js';
 import { createProviderRegistry } from '../../src/providers.js';
 import { SEND_JOB } from '../../src/process-managers/send-messages.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { eventually, readyToSend } from '../support/email-setup.js';
+import { eventually, readyToSend, switchProvider } from '../support/email-setup.js';
 import { postmarkEnv, startFakePostmark, type FakePostmark } from '../support/fake-postmark.js';
 import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
 import { queueDirect } from '../support/messages-http.js';
@@ -77,9 +77,7 @@ for (const p of providers) {
       fake = started;
       app = await startTestApp({ ...started.env, ...FAST_RETRIES });
       ({ key, from } = await readyToSend(app));
-      const patch = await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: p.kind } });
-      expect(patch.status).to.equal(200);
-      expect(patch.body.emailProvider).to.equal(p.kind);
+      expect((await switchProvider(app, p.kind, { ses: p.kind === 'ses' ? ses : undefined })).emailProvider).to.equal(p.kind);
     });
     after(async () => {
       await app?.close();
@@ -132,7 +130,7 @@ async function withPostmark(run: (c: { app: TestApp; fake: FakePostmark; key: st
   const app = await startTestApp({ ...postmarkEnv(fake), ...env });
   try {
     const { key, from } = await readyToSend(app);
-    await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { emailProvider: 'postmark' } });
+    await switchProvider(app, 'postmark');
     await run({ app, fake, key, from });
   } finally {
     await app.close();

@@ -1,18 +1,17 @@
 import { expect } from 'chai';
 import type { TestApp } from './app.js';
-import { eventually, readyToSend } from './email-setup.js';
+import { eventually, readyToSend, switchProvider, type IdentityChecker } from './email-setup.js';
 
 /**
  * A second account (signed up), able to send through `emailProvider`: for events that name one
  * account's message and another account's address.
  */
-export async function otherAccount(app: TestApp, name: string, emailProvider: 'ses' | 'postmark') {
+export async function otherAccount(app: TestApp, name: string, emailProvider: 'ses' | 'postmark', ses?: IdentityChecker) {
   const signup = await app.request('POST', '/api/auth/signup', { body: { accountName: name, email: `owner@${name}.example.net`, password: 'correct-horse-battery' } });
   expect(signup.status, JSON.stringify(signup.body)).to.equal(201);
   const token: string = signup.body.token;
   const sender = await readyToSend(app, { token, domain: `${name}.example.net` });
-  const settings = await app.request('PATCH', '/api/settings', { token, body: { emailProvider } });
-  expect(settings.status, JSON.stringify(settings.body)).to.equal(200);
+  await switchProvider(app, emailProvider, { token, ses });
   return { accountId: signup.body.accountId as string, token, sender };
 }
 

@@ -3,8 +3,9 @@ import { ProviderError, type EmailProvider, type IdentityStatus } from '../../po
 
 /**
  * Postmark through the official client. Postmark's domain verification lives in its Account API, which
- * needs an account token this service is not configured with: identities are reported `pending` with
- * no DNS records, and sender verification must be done in Postmark itself (document this to users).
+ * needs an account token this service is not configured with, and Postmark checks every send's From
+ * against its own sender signatures and domains: identities are reported verified here (no DNS records
+ * to publish through us), and a send from one Postmark does not know fails with Postmark's reason.
  */
 export function createPostmarkEmailProvider(options: { serverToken: string; apiUrl?: string }): EmailProvider {
   const url = options.apiUrl ? new URL(options.apiUrl) : undefined;
@@ -12,7 +13,7 @@ export function createPostmarkEmailProvider(options: { serverToken: string; apiU
     options.serverToken,
     { timeout: 60, ...(url ? { useHttps: url.protocol === 'https:', requestHost: url.host + url.pathname.replace(/\/$/, '') } : {}) },
   );
-  const unknown: IdentityStatus = { dkim: 'pending', spf: 'pending', mailFrom: 'pending', dnsRecords: [] };
+  const checkedAtSend: IdentityStatus = { dkim: 'verified', spf: 'verified', mailFrom: 'verified', dnsRecords: [] };
   return {
     name: 'postmark',
     async send(email) {
@@ -62,10 +63,10 @@ export function createPostmarkEmailProvider(options: { serverToken: string; apiU
       }
     },
     async createIdentity() {
-      return unknown;
+      return checkedAtSend;
     },
     async getIdentityStatus() {
-      return unknown;
+      return checkedAtSend;
     },
   };
 }
