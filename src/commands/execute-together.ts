@@ -1,6 +1,6 @@
 import { deterministicEventId } from '../domain/event-id.js';
 import { fold, type Decider, type DomainEvent } from '../domain/decider.js';
-import { evolveAppended } from './execute.js';
+import { afterConflict, evolveAppended } from './execute.js';
 import { WrongExpectedRevisionError, type AppendResult, type EventMetadata, type EventStore, type Position, type StreamAppend } from '../ports/event-store.js';
 
 /*
@@ -84,7 +84,10 @@ export async function executeTogether(
     try {
       results = appends.length ? await appendTogether(eventStore, appends) : [];
     } catch (err) {
-      if (err instanceof WrongExpectedRevisionError && attempt < (options.maxRetries ?? 20)) continue;
+      if (err instanceof WrongExpectedRevisionError && attempt < (options.maxRetries ?? 20)) {
+        await afterConflict(attempt);
+        continue;
+      }
       throw err;
     }
     return decided.map(({ state, events }, k) => {

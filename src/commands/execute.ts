@@ -71,12 +71,24 @@ export async function execute<S, C, E extends DomainEvent>(
         { expectedRevision: revision < 0 ? 'no_stream' : revision },
       );
     } catch (err) {
-      if (err instanceof WrongExpectedRevisionError && attempt < (options.maxRetries ?? 20)) continue;
+      if (err instanceof WrongExpectedRevisionError && attempt < (options.maxRetries ?? 20)) {
+        await afterConflict(attempt);
+        continue;
+      }
       throw err;
     }
     const newState = evolveAppended(decider, state, streamId, revision + 1, events, result.position);
     return { events, state: newState, position: result.position, revision: result.nextRevision };
   }
+}
+
+/**
+ * A wait before deciding again after another writer got to the stream first: random, and longer the
+ * more often it happened, so that forty requests changing one record at once take turns instead of
+ * all reading, deciding and colliding again in step until their retries run out.
+ */
+export function afterConflict(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 2 ** attempt)));
 }
 
 /** The state after `events`, just appended at `firstRevision` onwards: they are evolved as they were recorded. */

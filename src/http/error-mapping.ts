@@ -1,6 +1,7 @@
 import { z, ZodError } from 'zod';
 import { AppError, STATUS_NAMES, describeZodError, listZodIssues } from '../domain/errors.js';
 import { ProviderError } from '../ports/email-provider.js';
+import { WrongExpectedRevisionError } from '../ports/event-store.js';
 import { isStoreUnavailable } from '../adapters/db/unavailable.js';
 
 // A field left out reads `to: required`, not zod's `Invalid input: expected string, received undefined`.
@@ -46,6 +47,10 @@ export function mapError(err: unknown): { status: number; body: ErrorBody; unexp
   }
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return { status: 415, body: errorBody(415, 'Unsupported request body encoding'), unexpected: false };
+  }
+  if (err instanceof WrongExpectedRevisionError) {
+    // every retry of the command found the record changed again by another request: nothing was written by this one
+    return { status: 409, body: errorBody(409, 'the record was changed by other requests at the same moment; try again'), unexpected: false, headers: { 'retry-after': '1' } };
   }
   if (isStoreUnavailable(err)) {
     // Nothing was wrong with the request: the client tries again, and the pool reconnects meanwhile.
