@@ -38,13 +38,16 @@ interface Unstored {
  * with the keys.
  */
 export function createDataKeys(deps: { store: KeyStore; master: MasterKey; max?: number; ttlMs?: number }) {
-  const options = { max: deps.max ?? 50_000, ttl: deps.ttlMs ?? 60_000 };
+  // Short: an API process follows no log, so it learns of an erasure in another process only when its
+  // cached key expires; meanwhile it would open what was erased, and seal new messages under a key
+  // that is gone (their content lost).
+  const options = { max: deps.max ?? 50_000, ttl: deps.ttlMs ?? 5_000 };
   const bySlot = new LRUCache<string, DataKey>(options);
   // null: known destroyed (or never ours), so a rebuild does not ask again for every event
   const byId = new LRUCache<string, { key: Buffer | null; owner?: string }>(options);
   const unstored = new Map<string, Unstored>();
   // readers of one process read an event within moments of each other
-  const plaintexts = new LRUCache<string, { text: string; owner?: string }>({ max: 10_000, ttl: Math.min(options.ttl, 10_000) });
+  const plaintexts = new LRUCache<string, { text: string; owner?: string }>({ max: 10_000, ttl: options.ttl });
   const ownerName = (accountId: string, person: string) => `${accountId}\n${person}`;
   const slotName = (s: KeySlot) => `${ownerName(s.accountId, s.person)}\n${s.scope}`;
   const writes = createGroupCommit<NewKey>((keys) => deps.store.store(keys), { maxBatch: 1000 });
