@@ -4,6 +4,7 @@ import { isReachable, outcomeOfRefusal, stepRecord, type ContactOutcome } from '
 import { campaignMessageId } from '../domain/campaigns/personalise.js';
 import { recipientVariables, unfilledPlaceholders } from '../domain/campaigns/recipient-variables.js';
 import { fold } from '../domain/decider.js';
+import { AppError } from '../domain/errors.js';
 import { renderTemplate } from '../domain/email/render.js';
 import { SendRefused } from '../domain/messages/send-admission.js';
 import type { Principal } from '../domain/principal.js';
@@ -97,7 +98,13 @@ export function createCampaignFanout(deps: CampaignFanoutDeps) {
       // queued by an earlier run of this step that died before recording it: counted as that run would have
       if (already.has(messageId)) return { id, outcome: 'queued', unfilled: unfilledPlaceholders(template, variables) > 0 };
       if (!isReachable(contact)) return { id, outcome: 'skipped', unfilled: false };
-      const rendered = renderTemplate(template, variables);
+      let rendered: ReturnType<typeof renderTemplate>;
+      try {
+        rendered = renderTemplate(template, variables);
+      } catch (err) {
+        if (err instanceof AppError && err.status === 400) return { id, outcome: 'template_failed', unfilled: false };
+        throw err;
+      }
       try {
         await deps.sendEmail(
           sender,

@@ -52,17 +52,24 @@ export function throttled(message: string, retryAfterMs: number): AppError {
 
 /** A zod issue as one readable sentence naming the field: `to: Invalid email address`. */
 export function describeZodError(err: ZodError): string {
-  const { field, message } = listZodIssues(err)[0];
+  const { field, message } = listZodIssues(err, 1)[0];
   return field ? `${field}: ${message}` : message;
 }
 
-/** Every problem of a rejected value, each with its field as a dotted path; `null` for the value as a whole. */
-export function listZodIssues(err: ZodError): { field: string | null; message: string }[] {
+/** How many problems an answer lists: enough to fix a body in one round trip, never an answer larger than the request. */
+export const MAX_LISTED_ISSUES = 100;
+
+/** The problems of a rejected value (the first `max`), each with its field as a dotted path; `null` for the value as a whole. */
+export function listZodIssues(err: ZodError, max = MAX_LISTED_ISSUES): { field: string | null; message: string }[] {
   const field = (path: PropertyKey[]) => (path.length ? path.map(String).join('.') : null);
-  // zod reports unknown keys on their parent object; each is a field of its own to the client.
-  return err.issues.flatMap((issue) =>
-    issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ field: field([...issue.path, key]), message: 'unknown field' }))
-      : [{ field: field(issue.path), message: issue.message }],
-  );
+  const listed: { field: string | null; message: string }[] = [];
+  for (const issue of err.issues) {
+    // zod reports unknown keys on their parent object; each is a field of its own to the client.
+    const each = issue.code === 'unrecognized_keys' ? issue.keys.slice(0, max - listed.length).map((key) => ({ field: field([...issue.path, key]), message: 'unknown field' })) : [{ field: field(issue.path), message: issue.message }];
+    for (const one of each) {
+      if (listed.length === max) return listed;
+      listed.push(one);
+    }
+  }
+  return listed;
 }

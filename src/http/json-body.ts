@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { isAscii } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
-import { jsonDepthExceeds, MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
+import { jsonShapeProblem, shapeRefusal } from './json-depth.js';
 
 /**
  * A string at least this long (an attachment's base64, a large body) is taken from the request's bytes
@@ -54,15 +54,16 @@ export function parseJsonBody(body: Buffer, charset?: string): unknown {
     } catch {
       throw failure('encoding.unsupported', 415);
     }
-    if (jsonDepthExceeds(text)) throw tooDeep('request body');
+    const problem = jsonShapeProblem(text);
+    if (problem) throw shapeRefusal('request body', problem);
     return parse(text);
   }
   const bytes = body.subarray(0, 3).equals(BOM) ? body.subarray(3) : body;
   const long: [number, number][] = [];
-  const tooDeeply = jsonDepthExceeds(bytes, MAX_JSON_DEPTH, (start, end) => {
+  const problem = jsonShapeProblem(bytes, (start, end) => {
     if (end - start >= LONG_STRING) long.push([start, end]);
   });
-  if (tooDeeply) throw tooDeep('request body');
+  if (problem) throw shapeRefusal('request body', problem);
   if (long.length === 0) return parse(bytes.toString('utf8'));
   const strings: string[] = [];
   const pieces: Buffer[] = [];

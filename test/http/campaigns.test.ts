@@ -305,6 +305,17 @@ describe('campaigns: create, send, fan-out, progress and stats', function () {
     expect(body.stats.total).to.equal(queued);
   });
 
+  it('a template that renders far more than it is made of pauses the campaign (template_failed), queueing nobody, as a send would refuse it', async () => {
+    const many = Array.from({ length: 3 }, (_, i) => ({ email: `amplified${i}@example.org` }));
+    expect((await app.request('POST', '/api/contacts/import', { token: token(), body: { contacts: many, listId: 'amplified' } })).status).to.equal(200);
+    const t = await api('POST', '/api/templates', { name: 'amplifying', subject: 'Hi', html: '{{#a}}{{#a}}{{#a}}{{#a}}{{b}}{{/a}}{{/a}}{{/a}}{{/a}}', text: 't' });
+    const { body: c } = await create({ templateId: t.body.id, audience: { listId: 'amplified' }, variables: { a: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], b: 'x'.repeat(300) } });
+    await api('POST', `/api/campaigns/${c.id}/send`);
+    const paused = await eventually(() => api('GET', `/api/campaigns/${c.id}`), (r) => r.body.status === 'paused', 30_000);
+    expect(paused.body).to.deep.include({ pausedReason: 'template_failed' });
+    expect(paused.body.progress.queued).to.equal(0);
+  });
+
   describe('message detail and unsubscribe', () => {
     let receiver: ScriptedReceiver;
     before(async () => {

@@ -49,6 +49,20 @@ describe('hostile input: deep nesting, unpaired surrogates (every route, before 
     await app?.close();
   });
 
+  describe('a body of very many fields', () => {
+    it('more than 100,000 fields → 400 naming the limit before parsing; up to it, an answer lists 100 problems at most', async () => {
+      const fields = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":1`).join(',')}}`;
+      expectBadRequest(await raw('POST', '/api/auth/login', fields(780_000)), /^request body has more than 100,000 fields$/, 'public');
+      expectBadRequest(await raw('POST', '/api/send/transactional', fields(100_001), { 'x-api-key': sender.key }), /^request body has more than 100,000 fields$/, 'send');
+      const many = await raw('POST', '/api/auth/login', fields(5_000));
+      expect(many.status).to.equal(400);
+      expect(many.body.issues).to.have.length(100);
+      expect(JSON.stringify(many.body).length).to.be.below(20_000);
+      // colons inside strings are no fields
+      expect((await raw('POST', '/api/auth/login', JSON.stringify({ email: 'a@b', password: ':'.repeat(200_000) }))).body.message).not.to.include('fields');
+    });
+  });
+
   describe('nesting deeper than 64 levels', () => {
     it('50,000 nested arrays posted to /api/auth/login (public) → 400 naming the limit, not a 500', async () => {
       expectBadRequest(await raw('POST', '/api/auth/login', DEEP_ARRAYS), DEEP_MESSAGE, 'arrays');

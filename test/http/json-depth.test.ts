@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../../src/http/json-depth.js';
+import { jsonDepthExceeds, jsonShapeProblem, MAX_JSON_DEPTH } from '../../src/http/json-depth.js';
 
 const arrays = (n: number) => '['.repeat(n) + ']'.repeat(n);
 
@@ -41,5 +41,18 @@ describe('jsonDepthExceeds (bracket count before parsing)', () => {
 
   it('stops at the first bracket too many, however long the body', () => {
     expect(jsonDepthExceeds('['.repeat(10_000_000))).to.equal(true);
+  });
+});
+
+describe('jsonShapeProblem: depth, and fields counted before parsing', () => {
+  it('counts object fields (colons outside strings) up to the limit, as text and as bytes', () => {
+    const fields = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":1`).join(',')}}`;
+    const limits = { depth: MAX_JSON_DEPTH, fields: 3 };
+    for (const convert of [(t: string) => t, (t: string) => Buffer.from(t)]) {
+      expect(jsonShapeProblem(convert(fields(3)), undefined, limits)).to.equal(null);
+      expect(jsonShapeProblem(convert(fields(4)), undefined, limits)).to.equal('fields');
+      expect(jsonShapeProblem(convert(JSON.stringify({ a: 'x:y:z:w:v' })), undefined, limits)).to.equal(null);
+      expect(jsonShapeProblem(convert('[' + '['.repeat(70) + ']'.repeat(70) + ']'), undefined, limits)).to.equal('depth');
+    }
   });
 });

@@ -8,7 +8,7 @@ export { CAMPAIGN_STATUSES, type CampaignStatus } from './status.js';
  * Why a campaign stopped queueing: an admin asked, the account's daily cap ran out, its sender is no
  * longer verified, or its template was deleted.
  */
-export type PauseReason = 'manual' | 'daily_send_cap' | 'sender_not_verified' | 'template_deleted';
+export type PauseReason = 'manual' | 'daily_send_cap' | 'sender_not_verified' | 'template_deleted' | 'template_failed';
 
 /** Which contacts a campaign is for: both filters when both are given. */
 export interface Audience {
@@ -87,7 +87,7 @@ export type CampaignCommand =
       /** every contact of the audience was reached */
       done: boolean;
       /** the step stopped early: the account's daily cap (resumes by itself at `resumeAt`), or what needs an admin */
-      stoppedBy?: { reason: 'daily_send_cap'; resumeAt: string } | { reason: 'sender_not_verified' | 'template_deleted' };
+      stoppedBy?: { reason: 'daily_send_cap'; resumeAt: string } | { reason: 'sender_not_verified' | 'template_deleted' | 'template_failed' };
       now: string;
     };
 

@@ -2,8 +2,12 @@ import type { RefusalReason } from '../messages/send-admission.js';
 import type { CampaignCommand, Progress } from './campaign.js';
 import { nextUtcMidnight } from './personalise.js';
 
-/** What became of one contact of a fan-out step: queued (now, or by an earlier run of the step), skipped, or where the campaign stops. */
-export type ContactOutcome = 'queued' | 'skipped' | 'daily_send_cap' | 'sender_not_verified';
+/**
+ * What became of one contact of a fan-out step: queued (now, or by an earlier run of the step), skipped,
+ * or where the campaign stops (`template_failed`: its template refused to render for the contact, as
+ * one rendering far more than it is made of; a send would refuse it alike).
+ */
+export type ContactOutcome = 'queued' | 'skipped' | 'daily_send_cap' | 'sender_not_verified' | 'template_failed';
 
 /** A contact is sent to only while subscribed and with an address (an erased contact keeps none). */
 export const isReachable = (contact: { status: string; email: string | null }): boolean => contact.status === 'subscribed' && Boolean(contact.email);
@@ -50,6 +54,6 @@ export function stepRecord(step: {
   };
   const stop = stopAt < 0 ? undefined : step.contacts[stopAt].outcome;
   if (stop === 'daily_send_cap') return { progress, done: false, stoppedBy: { reason: 'daily_send_cap', resumeAt: nextUtcMidnight(step.now).toISOString() } };
-  if (stop === 'sender_not_verified') return { progress, done: false, stoppedBy: { reason: 'sender_not_verified' } };
+  if (stop === 'sender_not_verified' || stop === 'template_failed') return { progress, done: false, stoppedBy: { reason: stop } };
   return { progress, done: !step.more };
 }

@@ -65,7 +65,7 @@ const campaign = z
     id: z.string(),
     name: z.string(),
     status: z.enum(CAMPAIGN_STATUSES),
-    pausedReason: z.enum(['manual', 'daily_send_cap', 'sender_not_verified', 'template_deleted']).nullable(),
+    pausedReason: z.enum(['manual', 'daily_send_cap', 'sender_not_verified', 'template_deleted', 'template_failed']).nullable(),
     templateId: z.string(),
     fromEmail: z.string(),
     fromName: z.string().nullable(),

@@ -6,7 +6,7 @@ import { parsePostmarkEvent } from '../../domain/provider-events/postmark-events
 import { parseSesEvent } from '../../domain/provider-events/ses-events.js';
 import { admitSnsMessage } from '../../domain/provider-events/sns-admission.js';
 import { SnsVerificationError } from '../../adapters/sns-verify/sns-verification-error.js';
-import { jsonDepthExceeds, tooDeep } from '../json-depth.js';
+import { parseJsonText } from '../json-depth.js';
 import { toStorable } from '../reject-nul.js';
 import { defineRoute } from '../route.js';
 
@@ -52,10 +52,10 @@ export function createProviderEventRoutes(deps: {
       async handler({ req }) {
         let message: Record<string, unknown>;
         const text = String(req.body ?? '');
-        if (jsonDepthExceeds(text)) throw tooDeep('request body');
         try {
-          message = JSON.parse(text);
-        } catch {
+          message = parseJsonText(text, 'request body') as Record<string, unknown>;
+        } catch (err) {
+          if (err instanceof AppError) throw err;
           throw badRequest('body is not an SNS message (JSON)');
         }
         if (!message || typeof message !== 'object' || typeof message.Type !== 'string') throw badRequest('body is not an SNS message');
@@ -83,10 +83,10 @@ export function createProviderEventRoutes(deps: {
         if (message.Type !== 'Notification') return { status: 200, body: { recorded: 0, pending: 0 } };
         let payload: unknown;
         const inner = String(message.Message);
-        if (jsonDepthExceeds(inner)) throw tooDeep('SNS Message');
         try {
-          payload = JSON.parse(inner);
-        } catch {
+          payload = parseJsonText(inner, 'SNS Message');
+        } catch (err) {
+          if (err instanceof AppError) throw err;
           throw badRequest('SNS Message is not an SES event (JSON)');
         }
         // PostgreSQL stores no U+0000 nor unpaired surrogate: one inside a verified event is kept as U+FFFD

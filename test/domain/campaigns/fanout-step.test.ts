@@ -36,6 +36,14 @@ describe('a campaign fan-out step', () => {
     });
   });
 
+  it('given the template refusing to render for the second contact, then progress to the first, stopped for an admin', () => {
+    expect(stepRecord({ fromCursor: null, contacts: contacts('queued', 'template_failed', 'queued'), more: false, now })).to.deep.equal({
+      progress: { cursor: 'c1', queued: 1, skipped: 0, unfilled: 0 },
+      done: false,
+      stoppedBy: { reason: 'template_failed' },
+    });
+  });
+
   it('given an empty page (an audience of zero), then done where it began', () => {
     expect(stepRecord({ fromCursor: null, contacts: [], more: false, now })).to.deep.equal({ progress: { cursor: null, queued: 0, skipped: 0, unfilled: 0 }, done: true });
   });

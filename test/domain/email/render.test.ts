@@ -42,6 +42,15 @@ describe('renderTemplate', () => {
     expect(() => renderTemplate({ subject: 's', html: 'h', text: `${'{{#a}}'.repeat(8)}${'{{/a}}'.repeat(8)}` }, variables)).to.throw(/^text: template renders too much/);
   });
 
+  it('what a template may render is bounded by what it was made from: a few KB cannot make megabytes; a thousand-line receipt renders', () => {
+    // four sections over ten items of 300 characters: 3 MB a message from 3 KB of request
+    const amplified = { subject: 's', html: '{{#a}}{{#a}}{{#a}}{{#a}}{{b}}{{/a}}{{/a}}{{/a}}{{/a}}', text: 't' };
+    expect(() => renderTemplate(amplified, { a: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], b: 'x'.repeat(300) })).to.throw(/^html: template renders too much \(over 1\.\d MB, 16 times its template and variables/);
+    const lines = Array.from({ length: 1_000 }, (_, i) => ({ name: `Item ${i} with a longer description of what it is`, qty: i % 5, price: `${i}.99` }));
+    const receipt = { subject: 'Your order', html: '<table>{{#lines}}<tr><td>{{name}}</td><td>{{qty}}</td><td>{{price}}</td><td>in stock, ships in two days</td></tr>{{/lines}}</table>', text: '{{#lines}}{{name}} x{{qty}}\n{{/lines}}' };
+    expect(renderTemplate(receipt, { lines }).html.length).to.be.greaterThan(100_000);
+  });
+
   it('a subject longer than 998 characters once filled in is a 400', () => {
     expect(() => renderTemplate({ subject: 'Hi {{name}}', html: 'h', text: 't' }, { name: 'n'.repeat(996) })).to.throw('subject: longer than 998 characters once its placeholders are filled');
     expect(renderTemplate({ subject: 'Hi {{name}}', html: 'h', text: 't' }, { name: 'n'.repeat(995) }).subject).to.have.length(998);
