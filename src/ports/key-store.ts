@@ -31,6 +31,8 @@ export interface KeyStore {
   find(ids: string[]): Promise<Map<string, Buffer>>;
   /** Destroys every key of a person in an account and remembers the person's hash there as erased. */
   erase(accountId: string, person: string): Promise<void>;
+  /** Whether a person of an account has a key (something sealed for them that an erasure has not destroyed). */
+  holds(accountId: string, person: string): Promise<boolean>;
   /** Those of `people` that were erased, as `<accountId>\n<person>`. */
   erased(people: { accountId: string; person: string }[]): Promise<Set<string>>;
   /** Destroys the account's day keys before `day` (retention); returns how many. */

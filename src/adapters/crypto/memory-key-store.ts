@@ -17,6 +17,9 @@ export function createMemoryKeyStore(): KeyStore {
       erasedPeople.add(`${accountId}\n${person}`);
       for (const [k, v] of keys) if (v.accountId === accountId && v.person === person) keys.delete(k);
     },
+    async holds(accountId, person) {
+      return [...keys.values()].some((k) => k.accountId === accountId && k.person === person);
+    },
     async erased(people) {
       return new Set(people.map((p) => `${p.accountId}\n${p.person}`).filter((p) => erasedPeople.has(p)));
     },

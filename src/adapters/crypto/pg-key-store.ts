@@ -31,6 +31,10 @@ export function createPgKeyStore(db: Db, writer: Db = db): KeyStore {
       });
     },
 
+    async holds(accountId, person) {
+      return Boolean(await db('data_keys').where({ account_id: accountId, person }).first('id'));
+    },
+
     async erased(people) {
       if (people.length === 0) return new Set();
       const rows = await db('erased_people')

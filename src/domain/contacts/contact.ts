@@ -42,6 +42,8 @@ export interface EraseContact {
   accountId: string;
   person: string;
   now: string;
+  /** the person has data keys (messages sealed for them since their last erasure: sent while it ran, or after) */
+  keysLeft?: boolean;
 }
 
 export interface ContactState {
@@ -90,12 +92,12 @@ const evolveContact: Decider<ContactState, unknown>['evolve'] = (state, event) =
   return { contactId: event.data.contactId, fields: event.data.fields ?? null };
 };
 
-/** Forgetting a person: once, until they are upserted again. */
+/** Forgetting a person: once, until they are upserted again or something is sealed for them again. */
 export const contactEraser: Decider<ContactState, EraseContact, ContactErased> = {
   initialState: { contactId: null, fields: null },
   evolve: evolveContact,
   decide(command, state) {
-    if (state.erased) return [];
+    if (state.erased && !command.keysLeft) return [];
     return [{ type: 'ContactErased', data: { accountId: command.accountId, person: command.person, contactId: state.contactId, erasedAt: command.now } }];
   },
 };

@@ -43,6 +43,17 @@ export function keyStoreContract(name: string, factory: () => Promise<{ store: K
       expect(await store.holdsKeys()).to.equal(true);
     });
 
+    it('holds tells whether a person of an account has a key: not once erased, again once one is stored', async () => {
+      await store.store([key(accountId, 'p', '2030-01-01')]);
+      expect(await store.holds(accountId, 'p')).to.equal(true);
+      expect(await store.holds(accountId, 'nobody')).to.equal(false);
+      expect(await store.holds(`${accountId}-b`, 'p')).to.equal(false);
+      await store.erase(accountId, 'p');
+      expect(await store.holds(accountId, 'p')).to.equal(false);
+      await store.store([key(accountId, 'p', 'profile')]);
+      expect(await store.holds(accountId, 'p')).to.equal(true);
+    });
+
     it('destroyBefore takes the account’s day keys before the day, never a profile key', async () => {
       const [old, today, profile] = [key(accountId, 'p', '2020-01-01'), key(accountId, 'p', '2030-01-02'), key(accountId, 'p', 'profile')];
       await store.store([old, today, profile]);

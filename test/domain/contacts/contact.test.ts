@@ -108,6 +108,13 @@ describe('erasing a contact', () => {
     expect(given(contactEraser, [upserted, erased]).when(erase)).to.deep.equal([]);
   });
 
+  it('erased, and something sealed for the person since (keys left), the erasure is recorded again', () => {
+    const [erased] = given(contactEraser, [upserted]).when(erase);
+    const [again] = given(contactEraser, [upserted, erased]).when({ ...erase, keysLeft: true });
+    expect(again).to.deep.equal({ type: 'ContactErased', data: { accountId: 'a1', person: 'hash-1', contactId: null, erasedAt: erase.now } });
+    expect(given(contactEraser, [upserted, erased]).when({ ...erase, keysLeft: false })).to.deep.equal([]);
+  });
+
   it('a person who never was a contact (only a recipient) is erased too, without a contact id', () => {
     expect(given(contactEraser).when(erase)[0].data.contactId).to.equal(null);
   });
