@@ -12,7 +12,7 @@ import { createGroupCommit } from '../group-commit.js';
 import type { Authenticate } from './app.js';
 import { requestClientIp } from './client-ip.js';
 import type { Principal, Scope } from '../domain/principal.js';
-import { checkCsrf, readCookie, SESSION_COOKIE } from './session.js';
+import { checkCsrf, presentedSession, readCookie, SESSION_COOKIE } from './session.js';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -79,17 +79,14 @@ export function createAuthenticator(deps: { db: Db; jwt: SessionTokens; now?: ()
   }
 
   async function byJwt(req: Request): Promise<Principal> {
-    const header = req.get('authorization');
-    const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1];
     // The dashboard's session cookie carries the same token; a request it authenticates must also
     // prove it comes from the dashboard's own pages.
-    const cookie = bearer ? undefined : readCookie(req, SESSION_COOKIE);
-    const token = bearer ?? cookie;
-    if (!token) {
+    const session = presentedSession(req);
+    if (!session) {
       if (req.get('x-api-key')) throw forbidden('API keys cannot call admin endpoints; use a dashboard token');
       throw unauthorized('missing or invalid dashboard token');
     }
-    const user = await deps.jwt.verify(token);
+    const user = await deps.jwt.verify(session.token);
     if (!user) throw unauthorized('missing or invalid dashboard token');
     // Read on every request, as keys are: a changed password or a sign-out ends sessions in every process at once.
     const credentials = await userCredentials(deps.db, user.userId, user.sessionId);
@@ -97,7 +94,7 @@ export function createAuthenticator(deps: { db: Db; jwt: SessionTokens; now?: ()
       throw unauthorized('this session ended when the password was changed: sign in again');
     }
     if (credentials?.signedOut) throw unauthorized('this session was signed out: sign in again');
-    if (cookie) checkCsrf(req);
+    if (session.cookie) checkCsrf(req);
     return { kind: 'user', accountId: user.accountId, userId: user.userId };
   }
 

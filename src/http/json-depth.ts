@@ -18,20 +18,13 @@ const CLOSE_ARRAY = 0x5d;
 const CLOSE_OBJECT = 0x7d;
 
 /**
- * Whether JSON text opens more than `max` arrays/objects inside one another, found by counting
- * brackets outside strings, without parsing (so it stops at the first bracket too many, and no
- * recursion is involved). Works on UTF-8 bytes as on a string: in UTF-8 these ASCII bytes never occur
- * inside a multi-byte character. On malformed JSON the answer may be wrong; the parser refuses it anyway.
- * `onString` is told where each string's content lies (between its quotes), up to where the answer is known.
- */
-export function jsonDepthExceeds(text: Uint8Array | string, max = MAX_JSON_DEPTH, onString?: (start: number, end: number) => void): boolean {
-  return jsonShapeProblem(text, onString, { depth: max, fields: Infinity }) === 'depth';
-}
-
-/**
- * What makes JSON text too costly to parse, found as jsonDepthExceeds finds depth: arrays and objects
- * nested deeper than `limits.depth`, or more than `limits.fields` object fields (a colon outside a
- * string is one). Null when neither.
+ * What makes JSON text too costly to parse: arrays and objects nested deeper than `limits.depth`, or
+ * more than `limits.fields` object fields (a colon outside a string is one); null when neither. Found
+ * by counting brackets and colons outside strings, without parsing (so it stops at the first one too
+ * many, and no recursion is involved). Works on UTF-8 bytes as on a string: in UTF-8 these ASCII bytes
+ * never occur inside a multi-byte character. On malformed JSON the answer may be wrong; the parser
+ * refuses it anyway. `onString` is told where each string's content lies (between its quotes), up to
+ * where the answer is known.
  */
 export function jsonShapeProblem(
   text: Uint8Array | string,

@@ -30,6 +30,17 @@ export function readCookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The dashboard token a request presents: its bearer token, else its session cookie's (`cookie`: it
+ * came that way, so a state-changing request needs the CSRF header too).
+ */
+export function presentedSession(req: Request): { token: string; cookie: boolean } | undefined {
+  const bearer = req.get('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1];
+  if (bearer) return { token: bearer, cookie: false };
+  const cookie = readCookie(req, SESSION_COOKIE);
+  return cookie ? { token: cookie, cookie: true } : undefined;
+}
+
 /** A state-changing request authenticated by the cookie must carry the matching CSRF header. */
 export function checkCsrf(req: Request): void {
   if (SAFE_METHODS.has(req.method)) return;

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { UNDEFINED_TABLE, type Db } from '../adapters/db/knex.js';
 import { readModelBehind } from '../projections/waiter.js';
 
@@ -32,10 +33,10 @@ export const providerRatePerSecond = (db: Db, accountId: string): Promise<number
  * behind the user's registration: a token names a user that exists.
  */
 export async function userCredentials(db: Db, userId: string, sessionId?: string): Promise<{ email: string; passwordHash: string; signedOut: boolean } | undefined> {
-  const read = (signedOut: string) => db('users').where({ id: userId }).first('email', 'password_hash', db.raw(`${signedOut} AS signed_out`, [sessionId ?? null]));
-  const row = await read('EXISTS (SELECT 1 FROM ended_sessions WHERE session_id = ?)').catch((err) => {
+  const read = (signedOut: Knex.Raw) => db('users').where({ id: userId }).first('email', 'password_hash', signedOut);
+  const row = await read(db.raw('EXISTS (SELECT 1 FROM ended_sessions WHERE session_id = ?) AS signed_out', [sessionId ?? null])).catch((err) => {
     // a read model from before sign-outs were kept, served while the release that keeps them rebuilds it
-    if (err.code === UNDEFINED_TABLE) return read('?::text IS NULL AND false');
+    if (err.code === UNDEFINED_TABLE) return read(db.raw('false AS signed_out'));
     throw err;
   });
   return row && { email: row.email, passwordHash: row.password_hash, signedOut: row.signed_out };

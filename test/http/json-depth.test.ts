@@ -1,9 +1,11 @@
 import { expect } from 'chai';
-import { jsonDepthExceeds, jsonShapeProblem, MAX_JSON_DEPTH } from '../../src/http/json-depth.js';
+import { jsonShapeProblem, MAX_JSON_DEPTH } from '../../src/http/json-depth.js';
 
 const arrays = (n: number) => '['.repeat(n) + ']'.repeat(n);
+/** the depth check alone: fields uncounted */
+const jsonDepthExceeds = (text: Uint8Array | string) => jsonShapeProblem(text, undefined, { depth: MAX_JSON_DEPTH, fields: Infinity }) === 'depth';
 
-describe('jsonDepthExceeds (bracket count before parsing)', () => {
+describe('jsonShapeProblem: depth (bracket count before parsing)', () => {
   it('64 levels pass, 65 do not, as text and as UTF-8 bytes', () => {
     expect(MAX_JSON_DEPTH).to.equal(64);
     for (const convert of [(s: string) => s, (s: string) => Buffer.from(s)]) {

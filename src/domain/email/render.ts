@@ -123,9 +123,10 @@ const writer = new BoundedWriter();
 
 const templateFault = (err: unknown) => `template error: ${err instanceof Error ? err.message : String(err)}`;
 
-function render(field: keyof EmailParts, template: string, variables: Record<string, unknown>, escape: (s: string) => string, budget: number): string {
+function render(field: keyof EmailParts, template: string, variables: Record<string, unknown>, escape: (s: string) => string, budgetOf: () => number): string {
   // Text without a tag renders as itself: most one-off bodies, parsed for nothing before.
   if (!template.includes('{{')) return template;
+  const budget = budgetOf();
   writer.start(budget);
   try {
     return writer.render(template, new OwnPropertiesContext(variables), undefined, { escape });
@@ -165,13 +166,14 @@ export function checkTemplate(parts: EmailParts): void {
 
 /** Fills `{{placeholders}}`: HTML-escaped in html, as written in subject and text. Missing variables render empty. */
 export function renderTemplate(parts: EmailParts, variables: Record<string, unknown>): EmailParts {
-  // fields without a tag render as themselves: no budget to work out for most one-off bodies
-  const budget = FIELDS.some((field) => parts[field].includes('{{')) ? renderBudget(parts, variables) : 0;
-  const subject = render('subject', parts.subject, variables, raw, budget);
+  // worked out once, by the first field with a tag: most one-off bodies have none
+  let budget: number | undefined;
+  const budgetOf = () => (budget ??= renderBudget(parts, variables));
+  const subject = render('subject', parts.subject, variables, raw, budgetOf);
   if (subject.length > MAX_SUBJECT) throw badRequest(`subject: longer than ${MAX_SUBJECT} characters once its placeholders are filled`);
   return {
     subject,
-    html: render('html', parts.html, variables, Mustache.escape, budget),
-    text: render('text', parts.text, variables, raw, budget),
+    html: render('html', parts.html, variables, Mustache.escape, budgetOf),
+    text: render('text', parts.text, variables, raw, budgetOf),
   };
 }

@@ -5,7 +5,7 @@ import { MIN_PASSWORD_LENGTH } from '../../domain/accounts/password-policy.js';
 import { forbidden } from '../../domain/errors.js';
 import { requestClientIp } from '../client-ip.js';
 import { defineRoute } from '../route.js';
-import { checkSameOrigin, clearSession, readCookie, SESSION_COOKIE, setSession } from '../session.js';
+import { checkSameOrigin, clearSession, presentedSession, readCookie, SESSION_COOKIE, setSession } from '../session.js';
 import { callerOf, originOf } from './principal-helpers.js';
 
 // Login emails need not have a TLD (the first-boot owner is admin@localhost).
@@ -72,8 +72,8 @@ export function createAuthRoutes(deps: { accounts: AccountCommands; signIns: Sig
       auth: { kind: 'public' },
       responses: { 204: { description: 'Signed out' } },
       async handler({ req, res }) {
-        const token = req.get('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1] ?? readCookie(req, SESSION_COOKIE);
-        if (token) await deps.accounts.signOut(token, originOf(req));
+        const session = presentedSession(req);
+        if (session) await deps.accounts.signOut(session.token, originOf(req));
         clearSession(res, secure);
         return { status: 204 };
       },
