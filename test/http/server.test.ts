@@ -86,7 +86,8 @@ describe('HTTP server timeouts (slow and idle clients)', function () {
     const received = await closed;
     expect(received).to.match(/^HTTP\/1\.1 200 /);
     expect(received).to.include('{"a":1}');
-    expect(received).not.to.include('408');
+    // one answer, and no 408 after it (a bare '408' could be in the random X-Request-Id)
+    expect(received.match(/^HTTP\/1\.1 /gm)).to.have.length(1);
   });
 
   it("what Node's parser refuses is answered in the API's error shape, and closed: bytes past the Content-Length, headers too large", async () => {
