@@ -1,9 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { createTestDatabase } from '../../test/support/db.js';
 import { spawnServer, type SpawnedServer } from '../../test/support/spawn-server.js';
-import { call, measureClosedLoop, scaled, type BenchModule, prepareSendBench } from './lib.js';
-
-const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
+import { call, measureClosedLoop, scaled, type BenchModule, prepareSendBench, BENCH_ADMIN } from './lib.js';
 
 /**
  * Issue 4: accepted transactional sends per second and their p99 latency (sandbox provider, 50
@@ -19,12 +17,12 @@ const bench: BenchModule = {
     const total = scaled(20_000, scale, 200);
     const concurrency = 50;
     const testDb = await createTestDatabase();
-    const env = { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password };
+    const env = { DATABASE_URL: testDb.url, ADMIN_EMAIL: BENCH_ADMIN.email, ADMIN_PASSWORD: BENCH_ADMIN.password };
     let server = await spawnServer('all', env);
     let worker: SpawnedServer | undefined;
     try {
       let base = server.baseUrl;
-      const { headers } = await prepareSendBench(base, ADMIN);
+      const { headers } = await prepareSendBench(base, BENCH_ADMIN);
       const body = (i: number) => ({
         to: `reader${i}@example.org`,
         fromEmail: 'app@bench.example.com',

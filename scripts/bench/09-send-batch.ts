@@ -1,8 +1,7 @@
 import { createTestDatabase } from '../../test/support/db.js';
 import { spawnServer } from '../../test/support/spawn-server.js';
-import { call, measureClosedLoop, scaled, type BenchModule, prepareSendBench } from './lib.js';
+import { call, measureClosedLoop, scaled, type BenchModule, prepareSendBench, BENCH_ADMIN } from './lib.js';
 
-const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
 const BATCH = 100;
 
 /**
@@ -16,11 +15,11 @@ const bench: BenchModule = {
   async run({ scale, log }) {
     const perPhase = scaled(10_000, scale, 500);
     const testDb = await createTestDatabase();
-    const env = { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password };
+    const env = { DATABASE_URL: testDb.url, ADMIN_EMAIL: BENCH_ADMIN.email, ADMIN_PASSWORD: BENCH_ADMIN.password };
     const server = await spawnServer('all', env);
     try {
       const base = server.baseUrl;
-      const { headers } = await prepareSendBench(base, ADMIN);
+      const { headers } = await prepareSendBench(base, BENCH_ADMIN);
       const body = (i: number) => ({
         to: `reader${i}@example.org`,
         fromEmail: 'app@bench.example.com',

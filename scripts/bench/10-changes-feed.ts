@@ -1,9 +1,7 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createTestDatabase } from '../../test/support/db.js';
 import { spawnServer } from '../../test/support/spawn-server.js';
-import { call, measureLatency, scaled, type BenchModule } from './lib.js';
-
-const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
+import { call, measureLatency, scaled, type BenchModule, BENCH_ADMIN } from './lib.js';
 
 /**
  * Issue 28: 1,000 (× BENCH_SCALE) long-pollers of GET /api/messages/changes held open, two per API
@@ -21,10 +19,10 @@ const bench: BenchModule = {
     const sendsPerSecond = 100;
     const sendSeconds = 15;
     const testDb = await createTestDatabase();
-    const server = await spawnServer('all', { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+    const server = await spawnServer('all', { DATABASE_URL: testDb.url, ADMIN_EMAIL: BENCH_ADMIN.email, ADMIN_PASSWORD: BENCH_ADMIN.password });
     try {
       const base = server.baseUrl;
-      const login = await call(base, 'POST', '/api/auth/login', { body: ADMIN });
+      const login = await call(base, 'POST', '/api/auth/login', { body: BENCH_ADMIN });
       const auth = { authorization: `Bearer ${login.body.token}` };
       await call(base, 'PATCH', '/api/settings', { headers: auth, body: { dailySendCap: 100_000_000 } });
       await call(base, 'POST', '/api/domains', { headers: auth, body: { domain: 'bench.example.com' } });

@@ -1,8 +1,6 @@
 import { createTestDatabase } from '../../test/support/db.js';
 import { spawnServer } from '../../test/support/spawn-server.js';
-import { call, measureClosedLoop, percentiles, scaled, type BenchModule, prepareSendBench } from './lib.js';
-
-const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
+import { call, measureClosedLoop, percentiles, scaled, type BenchModule, prepareSendBench, BENCH_ADMIN } from './lib.js';
 
 const p99 = (values: number[]) => percentiles([...values]).p99;
 
@@ -17,10 +15,10 @@ const bench: BenchModule = {
     const total = scaled(2_000, scale, 100);
     const concurrency = 50;
     const testDb = await createTestDatabase();
-    const server = await spawnServer('all', { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+    const server = await spawnServer('all', { DATABASE_URL: testDb.url, ADMIN_EMAIL: BENCH_ADMIN.email, ADMIN_PASSWORD: BENCH_ADMIN.password });
     try {
       const base = server.baseUrl;
-      const { headers } = await prepareSendBench(base, ADMIN);
+      const { headers } = await prepareSendBench(base, BENCH_ADMIN);
       const body = (i: number, extra: Record<string, unknown> = {}) => ({
         to: `reader${i}@example.org`, fromEmail: 'app@bench.example.com', subject: `Reminder ${i}`, html: `<p>Reminder ${i}</p>`, text: `Reminder ${i}`, ...extra,
       });

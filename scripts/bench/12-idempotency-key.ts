@@ -1,10 +1,6 @@
 import { createTestDatabase } from '../../test/support/db.js';
 import { spawnServer } from '../../test/support/spawn-server.js';
-import { call, measureClosedLoop, scaled, type BenchModule } from './lib.js';
-
-const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+import { call, measureClosedLoop, orderConfirmation, prepareSendBench, scaled, type BenchModule, BENCH_ADMIN, median } from './lib.js';
 
 /**
  * Issue 28: what an Idempotency-Key costs a transactional send (the key's record is claimed before the
@@ -20,33 +16,18 @@ const bench: BenchModule = {
     const rounds = 6;
     const concurrency = 50;
     const testDb = await createTestDatabase();
-    const env = { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password };
+    const env = { DATABASE_URL: testDb.url, ADMIN_EMAIL: BENCH_ADMIN.email, ADMIN_PASSWORD: BENCH_ADMIN.password };
     const server = await spawnServer('all', env);
     try {
       const base = server.baseUrl;
-      const login = await call(base, 'POST', '/api/auth/login', { body: ADMIN });
-      const auth = { authorization: `Bearer ${login.body.token}` };
-      await call(base, 'PATCH', '/api/settings', { headers: auth, body: { dailySendCap: 100_000_000 } });
-      const domain = await call(base, 'POST', '/api/domains', { headers: auth, body: { domain: 'bench.example.com' } });
-      if (domain.status !== 201) throw new Error(`domain: ${domain.status} ${JSON.stringify(domain.body)}`);
-      const key = await call(base, 'POST', '/api/api-keys', { headers: auth, body: { name: 'bench', scopes: ['send'] } });
-      const apiKey = key.body.key as string;
-      const body = (i: number) => ({
-        to: `reader${i}@example.org`,
-        fromEmail: 'app@bench.example.com',
-        fromName: 'Bench',
-        subject: `Order ${i} confirmed`,
-        html: `<html><body><p>Thanks for order ${i}.</p><p><a href="https://shop.example.com/orders/${i}">View it</a></p></body></html>`,
-        text: `Thanks for order ${i}.`,
-      });
+      const { headers: keyHeaders } = await prepareSendBench(base, BENCH_ADMIN);
       let next = 0;
       const sendMany = (withKey: boolean) =>
         measureClosedLoop(
           async () => {
             const i = next++;
-            const headers: Record<string, string> = { 'x-api-key': apiKey };
-            if (withKey) headers['idempotency-key'] = `order-${i}`;
-            const res = await call(base, 'POST', '/api/send/transactional', { headers, body: body(i) });
+            const headers = withKey ? { ...keyHeaders, 'idempotency-key': `order-${i}` } : keyHeaders;
+            const res = await call(base, 'POST', '/api/send/transactional', { headers, body: orderConfirmation(i) });
             if (res.status !== 201) throw new Error(`a send was refused: ${res.status} ${JSON.stringify(res.body)}`);
           },
           { count: perRound, concurrency },

@@ -2,9 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { createTestDatabase } from '../../test/support/db.js';
 import { spawnServer } from '../../test/support/spawn-server.js';
-import { call, scaled, type BenchModule, prepareSendBench } from './lib.js';
-
-const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
+import { call, scaled, type BenchModule, prepareSendBench, BENCH_ADMIN } from './lib.js';
 
 function percentile(samples: number[], q: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -60,11 +58,11 @@ const bench: BenchModule = {
     const windowMs = Math.max(1_000, Math.round(3_000 * Math.min(1, scale * 10)));
     const concurrency = 50;
     const testDb = await createTestDatabase();
-    const env = { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password };
+    const env = { DATABASE_URL: testDb.url, ADMIN_EMAIL: BENCH_ADMIN.email, ADMIN_PASSWORD: BENCH_ADMIN.password };
     const server = await spawnServer('all', env);
     try {
       const base = server.baseUrl;
-      const { headers } = await prepareSendBench(base, ADMIN);
+      const { headers } = await prepareSendBench(base, BENCH_ADMIN);
       const body = (i: number) => ({
         to: `reader${i}@example.org`,
         fromEmail: 'app@bench.example.com',

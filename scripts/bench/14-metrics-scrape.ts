@@ -1,10 +1,6 @@
 import { createTestDatabase } from '../../test/support/db.js';
 import { spawnServer } from '../../test/support/spawn-server.js';
-import { call, measureClosedLoop, orderConfirmation, prepareSendBench, scaled, type BenchModule } from './lib.js';
-
-const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+import { call, measureClosedLoop, orderConfirmation, prepareSendBench, scaled, type BenchModule, BENCH_ADMIN, median } from './lib.js';
 
 /**
  * Issue 29: what a Prometheus scrape every second costs the send path (the send bench's ratio: accepted
@@ -21,11 +17,11 @@ const bench: BenchModule = {
     const rounds = 6;
     const concurrency = 50;
     const testDb = await createTestDatabase();
-    const env = { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password };
+    const env = { DATABASE_URL: testDb.url, ADMIN_EMAIL: BENCH_ADMIN.email, ADMIN_PASSWORD: BENCH_ADMIN.password };
     const server = await spawnServer('all', env);
     try {
       const base = server.baseUrl;
-      const { headers } = await prepareSendBench(base, ADMIN);
+      const { headers } = await prepareSendBench(base, BENCH_ADMIN);
       let next = 0;
       const sends = () =>
         measureClosedLoop(

@@ -11,12 +11,10 @@ import { projections } from '../../src/projections/registry.js';
 import { createProjectionRunner } from '../../src/projections/runner.js';
 import { createTestDatabase } from '../../test/support/db.js';
 import { ensureBuilt, launchChromium } from '../../test/support/browser.js';
-import { scaled, type BenchFigure, type BenchModule } from './lib.js';
+import { scaled, type BenchFigure, type BenchModule, median } from './lib.js';
 
 const PASSWORD = 'bench-password';
 const RUNS = 15;
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** The JavaScript the shell loads before showing anything (its module script and preloads), gzipped. */
 function firstLoadJsGzipped(): { bytes: number; files: string[] } {

@@ -2,9 +2,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createTestDatabase, type TestDatabase } from '../../test/support/db.js';
 import { spawnServer } from '../../test/support/spawn-server.js';
-import { call, measureClosedLoop, measureLatency, percentiles, scaled, type BenchFigure, type BenchModule, prepareSendBench } from './lib.js';
-
-const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
+import { call, measureClosedLoop, measureLatency, percentiles, scaled, type BenchFigure, type BenchModule, prepareSendBench, BENCH_ADMIN } from './lib.js';
 
 /**
  * The CPU time a process has used so far (Linux /proc, in clock ticks of 1/100 s), or null elsewhere.
@@ -72,14 +70,14 @@ type Topology = 'all' | 'api+worker';
  */
 async function campaignRun(topology: Topology, contacts: number, scale: number, log: (line: string) => void) {
   const testDb = await createTestDatabase();
-  const env = { DATABASE_URL: testDb.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password };
+  const env = { DATABASE_URL: testDb.url, ADMIN_EMAIL: BENCH_ADMIN.email, ADMIN_PASSWORD: BENCH_ADMIN.password };
   // a loaded machine can take longer than the default 30 s to start the service
   const server = await spawnServer(topology === 'all' ? 'all' : 'api', env, { startTimeoutMs: 120_000 });
   const worker = topology === 'all' ? null : await spawnServer('worker', env, { startTimeoutMs: 120_000 });
   const processes = [server, ...(worker ? [worker] : [])];
   try {
     const base = server.baseUrl;
-    const { headers, auth } = await prepareSendBench(base, ADMIN);
+    const { headers, auth } = await prepareSendBench(base, BENCH_ADMIN);
     let n = 0;
     /** the one sender's sends being followed to the provider: message id and when its 201 came */
     let followed: { id: string; acceptedAt: number }[] | null = null;

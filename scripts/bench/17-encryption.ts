@@ -13,7 +13,7 @@ import { createTestDatabase } from '../../test/support/db.js';
 import { emailQueued } from '../../test/support/messages-projection.js';
 import { createDb } from '../../src/adapters/db/knex.js';
 import { spawnServer, type SpawnedServer } from '../../test/support/spawn-server.js';
-import { call, measureRates, scaled, type BenchModule, prepareSendBench } from './lib.js';
+import { call, measureRates, scaled, type BenchModule, prepareSendBench, BENCH_ADMIN, median } from './lib.js';
 
 const queued = (prefix: string, i: number, recipients: number): NewEvent => {
   const { type, data } = emailQueued(`${prefix}${i}`, {
@@ -79,19 +79,16 @@ async function rebuildRates(events: number, master: MasterKey, log: (line: strin
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
-
 /** A service (`npm start`'s process) on a database of its own, ready to send; its send for the i-th message. */
 async function sendingServer(env: Record<string, string>): Promise<{ server: SpawnedServer; send(i: number): Promise<void>; drop(): Promise<void> }> {
   const db = await createTestDatabase();
   let server: SpawnedServer | undefined;
   let headers: Record<string, string>;
   try {
-    server = await spawnServer('all', { DATABASE_URL: db.url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ENCRYPTION_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'error', ...env }, {
+    server = await spawnServer('all', { DATABASE_URL: db.url, ADMIN_EMAIL: BENCH_ADMIN.email, ADMIN_PASSWORD: BENCH_ADMIN.password, ENCRYPTION_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'error', ...env }, {
       startTimeoutMs: 120_000, // a start takes over 30 s on a machine loaded 10 times over
     });
-    ({ headers } = await prepareSendBench(server.baseUrl, ADMIN));
+    ({ headers } = await prepareSendBench(server.baseUrl, BENCH_ADMIN));
   } catch (err) {
     await server?.stop().catch(() => {});
     await db.drop().catch(() => {});

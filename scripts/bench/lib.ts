@@ -245,6 +245,11 @@ function safeJson(text: string): unknown {
   }
 }
 
+/** The owner every bench's service boots with (ADMIN_EMAIL / ADMIN_PASSWORD). */
+export const BENCH_ADMIN = { email: 'admin@localhost', password: 'bench-password-123' };
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 export function scaled(n: number, scale: number, min = 1): number {
   return Math.max(min, Math.round(n * scale));
 }

@@ -175,6 +175,18 @@ describe('GET/POST/DELETE /api/suppressions and the events suppressions fire', f
       await contactStatus('complaint@example.org', 'complained');
     });
 
+    it('a complaint about an address already unsubscribed: contact.complained too, and the entry takes the complaint', async () => {
+      await contact('later-complaint@example.org', 'Lu');
+      const m = await client.sendAccepted('later-complaint@example.org');
+      expect((await suppress({ email: 'later-complaint@example.org' })).status).to.equal(201);
+      await webhookFor('later-complaint@example.org', 'contact.suppressed');
+      await postmarkHook(postmark.spamComplaint({ msgId: m.id, postmarkMessageId: m.providerMessageId, recipient: 'later-complaint@example.org', id: 7003 }));
+      const hook = await webhookFor('later-complaint@example.org', 'contact.complained');
+      expect(hook.body.data).to.include({ source: 'complaint', firstName: 'Lu' });
+      await contactStatus('later-complaint@example.org', 'complained');
+      expect((await list('?search=later-complaint@')).body.items[0]).to.include({ reason: 'complained', source: 'complaint', messageId: m.id });
+    });
+
     it('a one-click unsubscribe: contact.unsubscribed, source one_click, status unsubscribed', async () => {
       await contact('unsub@example.org', 'Una');
       const res = await app.request('POST', '/api/send/transactional', {

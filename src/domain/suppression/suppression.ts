@@ -66,6 +66,18 @@ export function webhookEventFor({ reason, source, quiet, value }: Pick<AddressSu
  */
 export const webhookSourceOf = (source: SuppressionSource): Exclude<SuppressionSource, 'import'> => (source === 'import' ? 'manual' : source);
 
+/** How much a reason says about an address: a complaint outranks a hard bounce, which outranks the rest. */
+const WEIGHT: Partial<Record<SuppressionReason, number>> = { complained: 2, bounced: 1 };
+const weightOf = (reason: SuppressionReason) => WEIGHT[reason] ?? 0;
+
+/**
+ * Whether a suppression recorded over an active one says something new: a provider's report of a
+ * complaint (or a hard bounce) about an address already suppressed for a lesser reason. The recipient
+ * who unsubscribed and then marks an earlier mail as spam did complain, and receivers are told so.
+ */
+const outranks = (next: AddressSuppressed['data'], active: AddressSuppressed['data']) =>
+  (next.source === 'complaint' || next.source === 'bounce') && weightOf(next.reason) > weightOf(active.reason);
+
 export const suppressionDecider: Decider<SuppressionState, SuppressionCommand, SuppressionEvent> = {
   initialState: { active: null },
   evolve(state, event) {
@@ -76,7 +88,7 @@ export const suppressionDecider: Decider<SuppressionState, SuppressionCommand, S
   decide(command, state) {
     if (command.kind === 'suppress') {
       // Already suppressed: a repeated bounce, a second unsubscribe click or a retried ingest changes nothing.
-      if (state.active) return [];
+      if (state.active && !outranks(command.data, state.active)) return [];
       return [{ type: 'AddressSuppressed', data: command.data }];
     }
     if (!state.active) throw notFound(`${command.value} is not suppressed`);

@@ -21,6 +21,18 @@ describe('suppression decisions', () => {
     expect(given(suppressionDecider, [{ type: 'AddressSuppressed', data }]).when({ kind: 'suppress', data: { ...data, reason: 'unsubscribed' } })).to.deep.equal([]);
   });
 
+  it("records a provider's complaint or hard bounce over a lesser reason (so its webhook fires), never the reverse nor from an import", () => {
+    const unsubscribed = { ...data, reason: 'unsubscribed', source: 'form' } satisfies AddressSuppressed['data'];
+    const complaint = { ...data, reason: 'complained', source: 'complaint', messageId: 'm2' } satisfies AddressSuppressed['data'];
+    expect(given(suppressionDecider, [{ type: 'AddressSuppressed', data: unsubscribed }]).when({ kind: 'suppress', data: complaint })).to.deep.equal([{ type: 'AddressSuppressed', data: complaint }]);
+    expect(given(suppressionDecider, [{ type: 'AddressSuppressed', data: unsubscribed }]).when({ kind: 'suppress', data })).to.deep.equal([{ type: 'AddressSuppressed', data }]);
+    expect(given(suppressionDecider, [{ type: 'AddressSuppressed', data }]).when({ kind: 'suppress', data: complaint })).to.have.length(1);
+    expect(given(suppressionDecider, [{ type: 'AddressSuppressed', data: complaint }]).when({ kind: 'suppress', data })).to.deep.equal([]);
+    expect(given(suppressionDecider, [{ type: 'AddressSuppressed', data: complaint }]).when({ kind: 'suppress', data: { ...complaint, messageId: 'm3' } })).to.deep.equal([]);
+    const imported = { ...complaint, source: 'import' } satisfies AddressSuppressed['data'];
+    expect(given(suppressionDecider, [{ type: 'AddressSuppressed', data: unsubscribed }]).when({ kind: 'suppress', data: imported })).to.deep.equal([]);
+  });
+
   it('lifts an active suppression, after which it can be suppressed again', () => {
     const lift = { kind: 'lift' as const, accountId: 'a1', value: data.value, addressKind: 'email' as const, now: 't2', by: 'user:u' };
     const lifted = given(suppressionDecider, [{ type: 'AddressSuppressed', data }]).when(lift);
