@@ -55,6 +55,7 @@ export function createProviderEventIngest(deps: {
       provider: e.provider ?? (e.providerEventId.startsWith('pm:') ? 'postmark' : 'ses'),
       providerMessageId: e.providerMessageId,
       recipient: e.recipient,
+      receivedAt: new Date().toISOString(),
     };
     // Decided on the stream as read: the acceptance an event may record carries the event's own
     // provider id, so recording it first could not change the answer.

@@ -171,6 +171,43 @@ describe('POST /api/provider-events/postmark (Postmark webhooks)', function () {
       expect(await client.historyTypes(m.id)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
     });
 
+    it("a SubscriptionChange of the recipient's own (Postmark's unsubscribe link) is an unsubscribe: reason unsubscribed, source form", async () => {
+      const m = await sendAccepted('left@example.org');
+      await post(postmark.subscriptionChange({ ...m.hook, suppress: true, reason: 'ManualSuppression', origin: 'Recipient' }));
+      expect(await client.suppressionRow('left@example.org')).to.include({ reason: 'unsubscribed', source: 'form', message_id: m.id });
+    });
+
+    it('an event about a message scheduled for later, or cancelled, proves no send: acknowledged, nothing recorded, the message still goes out at its time', async () => {
+      const sendAt = new Date(Date.now() + 10 * 60_000).toISOString();
+      const queue = (to: string) =>
+        app.request('POST', '/api/send/transactional', { apiKey: sender.key, body: { to, fromEmail: sender.from, subject: 'Later', html: '<p>x</p>', text: 'x', sendAt } });
+      const later = await queue('later@example.org');
+      expect(later.body.status).to.equal('scheduled');
+      const forged = postmark.delivery({ msgId: later.body.messageLogId, postmarkMessageId: 'pm-forged-1', recipient: 'later@example.org' });
+      expect((await post(forged)).body).to.deep.equal({ recorded: 0, pending: 0 });
+      expect(await client.historyTypes(later.body.messageLogId)).to.deep.equal(['EmailQueued']);
+      const cancel = await app.request('POST', `/api/messages/${later.body.messageLogId}/cancel`, { apiKey: sender.key });
+      expect(cancel.status, JSON.stringify(cancel.body)).to.equal(200);
+
+      const withdrawn = await queue('withdrawn@example.org');
+      await app.request('POST', `/api/messages/${withdrawn.body.messageLogId}/cancel`, { apiKey: sender.key });
+      const late = postmark.bounce({ msgId: withdrawn.body.messageLogId, postmarkMessageId: 'pm-forged-2', recipient: 'withdrawn@example.org', id: 1101, type: 'HardBounce', inactive: true });
+      expect((await post(late)).body).to.deep.equal({ recorded: 0, pending: 0 });
+      expect(await client.suppressionRow('withdrawn@example.org')).to.equal(undefined);
+    });
+
+    it('fields of the wrong type or size are left out or cut, not a 500: a Click whose OriginalLink is an object, a 100 KB Details', async () => {
+      const m = await sendAccepted('odd@example.org');
+      const click = { ...postmark.click({ ...m.hook, link: 'x' }), OriginalLink: {} };
+      const clicked = await post(click);
+      expect(clicked.status, JSON.stringify(clicked.body)).to.equal(200);
+      const bounce = { ...postmark.bounce({ ...m.hook, id: 1201, type: 'SoftBounce', inactive: false }), Details: 'd'.repeat(100_000) };
+      expect((await post(bounce)).body).to.deep.equal({ recorded: 1, pending: 0 });
+      const view = await client.message(m.id, (v) => v.clicks === 1 && v.events.some((e: any) => e.type === 'bounced'));
+      expect(view.events.find((e: any) => e.type === 'clicked').data.url).to.equal('');
+      expect(view.events.find((e: any) => e.type === 'bounced').data.diagnostic).to.have.length(2_000);
+    });
+
     it('accepts record types it does not track without recording anything', async () => {
       expect((await post({ RecordType: 'Inbound', MessageID: 'x' })).body).to.deep.equal({ recorded: 0, pending: 0 });
       expect((await post({ hello: 'world' })).status).to.equal(200);

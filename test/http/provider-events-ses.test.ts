@@ -306,6 +306,25 @@ describe('POST /api/provider-events/ses (SNS notifications)', function () {
       expect(view.events.filter((e: any) => e.type === 'opened')).to.have.length(1);
     });
 
+    it('the same bounce under two SNS MessageIds (identity notifications and event publishing both on) is recorded once, by its feedbackId', async () => {
+      const to = 'reported-twice@example.org';
+      const m = await client.sendAccepted(to);
+      const bounce = { msgId: m.id, sesMessageId: m.providerMessageId, recipients: [to] };
+      await notify('Bounce', { ...bounce, style: 'notificationType' }, { messageId: 'sns-identity-1' });
+      await notify('Bounce', bounce, { messageId: 'sns-config-set-1' });
+      expect(await client.historyTypes(m.id)).to.deep.equal(['EmailQueued', 'ProviderAccepted', 'Bounced']);
+    });
+
+    it('a recipient entry that is not an object is passed over, not a 500 that SNS retries for an hour', async () => {
+      const to = 'null-entry@example.org';
+      const m = await client.sendAccepted(to);
+      const event = sesEvent('Bounce', { msgId: m.id, sesMessageId: m.providerMessageId, recipients: [to] }) as any;
+      event.bounce.bouncedRecipients.unshift(null, 7);
+      const posted = await post(signedSnsNotification(event, { certUrl: certs.certUrl }));
+      expect(posted.status, JSON.stringify(posted.body)).to.equal(200);
+      expect(posted.body).to.deep.equal({ recorded: 1, pending: 0 });
+    });
+
     it('a Send event naming a message by its msg_id records SES\'s acceptance of it (a send whose answer was never recorded), once', async () => {
       const accountId = (await app.infra.db('accounts').where({ name: 'default' }).first('id')).id;
       // as if the worker died holding SES's answer

@@ -9,6 +9,8 @@ export interface ProviderEventOrigin {
   provider: EventProvider;
   providerMessageId: string | null;
   recipient: string;
+  /** when the event reached us */
+  receivedAt: string;
 }
 
 export type EventAdmission = { ok: true } | { ok: false; reason: string };
@@ -18,7 +20,15 @@ export interface MessageSent {
   queued: EmailQueued['data'] | SmsQueued['data'] | null;
   channel: 'email' | 'sms' | null;
   providerMessageId: string | null;
+  status: string | null;
 }
+
+/**
+ * How far the clocks of the process that sends a scheduled message and the one taking events about it
+ * may disagree: an event before `sendAt` by more than this cannot be about a send, which the worker
+ * makes at `sendAt` or later.
+ */
+export const SCHEDULE_CLOCK_SKEW_MS = 60_000;
 
 /**
  * Whether a provider event may touch the message it names (by our id or by the provider's). Our message
@@ -27,7 +37,8 @@ export interface MessageSent {
  * - the message went out through the provider that reports on it (an SES event about a Postmark
  *   message, or about an SMS, is about nothing we sent);
  * - it names the provider's id for the message: the one recorded when the provider accepted it, or,
- *   before that is recorded, any (the event then proves the acceptance, see `acceptedAs`);
+ *   before that is recorded, any (the event then proves the acceptance, see `acceptedAs`), unless the
+ *   message was cancelled or is not due yet (a scheduled one);
  * - its recipient is the message's recipient (compared in normal form), so a bounce can never put
  *   anyone else, of this account or another, on a suppression list.
  * Pure: `message` is the message stream folded, the authority (the read models may lag behind it).
@@ -37,6 +48,16 @@ export function admitProviderEvent(message: MessageSent, origin: ProviderEventOr
   if (!queued) return { ok: false, reason: 'no such message' };
   if (message.channel !== 'email' || queued.provider !== origin.provider) return { ok: false, reason: `message was not sent through ${origin.provider}` };
   if (!origin.providerMessageId) return { ok: false, reason: 'event names no provider message id' };
+  if (!message.providerMessageId) {
+    // An event before the acceptance is recorded proves it (a worker that stopped between the
+    // provider's answer and our append); but no send can have happened for a message withdrawn
+    // before it was handed over, nor before its time.
+    if (message.status === 'cancelled') return { ok: false, reason: 'message was cancelled before it was sent' };
+    const { sendAt } = queued as EmailQueued['data'];
+    if (sendAt && Date.parse(origin.receivedAt) < Date.parse(sendAt) - SCHEDULE_CLOCK_SKEW_MS) {
+      return { ok: false, reason: 'message is scheduled for later and was not sent yet' };
+    }
+  }
   if (message.providerMessageId && message.providerMessageId !== origin.providerMessageId) {
     return { ok: false, reason: `provider message id ${origin.providerMessageId} is not the message's` };
   }

@@ -22,3 +22,22 @@ export interface NormalizedProviderEvent {
   /** set when the event must put the recipient on the suppression list */
   suppress?: { reason: SuppressionReason; source: SuppressionSource };
 }
+
+/** The longest text kept from a provider's report (a diagnostic, a user agent, a link). */
+export const MAX_REPORTED_TEXT = 2_000;
+
+/**
+ * A field of a provider's payload as the text our events keep, or undefined: what is not a string (an
+ * object where a string was due, null) is dropped, and a very long one is cut, so a payload's oddities
+ * neither fail the ingest nor swell every history that shows it.
+ */
+export const reportedText = (value: unknown): string | undefined => (typeof value === 'string' ? value.slice(0, MAX_REPORTED_TEXT) : undefined);
+
+/**
+ * A report a provider made with its answer (the sandbox's simulator), dated when it is recorded: after
+ * the acceptance recorded before it, so that a message's timeline shows the send first.
+ */
+export function reportedAt(report: NormalizedProviderEvent, at: string): NormalizedProviderEvent {
+  if (!report.outcome) return report;
+  return { ...report, outcome: { ...report.outcome, data: { ...report.outcome.data, occurredAt: at } } as ProviderOutcome };
+}

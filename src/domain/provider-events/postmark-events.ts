@@ -1,5 +1,5 @@
 import type { ProviderOutcome } from '../messages/events.js';
-import type { NormalizedProviderEvent } from './normalized.js';
+import { reportedText, type NormalizedProviderEvent } from './normalized.js';
 
 /**
  * Bounce types that mean the address will never accept mail; Postmark's own `Inactive` (it stopped
@@ -7,6 +7,18 @@ import type { NormalizedProviderEvent } from './normalized.js';
  * or informational: suppressing on them would lose addresses that still work.
  */
 const HARD_BOUNCE_TYPES = new Set(['HardBounce', 'BadEmailAddress', 'ManuallyDeactivated']);
+
+/**
+ * Why a SubscriptionChange stops sending to its recipient: Postmark's bounce or complaint, the
+ * recipient's own unsubscribe through Postmark's link (origin `Recipient`), or else a suppression the
+ * sender or Postmark made (`Customer`, `Admin`).
+ */
+function subscriptionSuppression(reason: unknown, origin: unknown): NonNullable<NormalizedProviderEvent['suppress']> {
+  if (reason === 'HardBounce') return { reason: 'bounced', source: 'bounce' };
+  if (reason === 'SpamComplaint') return { reason: 'complained', source: 'complaint' };
+  if (origin === 'Recipient') return { reason: 'unsubscribed', source: 'form' };
+  return { reason: 'manual', source: 'manual' };
+}
 
 /** Postmark webhooks (delivery, bounce, spam complaint, open, click) to our events; ids make a redelivered webhook a no-op. */
 export function parsePostmarkEvent(p: any): NormalizedProviderEvent[] {
@@ -22,7 +34,7 @@ export function parsePostmarkEvent(p: any): NormalizedProviderEvent[] {
     case 'Delivery':
       return one({
         type: 'Delivered',
-        data: { providerEventId: `pm:delivery:${p.MessageID}:${p.Recipient}`, recipient: p.Recipient, occurredAt: at(p.DeliveredAt), smtpResponse: p.Details },
+        data: { providerEventId: `pm:delivery:${p.MessageID}:${p.Recipient}`, recipient: p.Recipient, occurredAt: at(p.DeliveredAt), smtpResponse: reportedText(p.Details) },
       });
     case 'Bounce': {
       const hard = p.Inactive === true || HARD_BOUNCE_TYPES.has(p.Type);
@@ -34,8 +46,8 @@ export function parsePostmarkEvent(p: any): NormalizedProviderEvent[] {
             recipient: p.Email,
             occurredAt: at(p.BouncedAt),
             bounceType: hard ? 'hard' : 'soft',
-            subType: p.Type,
-            diagnostic: p.Details ?? p.Description,
+            subType: reportedText(p.Type),
+            diagnostic: reportedText(p.Details ?? p.Description),
           },
         },
         hard ? { reason: 'bounced', source: 'bounce' } : undefined,
@@ -43,7 +55,7 @@ export function parsePostmarkEvent(p: any): NormalizedProviderEvent[] {
     }
     case 'SpamComplaint':
       return one(
-        { type: 'Complained', data: { providerEventId: `pm:complaint:${p.ID}`, recipient: p.Email, occurredAt: at(p.BouncedAt), feedbackType: p.Type } },
+        { type: 'Complained', data: { providerEventId: `pm:complaint:${p.ID}`, recipient: p.Email, occurredAt: at(p.BouncedAt), feedbackType: reportedText(p.Type) } },
         { reason: 'complained', source: 'complaint' },
       );
     case 'Open':
@@ -53,24 +65,26 @@ export function parsePostmarkEvent(p: any): NormalizedProviderEvent[] {
           providerEventId: `pm:open:${p.MessageID}:${p.ReceivedAt}`,
           recipient: p.Recipient,
           occurredAt: at(p.ReceivedAt),
-          userAgent: p.UserAgent,
+          userAgent: reportedText(p.UserAgent),
           suspectedBot: false,
           source: 'provider',
         },
       });
-    case 'Click':
+    case 'Click': {
+      const url = reportedText(p.OriginalLink) ?? '';
       return one({
         type: 'Clicked',
         data: {
-          providerEventId: `pm:click:${p.MessageID}:${p.ReceivedAt}:${p.OriginalLink}`,
+          providerEventId: `pm:click:${p.MessageID}:${p.ReceivedAt}:${url}`,
           recipient: p.Recipient,
           occurredAt: at(p.ReceivedAt),
-          url: String(p.OriginalLink ?? ''),
-          userAgent: p.UserAgent,
+          url,
+          userAgent: reportedText(p.UserAgent),
           suspectedBot: false,
           source: 'provider',
         },
       });
+    }
     case 'SubscriptionChange':
       // Only a change that starts suppressing concerns us; reactivation is done through our own API.
       if (p.SuppressSending !== true || typeof p.Recipient !== 'string') return [];
@@ -81,12 +95,7 @@ export function parsePostmarkEvent(p: any): NormalizedProviderEvent[] {
           providerMessageId,
           recipient: p.Recipient,
           providerEventId: `pm:subscription:${p.MessageID}:${p.ChangedAt}`,
-          suppress:
-            p.SuppressionReason === 'HardBounce'
-              ? { reason: 'bounced', source: 'bounce' }
-              : p.SuppressionReason === 'SpamComplaint'
-                ? { reason: 'complained', source: 'complaint' }
-                : { reason: 'manual', source: 'manual' },
+          suppress: subscriptionSuppression(p.SuppressionReason, p.Origin),
         },
       ];
     default:

@@ -1,9 +1,11 @@
-import type { NormalizedProviderEvent } from './normalized.js';
+import { reportedText, type NormalizedProviderEvent } from './normalized.js';
 
 /**
  * SES event notifications (configuration-set `eventType` or identity `notificationType`, as AWS documents them)
  * to our events. `notificationId` (the SNS MessageId) makes each (notification, recipient) unique, so a
- * redelivered SNS message is recorded once. Every event names the send SES accepted (`mail`); Send says
+ * redelivered SNS message is recorded once; a bounce or complaint is keyed by its own `feedbackId`
+ * instead, which stays the same when SES reports it twice (identity notifications and a
+ * configuration set's event publishing both on). Every event names the send SES accepted (`mail`); Send says
  * nothing else, and counts only with our `msg_id` tag (it can then prove a send whose answer we never
  * recorded). Kinds we do not track (Reject, DeliveryDelay, ...) give [].
  */
@@ -14,7 +16,10 @@ export function parseSesEvent(notificationId: string, payload: any): NormalizedP
   const messageId: string | null = Array.isArray(tag) && typeof tag[0] === 'string' ? tag[0] : null;
   const providerMessageId: string | null = typeof mail.messageId === 'string' ? mail.messageId : null;
   const acceptedAt = typeof mail.timestamp === 'string' && !Number.isNaN(Date.parse(mail.timestamp)) ? new Date(mail.timestamp).toISOString() : undefined;
-  const base = (recipient: string) => ({ providerEventId: `ses:${notificationId}:${recipient}`, recipient });
+  const base = (recipient: string, feedbackId?: unknown) => ({
+    providerEventId: typeof feedbackId === 'string' && feedbackId ? `ses:feedback:${feedbackId}:${recipient}` : `ses:${notificationId}:${recipient}`,
+    recipient,
+  });
   const at = (ts: unknown) => (typeof ts === 'string' && !Number.isNaN(Date.parse(ts)) ? new Date(ts).toISOString() : new Date().toISOString());
   const emails = (list: unknown, field = 'emailAddress'): string[] =>
     Array.isArray(list) ? list.map((r) => (typeof r === 'string' ? r : r?.[field])).filter((r): r is string => typeof r === 'string') : [];
@@ -34,11 +39,11 @@ export function parseSesEvent(notificationId: string, payload: any): NormalizedP
         outcome: {
           type: 'Bounced' as const,
           data: {
-            ...base(r.emailAddress),
+            ...base(r?.emailAddress, b.feedbackId),
             occurredAt: at(b.timestamp),
             bounceType: hard ? ('hard' as const) : ('soft' as const),
-            subType: b.bounceSubType,
-            diagnostic: r.diagnosticCode ?? r.status,
+            subType: reportedText(b.bounceSubType),
+            diagnostic: reportedText(r?.diagnosticCode ?? r?.status),
           },
         },
         ...(hard ? { suppress: { reason: 'bounced' as const, source: 'bounce' as const } } : {}),
@@ -49,7 +54,7 @@ export function parseSesEvent(notificationId: string, payload: any): NormalizedP
       return withKeys(emails(c.complainedRecipients).map((recipient) => ({
         messageId,
         providerMessageId,
-        outcome: { type: 'Complained' as const, data: { ...base(recipient), occurredAt: at(c.timestamp), feedbackType: c.complaintFeedbackType } },
+        outcome: { type: 'Complained' as const, data: { ...base(recipient, c.feedbackId), occurredAt: at(c.timestamp), feedbackType: reportedText(c.complaintFeedbackType) } },
         suppress: { reason: 'complained' as const, source: 'complaint' as const },
       })));
     }
@@ -58,7 +63,7 @@ export function parseSesEvent(notificationId: string, payload: any): NormalizedP
       return withKeys(emails(d.recipients).map((recipient) => ({
         messageId,
         providerMessageId,
-        outcome: { type: 'Delivered' as const, data: { ...base(recipient), occurredAt: at(d.timestamp), smtpResponse: d.smtpResponse } },
+        outcome: { type: 'Delivered' as const, data: { ...base(recipient), occurredAt: at(d.timestamp), smtpResponse: reportedText(d.smtpResponse) } },
       })));
     }
     case 'Open': {
@@ -68,7 +73,7 @@ export function parseSesEvent(notificationId: string, payload: any): NormalizedP
         providerMessageId,
         outcome: {
           type: 'Opened' as const,
-          data: { ...base(recipient), occurredAt: at(o.timestamp), userAgent: o.userAgent, ip: o.ipAddress, suspectedBot: false, source: 'provider' as const },
+          data: { ...base(recipient), occurredAt: at(o.timestamp), userAgent: reportedText(o.userAgent), ip: reportedText(o.ipAddress), suspectedBot: false, source: 'provider' as const },
         },
       })));
     }
@@ -79,7 +84,7 @@ export function parseSesEvent(notificationId: string, payload: any): NormalizedP
         providerMessageId,
         outcome: {
           type: 'Clicked' as const,
-          data: { ...base(recipient), occurredAt: at(c.timestamp), url: String(c.link ?? ''), userAgent: c.userAgent, ip: c.ipAddress, suspectedBot: false, source: 'provider' as const },
+          data: { ...base(recipient), occurredAt: at(c.timestamp), url: reportedText(c.link) ?? '', userAgent: reportedText(c.userAgent), ip: reportedText(c.ipAddress), suspectedBot: false, source: 'provider' as const },
         },
       })));
     }

@@ -95,7 +95,7 @@ describe('message decisions', () => {
   it('records an outside event only when it agrees with the message: its provider, its provider id, its recipient', () => {
     const sesQ: MessageEvent = { type: 'EmailQueued', data: { ...queued, provider: 'ses' } };
     const sesAccepted: MessageEvent = { type: 'ProviderAccepted', data: { providerMessageId: 'ses-1', provider: 'ses', acceptedAt: 't', attempt: 1 } };
-    const origin: ProviderEventOrigin = { provider: 'ses', providerMessageId: 'ses-1', recipient: 'r@example.org' };
+    const origin: ProviderEventOrigin = { provider: 'ses', providerMessageId: 'ses-1', recipient: 'r@example.org', receivedAt: '2026-11-27T12:00:00.000Z' };
     const cmd = (over: Partial<ProviderEventOrigin>) => ({ kind: 'recordOutcome' as const, event: outcome('Delivered') as any, origin: { ...origin, ...over } });
     expect(given(messageDecider, [sesQ, sesAccepted]).when(cmd({}))).to.deep.equal([outcome('Delivered')]);
     expect(given(messageDecider, [sesQ, sesAccepted]).when(cmd({ recipient: 'other@example.org' }))).to.deep.equal([]);

@@ -3,8 +3,8 @@ import type { EmailQueued, SmsQueued } from '../../../src/domain/messages/events
 import { admitProviderEvent, type ProviderEventOrigin } from '../../../src/domain/provider-events/event-admission.js';
 
 const email = (over: Partial<EmailQueued['data']> = {}) => ({ provider: 'ses', to: 'Reader@Example.org', accountId: 'a1', ...over }) as EmailQueued['data'];
-const sent = (providerMessageId: string | null, over: Partial<EmailQueued['data']> = {}) => ({ queued: email(over), channel: 'email' as const, providerMessageId });
-const origin = (over: Partial<ProviderEventOrigin> = {}): ProviderEventOrigin => ({ provider: 'ses', providerMessageId: 'ses-1', recipient: 'reader@example.org', ...over });
+const sent = (providerMessageId: string | null, over: Partial<EmailQueued['data']> = {}, status = providerMessageId ? 'sent' : 'queued') => ({ queued: email(over), channel: 'email' as const, providerMessageId, status });
+const origin = (over: Partial<ProviderEventOrigin> = {}): ProviderEventOrigin => ({ provider: 'ses', providerMessageId: 'ses-1', recipient: 'reader@example.org', receivedAt: '2026-11-27T12:00:00.000Z', ...over });
 
 describe('provider event admission (does the event agree with the message it names?)', () => {
   it('admits an event of the provider the message went out through, naming its provider id and its recipient (in any case)', () => {
@@ -26,8 +26,19 @@ describe('provider event admission (does the event agree with the message it nam
     expect(admitProviderEvent(sent('ses-1'), origin({ provider: 'postmark' })).ok).to.equal(false);
     expect(admitProviderEvent(sent('pm-1', { provider: 'postmark' }), origin({ providerMessageId: 'pm-1' })).ok).to.equal(false);
     expect(admitProviderEvent(sent('sb-1', { provider: 'sandbox' }), origin({ providerMessageId: 'sb-1' })).ok).to.equal(false);
-    const sms = { queued: { provider: 'sns', to: '+14155550100' } as SmsQueued['data'], channel: 'sms' as const, providerMessageId: 'sns-1' };
+    const sms = { queued: { provider: 'sns', to: '+14155550100' } as SmsQueued['data'], channel: 'sms' as const, providerMessageId: 'sns-1', status: 'sent' };
     expect(admitProviderEvent(sms, origin({ providerMessageId: 'sns-1', recipient: '+14155550100' })).ok).to.equal(false);
+  });
+
+  it('refuses an event proving a send that cannot have happened: a message cancelled, or scheduled for later (beyond clock skew), before any acceptance', () => {
+    const scheduled = (sendAt: string) => sent(null, { sendAt }, 'scheduled');
+    expect(admitProviderEvent(scheduled('2026-11-27T12:05:00.000Z'), origin())).to.deep.equal({ ok: false, reason: 'message is scheduled for later and was not sent yet' });
+    // its time has come (as far as two clocks can tell): the worker may be sending it
+    expect(admitProviderEvent(scheduled('2026-11-27T12:00:30.000Z'), origin()).ok).to.equal(true);
+    expect(admitProviderEvent(scheduled('2026-11-27T11:00:00.000Z'), origin()).ok).to.equal(true);
+    expect(admitProviderEvent(sent(null, {}, 'cancelled'), origin())).to.deep.equal({ ok: false, reason: 'message was cancelled before it was sent' });
+    // accepted already: the event is about that send, whenever it comes
+    expect(admitProviderEvent(sent('ses-1', { sendAt: '2026-11-27T12:05:00.000Z' }), origin()).ok).to.equal(true);
   });
 
   it('refuses a provider id other than the one recorded for the message', () => {
@@ -35,6 +46,6 @@ describe('provider event admission (does the event agree with the message it nam
   });
 
   it('refuses an event about no message', () => {
-    expect(admitProviderEvent({ queued: null, channel: null, providerMessageId: null }, origin()).ok).to.equal(false);
+    expect(admitProviderEvent({ queued: null, channel: null, providerMessageId: null, status: null }, origin()).ok).to.equal(false);
   });
 });
