@@ -107,7 +107,9 @@ export function createDeliverWebhookHandler(deps: {
     let delay = outcome === 'retry' ? nextAttemptDelay(attempt, deps.retryDelaysMs) : null;
     if (delay !== null && retryAfterMs !== null) delay = Math.max(delay, retryAfterMs);
     const finalOutcome = outcome === 'retry' && delay === null ? 'failed' : outcome;
-    const nextAttemptAt = delay === null ? null : new Date(now.getTime() + delay);
+    // counted from the answer (or the timeout), not from the attempt's start: a receiver that timed out
+    // after 15 s would otherwise be tried again 45 s later where a minute was promised
+    const nextAttemptAt = delay === null ? null : new Date(Date.now() + delay);
     metrics.webhookAttempt(finalOutcome);
 
     const command: DeliveryCommand = {

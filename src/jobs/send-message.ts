@@ -11,7 +11,7 @@ import { fold } from '../domain/decider.js';
 import type { QueuedAttachment } from '../domain/email/attachments.js';
 import type { AttachmentStore } from '../ports/attachment-store.js';
 import { ProviderError, type EmailProvider, type EmailSendResult } from '../ports/email-provider.js';
-import type { NormalizedProviderEvent } from '../domain/provider-events/normalized.js';
+import { reportedAt, type NormalizedProviderEvent } from '../domain/provider-events/normalized.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
@@ -196,7 +196,8 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     // after the acceptance, as a provider's notification comes after its answer; a stop in between
     // loses a simulated report only (nothing real is reported this way)
     if (result.reports?.length && deps.recordReports) {
-      await deps.recordReports(result.reports).catch((err) => deps.logger?.warn({ messageId, err }, 'simulated provider report not recorded'));
+      const at = new Date().toISOString();
+      await deps.recordReports(result.reports.map((report) => reportedAt(report, at))).catch((err) => deps.logger?.warn({ messageId, err }, 'simulated provider report not recorded'));
     }
   }
 
