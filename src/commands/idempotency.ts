@@ -13,7 +13,8 @@ import type { IdempotencyStore } from '../ports/idempotency-store.js';
 /** A claim this process holds: what it completes with, and the seed of its message ids. */
 export type HeldClaim = Extract<IdempotencyState, { status: 'in_flight' }> & { scope: string; key: string };
 
-export type ClaimResult = { kind: 'claimed'; claim: HeldClaim } | { kind: 'replay'; response: StoredResponse };
+/** `retaken`: the claim was an earlier request's, whose holder stopped renewing it (it may have done part of its work) */
+export type ClaimResult = { kind: 'claimed'; claim: HeldClaim; retaken: boolean } | { kind: 'replay'; response: StoredResponse };
 
 const MAX_ATTEMPTS = 10;
 
@@ -45,7 +46,8 @@ export function createIdempotentRequests(deps: { store: IdempotencyStore; now?: 
       const state = await run(scope, key, command, idempotencyDecider.initialState);
       if (state.status === 'completed') return { kind: 'replay', response: state.response };
       if (state.status !== 'in_flight') throw new Error('a claim ended without a record');
-      return { kind: 'claimed', claim: { ...state, scope, key } };
+      // a first claim is held since it was made; a retaken one since it was retaken
+      return { kind: 'claimed', claim: { ...state, scope, key }, retaken: state.heldSince !== state.claimedAt };
     },
 
     /**

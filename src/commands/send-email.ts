@@ -20,6 +20,7 @@ import type { AttachmentStore } from '../ports/attachment-store.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { PersonOf } from '../ports/key-store.js';
 import { admitSend } from './admit-send.js';
+import { queuedByEarlierAttempt } from './earlier-attempt.js';
 import type { Cause } from './caller.js';
 import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { execute } from './execute.js';
@@ -66,6 +67,9 @@ export type SendEmailResult = { queued: true; messageLogId: string } | { queued:
 
 const isKey = (sender: Principal | PresentedKey): sender is PresentedKey => 'hash' in sender;
 
+const resultOf = (messageLogId: string, sendAt: Date | null): SendEmailResult =>
+  sendAt ? { queued: true, messageLogId, status: 'scheduled', sendAt: sendAt.toISOString() } : { queued: true, messageLogId };
+
 export interface SendEmailDeps {
   eventStore: EventStore;
   db: Db;
@@ -106,8 +110,22 @@ export function createSendEmail(deps: SendEmailDeps) {
   return async function sendEmail(
     sender: Principal | PresentedKey,
     input: SendEmailInput,
-    options: { messageId?: string; /** the send's time for the daily caps (default: now) */ at?: Date; cause?: Cause } = {},
+    options: {
+      messageId?: string;
+      /** an idempotent request's retry that took over a dead attempt, which may have queued `messageId` */
+      retaken?: boolean;
+      /** the send's time for the daily caps (default: now) */
+      at?: Date;
+      cause?: Cause;
+    } = {},
   ): Promise<SendEmailResult> {
+    if (options.retaken && options.messageId) {
+      const earlier = (await queuedByEarlierAttempt(deps.eventStore, options.messageId)) as EmailQueued['data'] | null;
+      if (earlier) {
+        if (isKey(sender)) await deps.keys!.check(sender); // answered only to a caller still let in
+        return resultOf(earlier.messageId, earlier.sendAt ? new Date(earlier.sendAt) : null);
+      }
+    }
     // Checked before any slot is taken; the route checks it too, this guards every other caller.
     const sendAt = input.sendAt === undefined ? null : new Date(input.sendAt);
     const sendAtRefusal = sendAt && sendAtProblem(sendAt, new Date());
@@ -223,6 +241,6 @@ export function createSendEmail(deps: SendEmailDeps) {
       throw err;
     }
     metrics.messageAccepted('email');
-    return sendAt ? { queued: true, messageLogId: messageId, status: 'scheduled', sendAt: sendAt.toISOString() } : { queued: true, messageLogId: messageId };
+    return resultOf(messageId, sendAt);
   };
 }

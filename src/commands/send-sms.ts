@@ -7,6 +7,7 @@ import { actorOf, type Principal } from '../domain/principal.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { PersonOf } from '../ports/key-store.js';
 import { admitSend } from './admit-send.js';
+import { queuedByEarlierAttempt } from './earlier-attempt.js';
 import type { Cause } from './caller.js';
 import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { execute } from './execute.js';
@@ -31,7 +32,12 @@ export function createSendSms(deps: { eventStore: EventStore; counters: SendCoun
     smsSendFacts(db, items.map((a) => ({ accountId: a.principal.accountId, to: a.to, person: deps.personOf(a.to) }))),
   );
 
-  return async function sendSms(principal: Principal, input: { to: string; body: string }, options: { messageId?: string; cause?: Cause } = {}) {
+  return async function sendSms(principal: Principal, input: { to: string; body: string }, options: { messageId?: string; retaken?: boolean; cause?: Cause } = {}) {
+    if (options.retaken && options.messageId) {
+      // what the dead attempt queued is the answer (see queuedByEarlierAttempt)
+      const earlier = (await queuedByEarlierAttempt(deps.eventStore, options.messageId)) as SmsQueued['data'] | null;
+      if (earlier) return { queued: true as const, messageLogId: earlier.messageId, segments: earlier.segments, encoding: earlier.encoding };
+    }
     const accountId = principal.accountId;
     const checked = checkSmsInput(input);
     if (!checked.ok) throw checked.error;

@@ -150,7 +150,7 @@ export function createApp(deps: AppDeps): express.Express {
               key: idempotencyKey,
               fingerprint: requestFingerprint(req.method, route.path, req.body),
               verifyCaller: async () => key && (await deps.authenticate(req, auth)),
-              handle: (messageId) => Promise.resolve(route.handler({ ...ctx, messageId })),
+              handle: (messageId, retaken) => Promise.resolve(route.handler({ ...ctx, messageId, retaken })),
             });
       if (!result) return;
       if (result.headers) res.set(result.headers);

@@ -49,8 +49,8 @@ export interface IdempotentCall {
   fingerprint: string;
   /** checks the caller's credentials when the route has not yet: a replay or a 409 is only for a caller still allowed in */
   verifyCaller(): Promise<unknown>;
-  /** runs the route's handler with the ids its messages must have */
-  handle(messageId: (index: number) => string): Promise<RouteResult>;
+  /** runs the route's handler with the ids its messages must have, and whether an earlier attempt may have queued them */
+  handle(messageId: (index: number) => string, retaken: boolean): Promise<RouteResult>;
 }
 
 /**
@@ -96,7 +96,7 @@ export function createIdempotencyGate(deps: { requests: IdempotentRequests; onEr
     const forget = (status: number) => settle({ status, body: null });
     let result: RouteResult;
     try {
-      result = await call.handle((index) => messageIdFor(claim.seed, index));
+      result = await call.handle((index) => messageIdFor(claim.seed, index), claimed.retaken);
     } catch (err) {
       forget(mapError(err).status);
       throw err;

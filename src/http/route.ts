@@ -20,6 +20,11 @@ export interface RouteContext<B, Q, P> {
    * request creates must have, the same for every retry of the request. Undefined otherwise.
    */
   messageId?: (index: number) => string;
+  /**
+   * The request takes over the claim of an earlier attempt whose process stopped answering: its
+   * messages may be queued already, and are then answered as they are, not admitted again.
+   */
+  retaken?: boolean;
 }
 
 /** What a handler answers: a status and a JSON body, or `undefined` when it wrote the response itself. */

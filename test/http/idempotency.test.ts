@@ -156,6 +156,38 @@ describe('Idempotency-Key on the send endpoints', function () {
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
   });
 
+  /** as if the request's process had died between its append and the record's completion, a minute ago */
+  const leftInFlight = (k: string) =>
+    app.infra.db('idempotency_keys').where({ key: k }).update({ status: 'in_flight', response_status: null, response_body: null, held_since: new Date(Date.now() - 60_000) });
+
+  it('the retry of a dead attempt answers what it queued, whatever happened to it since: its own bounce suppressed the address, it filled the key\'s day', async () => {
+    const to = `bounce+retaken-${n}@simulator.amazonses.com`;
+    const k = fresh();
+    const first = await send(k, body({ to, subject: 'Bounces' }));
+    expect(first.status, JSON.stringify(first.body)).to.equal(201);
+    // the sandbox simulator bounces it, and the bounce suppresses the address
+    for (let i = 0; (await app.request('GET', `/api/suppressions?search=${encodeURIComponent(to)}`, { token: app.adminToken })).body.items.length === 0; i++) {
+      if (i > 100) throw new Error('not suppressed');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await leftInFlight(k);
+    const retry = await send(k, body({ to, subject: 'Bounces' }));
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(201);
+    expect(retry.body).to.deep.equal(first.body);
+
+    const capped = (await app.request('POST', '/api/api-keys', { token: app.adminToken, body: { name: 'one a day', scopes: ['send'], dailyLimit: 1 } })).body.key;
+    const once = fresh();
+    const batch = { messages: [body({ subject: 'Once' })] };
+    const sendBatch = () => app.request('POST', '/api/send/batch', { apiKey: capped, body: batch, headers: { 'idempotency-key': once } });
+    const sent = await sendBatch();
+    expect(sent.body.items[0].status, JSON.stringify(sent.body)).to.equal(201);
+    await leftInFlight(once);
+    const before = await queuedCount();
+    const again = await sendBatch();
+    expect(again.body, 'not: daily send limit reached for this API key').to.deep.equal(sent.body);
+    expect(await queuedCount()).to.equal(before);
+  });
+
   it('the same key on another send endpoint is a different request: 409', async () => {
     await setSms(app, {});
     const both = await app.createApiKey(['send', 'sms:send']);
@@ -191,6 +223,20 @@ describe('Idempotency-Key on the send endpoints', function () {
       expect(again.body).to.deep.equal(first.body);
       expect(again.headers.get('idempotent-replayed')).to.equal('true');
       expect(await queuedCount()).to.equal(before);
+    });
+
+    it('the retry of a dead attempt answers what it queued, though SMS was turned off since', async () => {
+      const { key: smsKey } = await readyToSendSms(app);
+      const k = fresh();
+      const sms = () => app.request('POST', '/api/send/sms', { apiKey: smsKey, body: { to: '+14155550101', body: 'Your code is 2' }, headers: { 'idempotency-key': k } });
+      const first = await sms();
+      expect(first.status, JSON.stringify(first.body)).to.equal(201);
+      await leftInFlight(k);
+      await setSms(app, { enabled: false });
+      const retry = await sms();
+      expect(retry.status, JSON.stringify(retry.body)).to.equal(201);
+      expect(retry.body).to.deep.equal(first.body);
+      await setSms(app, {});
     });
   });
 });

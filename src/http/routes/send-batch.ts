@@ -68,7 +68,7 @@ export function createSendBatchRoutes(deps: { sendEmail: ReturnType<typeof creat
         401: { description: 'Invalid, revoked or expired key, or client IP not allowed' },
         403: { description: 'Key lacks the `send` scope' },
       },
-      async handler({ principal, body, messageId, req }) {
+      async handler({ principal, body, messageId, retaken, req }) {
         const cause = causeOfRequest(req);
         // Every valid message is handed to the send command in this same turn, so the admission group
         // commit takes them in one statement (and their appends in one after it).
@@ -79,7 +79,7 @@ export function createSendBatchRoutes(deps: { sendEmail: ReturnType<typeof creat
             const parsed = sendEmailBody.safeParse(raw);
             if (!parsed.success) return failure(parsed.error);
             try {
-              return { ...(await deps.sendEmail(principal!, parsed.data, { messageId: messageId?.(i), cause })), status: 201 };
+              return { ...(await deps.sendEmail(principal!, parsed.data, { messageId: messageId?.(i), retaken, cause })), status: 201 };
             } catch (err) {
               return failure(err);
             }

@@ -127,8 +127,8 @@ export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof creat
         403: { description: 'Key lacks the `send` scope' },
         429: { description: 'Account daily send limit reached' },
       },
-      async handler({ key, body, messageId, req }) {
-        return { status: 201, body: await deps.sendEmail(key!, body, { messageId: messageId?.(0), cause: causeOfRequest(req) }) };
+      async handler({ key, body, messageId, retaken, req }) {
+        return { status: 201, body: await deps.sendEmail(key!, body, { messageId: messageId?.(0), retaken, cause: causeOfRequest(req) }) };
       },
     }),
   ];

@@ -31,8 +31,8 @@ export function createSendSmsRoutes(deps: { sendSms: ReturnType<typeof createSen
         403: { description: 'Key lacks the `sms:send` scope' },
         429: { description: 'Account daily send limit reached' },
       },
-      async handler({ principal, body, messageId, req }) {
-        return { status: 201, body: await deps.sendSms(principal!, body, { messageId: messageId?.(0), cause: causeOfRequest(req) }) };
+      async handler({ principal, body, messageId, retaken, req }) {
+        return { status: 201, body: await deps.sendSms(principal!, body, { messageId: messageId?.(0), retaken, cause: causeOfRequest(req) }) };
       },
     }),
   ];
