@@ -52,7 +52,7 @@ export async function createApplication(role: Role, options: ApplicationOptions)
   const { config, logger } = options;
   // a queue whose Redis is away errs at every reconnect: one line every 30 s says so (with how many since)
   const onQueueError = atMostEvery<unknown>(30_000, (err, leftOut) => logger.warn({ err, similarErrorsSince: leftOut }, 'job queue error (it retries by itself)'));
-  const opened = await openInfrastructure(config, { onQueueError });
+  const opened = await openInfrastructure(config, { onQueueError, logger });
   const infra = options.adapt ? options.adapt(opened) : opened;
   let workers: { stop(): Promise<void> } | undefined;
   const stop = async () => {

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { Logger } from 'pino';
 import type { Config } from './config/env.js';
 import { createDb, migrate, type Db } from './adapters/db/knex.js';
 import { startEmbeddedPostgres } from './adapters/db/embedded-postgres.js';
@@ -94,6 +95,8 @@ export async function openInfrastructure(
     tool?: boolean;
     /** the job queue's background errors (it retries by itself): for logging */
     onQueueError?: (err: unknown) => void;
+    /** where the embedded PostgreSQL's crash and restart are told */
+    logger?: Logger;
   } = {},
 ): Promise<Infrastructure> {
   let databaseUrl = config.DATABASE_URL;
@@ -106,6 +109,7 @@ export async function openInfrastructure(
       port: config.EMBEDDED_PG_PORT,
       attach: options.tool,
       create: !options.tool,
+      logger: options.logger,
     });
     databaseUrl = server.url;
     embedded = { databaseDir: server.databaseDir, started: server.started, ...(server.setAside ? { setAside: server.setAside } : {}) };

@@ -207,4 +207,28 @@ describe('npm start with no DATABASE_URL (embedded PostgreSQL)', function () {
     expect(exit, server.output()).to.deep.equal({ code: 0, signal: null });
     expect(took, 'ms from SIGTERM to exit').to.be.below(8_000);
   });
+
+  it('a PostgreSQL that crashed (its postmaster SIGKILLed) is started again, and the service serves again', async () => {
+    const server = await start();
+    const pid = postmasterPid(dataDir)!;
+    process.kill(pid, 'SIGKILL');
+    await until('a new postmaster', () => (postmasterPid(dataDir) ?? pid) !== pid && processAlive(postmasterPid(dataDir)!), 60_000, server.output);
+    await until('a sign-in answered again', async () => (await login(server.baseUrl, PASSWORD).catch(() => undefined))?.status === 200, 60_000, server.output);
+    const exit = await stopWithin(server, 30_000);
+    expect(exit, server.output()).to.deep.equal({ code: 0, signal: null });
+    expect(postmasterPid(dataDir)).to.equal(undefined);
+  });
+
+  it('after the service itself was SIGKILLed, the next start stops the PostgreSQL it left running and starts', async () => {
+    const killed = await start();
+    const orphan = postmasterPid(dataDir)!;
+    killed.process.kill('SIGKILL');
+    await killed.exited;
+    expect(processAlive(orphan), 'the postmaster outlives its killed service').to.equal(true);
+    const next = await start();
+    expect(processAlive(orphan)).to.equal(false);
+    expect((await login(next.baseUrl, PASSWORD)).status).to.equal(200);
+    const exit = await stopWithin(next, 30_000);
+    expect(exit, next.output()).to.deep.equal({ code: 0, signal: null });
+  });
 });

@@ -1,9 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { StartupError } from '../../startup-error.js';
 import { placeBinaries, placeData, runningAsRoot, type BinariesPlacement } from './embedded-postgres-placement.js';
 
@@ -168,6 +169,8 @@ export async function startEmbeddedPostgres(options: {
   persistent?: boolean;
   attach?: boolean;
   create?: boolean;
+  /** told when the server stopped on its own (a crash, a kill) and when it runs again */
+  logger?: Pick<Logger, 'info' | 'error'>;
 }): Promise<EmbeddedPostgresHandle> {
   const dataDir = resolve(options.dataDir);
   const database = options.database ?? 'courier';
@@ -195,9 +198,13 @@ export async function startEmbeddedPostgres(options: {
   }
 
   const running = runningServer(databaseDir);
+  if (running && options.attach) return { url: serverUrl(running.port, running.socketDir, database), databaseDir, started: false, stop: async () => {} };
   if (running) {
-    if (!options.attach) throw alreadyRunning(dataDir, running);
-    return { url: serverUrl(running.port, running.socketDir, database), databaseDir, started: false, stop: async () => {} };
+    // Left running by a service that was killed (SIGKILL, the OOM killer): it would hold the data
+    // for ever, and no process is left to stop it. One whose owner lives is another service's.
+    if (!ownerGone(dataDir)) throw alreadyRunning(dataDir, running);
+    options.logger?.info({ pid: running.pid, owner: readOwner(dataDir) }, 'stopping the embedded PostgreSQL a killed Courier Ledger process left running');
+    await stopOrphan(databaseDir, running.pid);
   }
 
   mkdirSync(dataDir, { recursive: true });
@@ -253,20 +260,83 @@ export async function startEmbeddedPostgres(options: {
   } finally {
     await client.end();
   }
-  // The postmaster shares our process group, so a terminal's Ctrl-C may have stopped it already;
-  // the package's stop() would then wait forever for an 'exit' event that was already emitted.
-  const postmaster = (server as unknown as { process?: ChildProcess }).process;
+  writeFileSync(ownerFile(dataDir), String(process.pid));
+  const postmasterOf = () => (server as unknown as { process?: ChildProcess }).process;
+  let stopping = false;
+  let restarting: Promise<void> | undefined;
+  // A postmaster that ends by a signal or an error code crashed or was killed: the service would
+  // answer 503 for ever with nothing left to start it. A clean exit (code 0) was asked for: a
+  // terminal's Ctrl-C reaches it too, since it shares our process group.
+  const watch = (postmaster: ChildProcess | undefined) =>
+    postmaster?.once('exit', (code, signal) => {
+      if (!stopping && (code !== 0 || signal !== null)) restarting = restart(code, signal);
+    });
+  async function restart(code: number | null, signal: NodeJS.Signals | null) {
+    options.logger?.error({ code, signal }, 'the embedded PostgreSQL stopped unexpectedly: starting it again');
+    for (let attempt = 1; !stopping; attempt++) {
+      // its backends end when they notice the postmaster gone; until then its memory is in use
+      await new Promise((r) => setTimeout(r, Math.min(10_000, 500 * attempt)));
+      if (stopping) return;
+      try {
+        await catchingSpawnErrors(() => server.start());
+        watch(postmasterOf());
+        options.logger?.info({ attempts: attempt }, 'the embedded PostgreSQL runs again');
+        return;
+      } catch (err) {
+        options.logger?.error({ err, attempt, log: log.slice(-5) }, 'the embedded PostgreSQL did not start again; retrying');
+      }
+    }
+  }
+  watch(postmasterOf());
   return {
     url: serverUrl(options.port, socketDir, database),
     databaseDir,
     started: true,
     ...(setAside ? { setAside } : {}),
     async stop() {
-      if (postmaster && (postmaster.exitCode !== null || postmaster.signalCode !== null)) {
+      stopping = true;
+      await restarting; // a start under way ends first, so that it is stopped too
+      rmSync(ownerFile(dataDir), { force: true });
+      // The package's stop() would wait forever for an 'exit' event already emitted (a Ctrl-C that
+      // stopped the postmaster first).
+      const postmaster = postmasterOf();
+      if (!postmaster || postmaster.exitCode !== null || postmaster.signalCode !== null) {
         if (!persistent) rmSync(databaseDir, { recursive: true, force: true });
         return;
       }
       await server.stop();
     },
   };
+}
+
+/** Where the process running the embedded server records its pid (beside the data, in DATA_DIR). */
+const ownerFile = (dataDir: string) => join(dataDir, 'postgres.owner');
+
+function readOwner(dataDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(ownerFile(dataDir), 'utf8'));
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the process that started the running server is known to be gone (no record: not known). */
+function ownerGone(dataDir: string): boolean {
+  const owner = readOwner(dataDir);
+  if (owner === undefined || owner === process.pid) return false;
+  try {
+    process.kill(owner, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/** Stops a postmaster this process did not start (a fast shutdown), and waits until it has. */
+async function stopOrphan(databaseDir: string, pid: number): Promise<void> {
+  process.kill(pid, 'SIGINT');
+  for (const deadline = Date.now() + 60_000; runningServer(databaseDir); await new Promise((r) => setTimeout(r, 200))) {
+    if (Date.now() > deadline) throw new StartupError(`The embedded PostgreSQL (pid ${pid}) left running by a killed process did not stop within a minute: stop it, then start again.`);
+  }
 }
