@@ -120,7 +120,13 @@ export function createObservability(deps: { db: Db; eventStore: EventStore; queu
         const lags = await lag.lag(followed());
         const behind = lags.filter((l) => l.events >= READY_MAX_LAG_EVENTS).map((l) => l.follower.name);
         const stalled = lags.filter((l) => stalledFor(l) >= READY_STALL_MS).map((l) => l.follower.name);
+        // A release's read models are rebuilt beside the live ones: until the switch this process's code
+        // would query tables of another shape (or, for an older process, after it).
+        const otherVersion = lags.filter((l) => l.follower.version !== undefined && l.liveVersion !== null && l.liveVersion !== l.follower.version);
         const problems = [
+          ...(otherVersion.length
+            ? [`read models of another version than this process's (being rebuilt for a release, or this process is older than the data): ${otherVersion.map((l) => `${l.follower.name} v${l.liveVersion}, code v${l.follower.version}`).join(', ')}`]
+            : []),
           ...(behind.length ? [`behind the log by ${READY_MAX_LAG_EVENTS} events or more: ${behind.join(', ')}`] : []),
           ...(stalled.length ? [`not following the log for ${READY_STALL_MS / 1000} s (is a worker running?): ${stalled.join(', ')}`] : []),
         ];

@@ -120,7 +120,7 @@ export function createProcessManagerRunner(deps: {
         const signal = { stopped: false };
         const loop = (async () => {
           while (!signal.stopped) {
-            await run(manager, signal).catch((err) => deps.logger?.error({ err, manager: manager.name }, 'process manager stopped'));
+            await run(manager, signal).catch((err) => deps.logger?.warn({ err, manager: manager.name }, 'process manager failed; retrying in a second'));
             if (!signal.stopped) await new Promise((r) => setTimeout(r, deps.retryDelayMs ?? 1000));
           }
         })();

@@ -75,13 +75,24 @@ export function createProjectionRunner(deps: {
       if (held.delete(name)) await lockClient?.query('SELECT pg_advisory_unlock(hashtext($1))', [`projection:${name}`]);
     });
 
+  // One rebuild at a time per process: each holds a pooled connection for its whole length and takes
+  // more for its batches, so six read models of a release rebuilding at once held the whole pool and
+  // waited on it (a minute's acquire timeout, then each started over).
+  let rebuilding: Promise<unknown> = Promise.resolve();
+  function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    const run = rebuilding.then(work);
+    rebuilding = run.catch(() => {});
+    return run;
+  }
+
   /**
-   * Follows the live generation while this process owns the projection. A version change is settled
-   * first, and neither side of it holds the live lock meanwhile: in a rolling upgrade the processes
-   * still running the code of the live generation keep it current until the switch.
-   * Returns 'wait' when this process has nothing to do with the projection for now.
+   * A version change is settled before anyone follows, and without the live lock: in a rolling upgrade
+   * the processes still running the code of the live generation hold it and keep that generation
+   * current until the switch, while a newer process rebuilds beside it.
+   * A number: the live generation, of this code's version, to follow; 'wait': nothing to do with it
+   * for now; 'again': it was just rebuilt.
    */
-  async function follow(projection: Projection): Promise<'wait' | undefined> {
+  async function settleVersion(projection: Projection): Promise<number | 'wait' | 'again'> {
     const reg = await deps.db('projection_registry').where({ name: projection.name }).first();
     if (reg.version > projection.version) {
       // This process runs older code than the read model (a newer one has rebuilt it): its handler may
@@ -98,7 +109,7 @@ export function createProjectionRunner(deps: {
       await release(projection.name);
       const log = { projection: projection.name, from: reg.version, to: projection.version };
       let lastLogged = 0;
-      const result = await rebuildProjection({
+      const result = await oneAtATime(() => rebuildProjection({
         db: deps.db,
         eventStore: deps.eventStore,
         projection,
@@ -112,10 +123,14 @@ export function createProjectionRunner(deps: {
         // another newer process is rebuilding it: follow its result once it is live
         if (err instanceof AppError && err.status === 409) return undefined;
         throw err;
-      });
-      return result ? undefined : 'wait';
+      }));
+      return result ? 'again' : 'wait';
     }
-    const generation: number = reg.active_generation;
+    return reg.active_generation as number;
+  }
+
+  /** Follows the live generation while this process owns the projection (until another goes live). */
+  async function follow(projection: Projection, generation: number): Promise<void> {
     const cp = toCheckpoint(await deps.db('projection_checkpoints').where({ name: projection.name, generation }).first());
     await new Promise<void>((resolve, reject) => {
       const sub = deps.eventStore.subscribe({
@@ -148,7 +163,12 @@ export function createProjectionRunner(deps: {
     while (!stopped) {
       try {
         await ensureProjection(deps.db, projection);
-        if ((await owns(projection.name)) && (await follow(projection)) !== 'wait') continue;
+        const live = await settleVersion(projection);
+        if (live === 'again') continue;
+        if (typeof live === 'number' && (await owns(projection.name))) {
+          await follow(projection, live);
+          continue;
+        }
       } catch (err) {
         deps.logger?.error({ err, projection: projection.name }, 'projection batch failed; retrying');
       }

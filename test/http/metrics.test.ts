@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { logFollower } from '../../src/projections/lag.js';
+import { templatesProjection } from '../../src/projections/templates.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createDb } from '../../src/adapters/db/knex.js';
@@ -218,6 +220,18 @@ describe('GET /readyz', function () {
     // the appended events count once every transaction older than theirs has ended (the log's readers' rule)
     const readiness = await eventually(() => observability.readiness(), (r) => !r.ready, 30_000);
     expect(readiness.checks.readModels).to.deep.equal({ ok: false, detail: `behind the log by ${READY_MAX_LAG_EVENTS} events or more: never-started` });
+  });
+
+  it('→ 503 while a read model is of another version than this process\'s code (a release rebuilding it, or this process older than the data)', async () => {
+    const observability = createObservability({ db: app.infra.db, eventStore: app.infra.eventStore, queue: app.infra.queue, logInDatabase: true });
+    const live = await app.infra.db('projection_registry').where({ name: 'templates' }).first();
+    // as a process of the next release sees it before its rebuild went live
+    observability.follow({ followers: [logFollower('projection', { ...templatesProjection, version: live.version + 1 })] });
+    const readiness = await eventually(() => observability.readiness(), (r) => !r.ready, 30_000);
+    expect(readiness.checks.readModels).to.deep.equal({
+      ok: false,
+      detail: `read models of another version than this process's (being rebuilt for a release, or this process is older than the data): templates v${live.version}, code v${live.version + 1}`,
+    });
   });
 
   it('→ 503 when a read model has had events waiting for 30 s without moving (no worker runs it), however few', async () => {

@@ -6,6 +6,7 @@ import type { Projection } from '../../src/projections/projection.js';
 import { rebuildProjection } from '../../src/projections/rebuild.js';
 import { createProjectionRunner } from '../../src/projections/runner.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { createDb } from '../../src/adapters/db/knex.js';
 import { eventually } from '../support/email-setup.js';
 
 /**
@@ -206,6 +207,46 @@ describe('projection runner', function () {
       open();
       await older.stop();
       await newer.stop();
+    }
+  });
+
+  it('a newer process started beside an older one that follows the live read model rebuilds it all the same (a rolling upgrade)', async () => {
+    await applyWith(1, 3, 10, 30);
+    const older = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection({ version: 1 })] });
+    await older.start();
+    await appendMany(store, 1, 5);
+    await eventually(() => total(t), (n) => n === 35, 10_000); // the older one owns and follows it
+    const newer = createProjectionRunner({ db: t.db, eventStore: store, projections: [tallyProjection({ version: 2 })] });
+    await newer.start();
+    try {
+      await eventually(() => t.db('projection_registry').where({ name: 'tally' }).first(), (r) => r.version === 2, 15_000);
+      await appendMany(store, 1, 5);
+      await eventually(() => total(t), (n) => n === 40, 10_000);
+    } finally {
+      await older.stop();
+      await newer.stop();
+    }
+  });
+
+  it('rebuilds one read model at a time: many version changes at once do not hold the whole connection pool', async () => {
+    const names = Array.from({ length: 8 }, (_, i) => `tally${i}`);
+    const many = (version: number) => names.map((name) => ({ ...tallyProjection({ version }), name, tables: [`${name}`, `${name}_seen`], setup: async (trx: any, tt: (b: string) => string) => {
+      await trx.schema.createTable(tt(name), (table: any) => { table.text('stream_id').primary(); table.integer('events').notNullable(); });
+      await trx.schema.createTable(tt(`${name}_seen`), (table: any) => table.uuid('event_id').primary());
+    }, handle: async () => {} }));
+    await appendMany(store, 2, 10);
+    const v1 = createProjectionRunner({ db: t.db, eventStore: store, projections: many(1) });
+    await v1.start();
+    await v1.stop();
+    // a pool of two: with every rebuild at once, each held one connection and waited for another
+    const small = createDb(t.url, { pool: 2 });
+    const v2 = createProjectionRunner({ db: small, eventStore: store, projections: many(2), connectionString: t.url });
+    await v2.start();
+    try {
+      await eventually(() => t.db('projection_registry').whereIn('name', names).where({ version: 2 }).count('* as n').first(), (r) => Number(r?.n) === names.length, 30_000);
+    } finally {
+      await v2.stop();
+      await small.destroy();
     }
   });
 

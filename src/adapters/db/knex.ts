@@ -1,6 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrationSource } from '../../migrations/source.js';
+import { StartupError } from '../../startup-error.js';
 
 // int8 (bigint), numeric: keep exactness as strings by default, but counts from COUNT(*) are int8 and
 // we never exceed 2^53 for them, so parse int8 to number. xid8 (oid 5069) stays a string: positions
@@ -42,6 +43,16 @@ export async function migrate(db: Db): Promise<void> {
     await connection.query('SELECT pg_advisory_lock(hashtext($1))', [MIGRATION_LOCK]);
     try {
       await db.migrate.latest();
+    } catch (err) {
+      // knex's words for migrations recorded in the database that this code does not have
+      const missing = /the following files are missing: (.*)$/.exec((err as Error).message ?? '');
+      if (missing) {
+        throw new StartupError(
+          `This database was migrated by a newer version of Courier Ledger (migrations ${missing[1]} are not in this one): start that version or a newer one. Going back to an older version needs the backup taken before the upgrade.`,
+          { cause: err },
+        );
+      }
+      throw err;
     } finally {
       await connection.query('SELECT pg_advisory_unlock(hashtext($1))', [MIGRATION_LOCK]);
     }

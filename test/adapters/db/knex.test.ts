@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { createDb, query, type Db } from '../../../src/adapters/db/knex.js';
+import { createDb, migrate, query, type Db } from '../../../src/adapters/db/knex.js';
+import { StartupError } from '../../../src/startup-error.js';
 import { createTestDatabase, type TestDatabase } from '../../support/db.js';
 
 describe('database connections', () => {
@@ -19,6 +20,22 @@ describe('database connections', () => {
       );
       expect(shown.map((rows) => rows[0])).to.deep.equal([1, 2, 3].map(() => ({ sync: 'off', seqscan: 'off' })));
     } finally {
+      await db.destroy();
+    }
+  });
+
+  it('a database a newer version migrated is refused at start in words an operator can act on', async () => {
+    const db = createDb(testDb.url, { pool: 2 });
+    try {
+      await migrate(db);
+      await db('knex_migrations').insert({ name: '999_from_a_newer_release.ts', batch: 99, migration_time: new Date() });
+      const err = await migrate(db).then(() => undefined, (e: unknown) => e);
+      expect(err).to.be.instanceOf(StartupError);
+      expect((err as Error).message).to.equal(
+        'This database was migrated by a newer version of Courier Ledger (migrations 999_from_a_newer_release.ts are not in this one): start that version or a newer one. Going back to an older version needs the backup taken before the upgrade.',
+      );
+    } finally {
+      await db('knex_migrations').where({ name: '999_from_a_newer_release.ts' }).delete();
       await db.destroy();
     }
   });
