@@ -1,5 +1,5 @@
 import type { ComponentChildren, JSX } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { navigate } from './router';
 
 export function Link(props: { href: string; children: ComponentChildren } & JSX.HTMLAttributes<HTMLAnchorElement>) {
@@ -192,9 +192,46 @@ export function Table({ columns, caption, children }: { columns: string[]; capti
 }
 
 /**
+ * The state of a question asked before an action (a first button, then "Yes, …" and a way back),
+ * with the keyboard's place kept: arming moves focus to the "Yes" button (`yes`), stepping back
+ * (its button, Escape on either, or the action done) returns it to the first button (`first`) when
+ * that is still on the page.
+ */
+export function useTwoStep() {
+  const [armed, setArmed] = useState(false);
+  const first = useRef<HTMLButtonElement>(null);
+  const yes = useRef<HTMLButtonElement>(null);
+  const moveFocus = useRef(false);
+  useEffect(() => {
+    if (!moveFocus.current) return;
+    moveFocus.current = false;
+    (armed ? yes : first).current?.focus();
+  }, [armed]);
+  const set = (on: boolean) => {
+    moveFocus.current = on !== armed;
+    setArmed(on);
+  };
+  return {
+    armed,
+    arm: () => set(true),
+    disarm: () => set(false),
+    first,
+    yes,
+    /** on the buttons shown while armed: Escape steps back */
+    onKeyDown: (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      e.preventDefault();
+      set(false);
+    },
+  };
+}
+
+/**
  * An action that cannot be undone, asked twice: its button, then in its place a button that does it
  * and one that steps back. The first two end with what they act on, for screen readers
- * (`Remove example.com`, `Yes, remove example.com`).
+ * (`Remove example.com`, `Yes, remove example.com`). The question closes once the action has run
+ * (its promise settled); a caller whose target can change keys the button on it, so a question
+ * asked about one thing is never answered for another.
  */
 export function ConfirmButton(props: {
   label: string;
@@ -206,11 +243,11 @@ export function ConfirmButton(props: {
   busy?: boolean;
   onConfirm: () => unknown;
 }) {
-  const [confirming, setConfirming] = useState(false);
+  const step = useTwoStep();
   const target = <span class="visually-hidden"> {props.target}</span>;
-  if (!confirming) {
+  if (!step.armed) {
     return (
-      <button type="button" class="danger" disabled={props.busy} onClick={() => setConfirming(true)}>
+      <button type="button" class="danger" ref={step.first} disabled={props.busy} onClick={step.arm}>
         {props.label}
         {target}
       </button>
@@ -219,11 +256,18 @@ export function ConfirmButton(props: {
   return (
     <>
       {props.question && <span>{props.question} </span>}
-      <button type="button" class="danger" disabled={props.busy} onClick={() => props.onConfirm()}>
+      <button
+        type="button"
+        class="danger"
+        ref={step.yes}
+        disabled={props.busy}
+        onKeyDown={step.onKeyDown}
+        onClick={() => Promise.resolve(props.onConfirm()).finally(step.disarm)}
+      >
         {props.confirmLabel}
         {target}
       </button>{' '}
-      <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+      <button type="button" class="secondary" onKeyDown={step.onKeyDown} onClick={step.disarm}>
         {props.backLabel ?? 'Cancel'}
       </button>
     </>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, call } from '../api';
 import type { ApiKey } from '../types';
-import { Table, ActionForm, CopyButton, ErrorText, PageTitle, formatTime, useAction, useLoad } from '../ui';
+import { Table, ActionForm, ConfirmButton, CopyButton, ErrorText, PageTitle, formatTime, useAction, useLoad } from '../ui';
 
 const SCOPES = ['send', 'sms:send', 'read_events', 'contacts:read', 'contacts:write'];
 
@@ -12,10 +12,8 @@ function limitsOf(apiKey: ApiKey): string {
 }
 
 function KeyRow({ apiKey, onRevoked }: { apiKey: ApiKey; onRevoked: () => void }) {
-  const [confirming, setConfirming] = useState(false);
   const revoke = useAction(async () => {
     await call(api.DELETE('/api/api-keys/{id}', { params: { path: { id: apiKey.id } } }));
-    setConfirming(false);
     onRevoked();
   });
   return (
@@ -29,20 +27,8 @@ function KeyRow({ apiKey, onRevoked }: { apiKey: ApiKey; onRevoked: () => void }
       <td>
         {apiKey.revokedAt ? (
           `revoked ${formatTime(apiKey.revokedAt)}`
-        ) : confirming ? (
-          <span role="group" aria-label={`Revoke ${apiKey.name}?`}>
-            Revoke it for good?{' '}
-            <button type="button" class="danger" onClick={() => revoke.run()} disabled={revoke.busy}>
-              Yes, revoke<span class="visually-hidden"> {apiKey.name}</span>
-            </button>{' '}
-            <button type="button" class="secondary" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </span>
         ) : (
-          <button type="button" class="danger" onClick={() => setConfirming(true)}>
-            Revoke<span class="visually-hidden"> {apiKey.name}</span>
-          </button>
+          <ConfirmButton label="Revoke" confirmLabel="Yes, revoke" question="Revoke it for good?" target={apiKey.name} busy={revoke.busy} onConfirm={() => revoke.run()} />
         )}
         <ErrorText error={revoke.error} />
       </td>

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api';
 import type { paths } from '../schema';
 import type { Contact, Template } from '../types';
-import { ActionForm, ConfirmButton, EmailFrame, ErrorText, PageTitle, Status, Table, formatTime, useAction, useLoad } from '../ui';
+import { ActionForm, ConfirmButton, EmailFrame, ErrorText, PageTitle, Status, Table, formatTime, useAction, useLoad, useTwoStep } from '../ui';
 import { renderTemplate } from '../../../src/domain/email/render.js';
 import { recipientVariables, unfilledPlaceholders } from '../../../src/domain/campaigns/recipient-variables.js';
 import { campaignActions, type CampaignAction } from '../../../src/domain/campaigns/status.js';
@@ -46,9 +46,9 @@ function audienceText(a: Campaign['audience']): string {
  */
 function CampaignRow({ campaign: c, onChanged, onEdit }: { campaign: Campaign; onChanged: () => void; onEdit: (c: Campaign) => void }) {
   const [scheduleAt, setScheduleAt] = useState('');
-  const [confirmCancel, setConfirmCancel] = useState(false);
+  const cancel = useTwoStep();
   // a send reaches every contact of the audience at once: asked first, saying to whom and when
-  const [confirmSend, setConfirmSend] = useState(false);
+  const send = useTwoStep();
   const path = { params: { path: { id: c.id } } };
   const act = useAction(async (kind: Exclude<CampaignAction, 'edit'>) => {
     try {
@@ -62,8 +62,8 @@ function CampaignRow({ campaign: c, onChanged, onEdit }: { campaign: Campaign; o
       else await call(api.POST('/api/campaigns/{id}/cancel', path));
     } finally {
       // a refusal too: it means the row was out of date
-      setConfirmCancel(false);
-      setConfirmSend(false);
+      cancel.disarm();
+      send.disarm();
       onChanged();
     }
   });
@@ -97,7 +97,7 @@ function CampaignRow({ campaign: c, onChanged, onEdit }: { campaign: Campaign; o
       </td>
       <td>
         {offers.includes('send') && (
-          <ActionForm class="row" onSubmit={() => (confirmSend ? act.run('send') : setConfirmSend(true))}>
+          <ActionForm class="row" onSubmit={() => (send.armed ? act.run('send') : send.arm())}>
             <label>
               Schedule at<span class="visually-hidden"> {c.name}</span>
               <input
@@ -107,24 +107,24 @@ function CampaignRow({ campaign: c, onChanged, onEdit }: { campaign: Campaign; o
                 aria-describedby={errorId}
                 onInput={(e) => {
                   setScheduleAt(e.currentTarget.value);
-                  setConfirmSend(false);
+                  if (send.armed) send.disarm();
                 }}
               />
             </label>
-            {confirmSend ? (
+            {send.armed ? (
               <>
                 <span>
                   {scheduleAt ? `Send at ${formatTime(new Date(scheduleAt).toISOString())}` : 'Send now'} to {audienceText(c.audience)}?
                 </span>
-                <button type="submit" disabled={act.busy}>
+                <button type="submit" ref={send.yes} disabled={act.busy} onKeyDown={send.onKeyDown}>
                   Yes, send<span class="visually-hidden"> {c.name}</span>
                 </button>
-                <button type="button" class="secondary" onClick={() => setConfirmSend(false)}>
+                <button type="button" class="secondary" onKeyDown={send.onKeyDown} onClick={send.disarm}>
                   Back<span class="visually-hidden"> {c.name}</span>
                 </button>
               </>
             ) : (
-              <button type="submit" disabled={act.busy}>
+              <button type="submit" ref={send.first} disabled={act.busy}>
                 Send<span class="visually-hidden"> {c.name}</span>
               </button>
             )}
@@ -147,17 +147,17 @@ function CampaignRow({ campaign: c, onChanged, onEdit }: { campaign: Campaign; o
             </button>
           )}
           {offers.includes('delete') && <ConfirmButton label="Delete" confirmLabel="Yes, delete" target={c.name} busy={act.busy} onConfirm={() => act.run('delete')} />}
-          {!offers.includes('cancel') ? null : confirmCancel ? (
+          {!offers.includes('cancel') ? null : cancel.armed ? (
             <>
-              <button type="button" class="danger" disabled={act.busy} onClick={() => act.run('cancel')}>
+              <button type="button" class="danger" ref={cancel.yes} disabled={act.busy} onKeyDown={cancel.onKeyDown} onClick={() => act.run('cancel')}>
                 Yes, cancel<span class="visually-hidden"> {c.name}</span>
               </button>
-              <button type="button" class="secondary" onClick={() => setConfirmCancel(false)}>
+              <button type="button" class="secondary" onKeyDown={cancel.onKeyDown} onClick={cancel.disarm}>
                 Keep<span class="visually-hidden"> {c.name}</span>
               </button>
             </>
           ) : (
-            <button type="button" class="danger" disabled={act.busy} onClick={() => setConfirmCancel(true)}>
+            <button type="button" class="danger" ref={cancel.first} disabled={act.busy} onClick={cancel.arm}>
               Cancel<span class="visually-hidden"> {c.name}</span>
             </button>
           )}

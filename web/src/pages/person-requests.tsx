@@ -36,6 +36,8 @@ export function PersonRequests({ onErased }: { onErased: () => void }) {
         </button>
         {email.trim() && (
           <ConfirmButton
+            // asked about this address only: another typed closes the question
+            key={email.trim()}
             label="Erase"
             confirmLabel="Yes, erase for good"
             question="Their data cannot be read again, by anyone."

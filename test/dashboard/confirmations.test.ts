@@ -1,0 +1,87 @@
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { readyToSend } from '../support/email-setup.js';
+import { expectAccessible, screenshot, startDashboard, type DashboardHarness } from '../support/browser.js';
+
+/** The name a person's assistive technology reads for the focused element (its text, hidden parts included). */
+const focused = (page: Page) => page.evaluate<string>(`(() => { const e = document.activeElement; return e.tagName === 'BODY' ? 'BODY' : e.textContent.replace(/\\s+/g, ' ').trim(); })()`);
+
+describe('dashboard: a two-step confirmation asks about one thing, once, and keeps the keyboard in place', function () {
+  this.timeout(90_000);
+  let h: DashboardHarness;
+  let from: string;
+  const api = (method: string, path: string, body?: unknown) => h.app.request(method, path, { token: h.app.adminToken, body });
+
+  before(async () => {
+    h = await startDashboard();
+    ({ from } = await readyToSend(h.app));
+    for (const name of ['alpha', 'beta']) {
+      const t = await api('POST', '/api/templates', { name, subject: `Subject ${name}`, html: `<p>${name}</p>`, text: name });
+      expect(t.status).to.equal(201);
+    }
+  });
+  after(async () => h?.close());
+
+  it("an erasure asked about one address is not answered for another typed after it, and closes once done", async () => {
+    const { page } = h;
+    await page.goto('/contacts');
+    const address = page.getByLabel('Their address or phone number');
+    await address.fill('first@example.com');
+    await page.getByRole('button', { name: 'Erase first@example.com' }).click();
+    await page.getByRole('button', { name: 'Yes, erase for good first@example.com' }).waitFor();
+    // the field edited: the question about first@ is gone, and none is asked about second@
+    await address.fill('second@example.com');
+    await page.getByRole('button', { name: 'Erase second@example.com' }).waitFor();
+    expect(await page.getByRole('button', { name: /^Yes, erase for good/ }).count()).to.equal(0);
+
+    await page.getByRole('button', { name: 'Erase second@example.com' }).click();
+    await page.getByRole('button', { name: 'Yes, erase for good second@example.com' }).click();
+    await page.getByRole('status').filter({ hasText: 'second@example.com is forgotten' }).waitFor();
+    // done: the next address typed starts from the first button
+    await page.getByRole('button', { name: 'Erase second@example.com' }).waitFor();
+    expect(await page.getByRole('button', { name: /^Yes, erase for good/ }).count()).to.equal(0);
+    await address.fill('third@example.com');
+    await page.getByRole('button', { name: 'Erase third@example.com' }).waitFor();
+    expect(await page.getByRole('button', { name: /^Yes, erase for good/ }).count()).to.equal(0);
+  });
+
+  it('Enter on a first button moves focus to its "Yes" button; Escape steps back to the first button', async () => {
+    const { page } = h;
+    // the shared confirmation (API key revoke, suppression remove, …)
+    await api('POST', '/api/api-keys', { name: 'kbd', scopes: ['send'] });
+    await page.goto('/api-keys');
+    await page.getByRole('button', { name: 'Revoke kbd' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Yes, revoke kbd' }).waitFor();
+    expect(await focused(page)).to.equal('Yes, revoke kbd');
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Revoke kbd' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Yes, revoke kbd' }).count()).to.equal(0);
+    expect(await focused(page)).to.equal('Revoke kbd');
+    // its Cancel returns focus too
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    expect(await focused(page)).to.equal('Revoke kbd');
+
+    // a campaign's send (a form of its own) and delete
+    const created = await api('POST', '/api/campaigns', { name: 'Kbd', templateId: (await api('GET', '/api/templates')).body.items[0].id, fromEmail: from, audience: { listId: 'none' } });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    await page.goto('/campaigns');
+    await page.getByRole('button', { name: 'Send Kbd' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Yes, send Kbd' }).waitFor();
+    expect(await focused(page)).to.equal('Yes, send Kbd');
+    await screenshot(page, 'confirm-keyboard-campaign-send');
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Send Kbd' }).waitFor();
+    expect(await focused(page)).to.equal('Send Kbd');
+    await page.getByRole('button', { name: 'Delete Kbd' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Yes, delete Kbd' }).waitFor();
+    expect(await focused(page)).to.equal('Yes, delete Kbd');
+    await page.keyboard.press('Escape');
+    expect(await focused(page)).to.equal('Delete Kbd');
+    expect((await api('GET', `/api/campaigns/${created.body.id}`)).body.status).to.equal('draft');
+    await expectAccessible(page);
+  });
+});
