@@ -45,6 +45,44 @@ describe('dashboard: a two-step confirmation asks about one thing, once, and kee
     expect(await page.getByRole('button', { name: /^Yes, erase for good/ }).count()).to.equal(0);
   });
 
+  it('opening another template closes a delete asked about the first, and asks before dropping unsaved changes', async () => {
+    const { page } = h;
+    await page.goto('/templates');
+    await page.getByRole('button', { name: 'alpha', exact: true }).click();
+    await page.getByRole('button', { name: 'Delete template alpha' }).click();
+    await page.getByRole('button', { name: 'Yes, delete alpha' }).waitFor();
+    await page.getByRole('button', { name: 'beta', exact: true }).click();
+    await page.getByRole('button', { name: 'Delete template beta' }).waitFor();
+    expect(await page.getByRole('button', { name: /^Yes, delete/ }).count()).to.equal(0);
+
+    // an edit not saved: leaving asks; "no" keeps the edit on screen, "yes" opens the other
+    await page.getByLabel('Subject').fill('Edited beta');
+    const asked: string[] = [];
+    page.once('dialog', (d) => {
+      asked.push(d.message());
+      void d.dismiss();
+    });
+    await page.getByRole('button', { name: 'alpha', exact: true }).click();
+    expect(asked).to.deep.equal(['Discard your unsaved changes to template beta?']);
+    expect(await page.getByLabel('Subject').inputValue()).to.equal('Edited beta');
+    expect(await page.getByRole('button', { name: 'beta', exact: true }).getAttribute('aria-current')).to.equal('true');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'alpha', exact: true }).click();
+    await page.getByRole('button', { name: 'alpha', exact: true }).and(page.locator('[aria-current="true"]')).waitFor();
+    expect(await page.getByLabel('Subject').inputValue()).to.equal('Subject alpha');
+    // nothing edited: no question
+    page.once('dialog', (d) => {
+      asked.push(d.message());
+      void d.dismiss();
+    });
+    await page.getByRole('button', { name: 'beta', exact: true }).click();
+    expect(await page.getByLabel('Subject').inputValue()).to.equal('Subject beta');
+    expect(asked).to.have.length(1);
+    page.removeAllListeners('dialog');
+    const stored = (await api('GET', '/api/templates')).body.items.map((t: { subject: string }) => t.subject).sort();
+    expect(stored).to.deep.equal(['Subject alpha', 'Subject beta']);
+  });
+
   it('Enter on a first button moves focus to its "Yes" button; Escape steps back to the first button', async () => {
     const { page } = h;
     // the shared confirmation (API key revoke, suppression remove, …)

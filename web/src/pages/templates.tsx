@@ -75,12 +75,19 @@ export function Templates() {
   }, [sample]);
   const shown = preview(form, vars.vars);
   const stored = list.data?.items.find((t) => t.id === selected);
-  const edited = !!stored && (['name', 'subject', 'html', 'text'] as const).some((k) => stored[k] !== form[k]);
+  // what the form was opened with (a new template: empty); until a saved template is listed, nothing to compare
+  const base = selected ? stored : EMPTY;
+  const edited = !!base && (['name', 'subject', 'html', 'text'] as const).some((k) => base[k] !== form[k]);
 
-  const open = (t: Template | null) => {
+  const show = (t: Template | null) => {
     setSelected(t?.id ?? null);
     setForm(t ? { name: t.name, subject: t.subject, html: t.html, text: t.text } : EMPTY);
     setSaved(null);
+  };
+  /** Another template (or a new one) in the editor: changes not saved are dropped only when the person says so. */
+  const open = (t: Template | null) => {
+    if (edited && !window.confirm(`Discard your unsaved changes to ${stored ? `template ${stored.name}` : 'the new template'}?`)) return;
+    show(t);
   };
   const save = useAction(async () => {
     setSaved(null);
@@ -93,7 +100,7 @@ export function Templates() {
   });
   const remove = useAction(async () => {
     await call(api.DELETE('/api/templates/{id}', { params: { path: { id: selected! } } }));
-    open(null);
+    show(null);
     list.reload();
   });
   const field = (k: keyof typeof EMPTY) => ({ value: form[k], onInput: (e: { currentTarget: { value: string } }) => setForm({ ...form, [k]: e.currentTarget.value }) });
@@ -149,6 +156,8 @@ export function Templates() {
             </button>
             {selected && (
               <ConfirmButton
+                // asked about this template only: opening another closes the question
+                key={selected}
                 label="Delete template"
                 confirmLabel="Yes, delete"
                 question="Campaigns using it will pause."
