@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api';
 import { contactColumns, toContact } from '../csv-contacts';
 import { CsvImport, type RefusedEntry } from '../csv-import';
@@ -62,6 +62,8 @@ export function Contacts() {
     [JSON.stringify(filters)],
   );
   const [draft, setDraft] = useState(filters);
+  // the URL changed (Back, the navigation's link, a shared link): the form shows what the list is filtered by
+  useEffect(() => setDraft(filters), [JSON.stringify(filters)]);
   const page = Number(filters.page);
   return (
     <>

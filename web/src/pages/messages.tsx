@@ -41,7 +41,10 @@ export function Messages() {
     if (list.data) performance.mark('messages:list-shown');
   }, [list.data]);
 
-  const [draft, setDraft] = useState({ ...filters, tags: filters.tags.join(' '), metadata: metadataText(filters.metadata) });
+  const formOf = (f: typeof filters) => ({ ...f, tags: f.tags.join(' '), metadata: metadataText(f.metadata) });
+  const [draft, setDraft] = useState(formOf(filters));
+  // the URL changed (Back, the navigation's link, a shared link): the form shows what the list is filtered by
+  useEffect(() => setDraft(formOf(filters)), [key]);
   const apply = () => {
     navigate(filtersUrl({ ...draft, tags: draft.tags.split(/\s+/).filter(Boolean), metadata: parseMetadata(draft.metadata), cursor: '' }));
   };

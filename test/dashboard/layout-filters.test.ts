@@ -1,0 +1,65 @@
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { eventually, readyToSend } from '../support/email-setup.js';
+import { screenshot, signIn, startDashboard, type DashboardHarness } from '../support/browser.js';
+
+/** How far the page is wider than its window (0: it does not scroll sideways). */
+const overflow = (page: Page) => page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+
+describe('dashboard: filters follow the URL, long words and phones fit the page, dates and times say their zone', function () {
+  this.timeout(120_000);
+  let h: DashboardHarness;
+  let from: string;
+  let messageId: string;
+  // 200 characters, without a space
+  const longTo = `${'a'.repeat(64)}@${'b'.repeat(60)}.${'c'.repeat(60)}.example.com`;
+  const longSubject = `Subject${'x'.repeat(240)}`;
+  const longName = `name${'n'.repeat(196)}`;
+  const api = (method: string, path: string, body?: unknown) => h.app.request(method, path, { token: h.app.adminToken, body });
+
+  before(async () => {
+    h = await startDashboard();
+    const ready = await readyToSend(h.app);
+    from = ready.from;
+    const sent = await h.app.request('POST', '/api/send/transactional', { apiKey: ready.key, body: { to: longTo, fromEmail: from, subject: longSubject, html: '<p>hi</p>', text: 'hi' } });
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
+    messageId = sent.body.messageLogId;
+    const plain = await h.app.request('POST', '/api/send/transactional', { apiKey: ready.key, body: { to: 'plain@example.com', fromEmail: from, subject: 'Plain', html: '<p>hi</p>', text: 'hi' } });
+    expect(plain.status).to.equal(201);
+    expect((await api('POST', '/api/api-keys', { name: longName, scopes: ['send'] })).status).to.equal(201);
+    expect((await api('POST', '/api/templates', { name: longName, subject: longSubject, html: '<p>x</p>', text: 'x' })).status).to.equal(201);
+    await eventually(() => api('GET', '/api/messages?status=sent'), (r) => r.body.items.length === 2, 20_000);
+    await eventually(() => api('GET', '/api/messages/timeseries'), (r) => r.body.buckets.reduce((n: number, b: { sent: number }) => n + b.sent, 0) === 2, 20_000);
+  });
+  after(async () => h?.close());
+
+  it('the filter forms of Messages and Contacts show what the URL filters by after Back and after the navigation link', async () => {
+    const { page } = h;
+    await page.goto('/messages');
+    await page.getByLabel('Status').selectOption('bounced');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/status=bounced/);
+    await page.getByText('No messages match.').waitFor();
+    await page.goBack();
+    await page.waitForURL((u) => u.pathname === '/messages' && u.search === '');
+    await page.getByRole('link', { name: 'plain@example.com' }).waitFor();
+    expect(await page.getByLabel('Status').inputValue()).to.equal('');
+    await page.goForward();
+    await page.waitForURL(/status=bounced/);
+    await eventually(() => page.getByLabel('Status').inputValue(), (v) => v === 'bounced');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Messages' }).click();
+    await page.waitForURL((u) => u.pathname === '/messages' && u.search === '');
+    await eventually(() => page.getByLabel('Status').inputValue(), (v) => v === '');
+
+    await page.goto('/contacts');
+    await page.getByLabel('Status').selectOption('bounced');
+    await page.getByRole('searchbox', { name: 'Search' }).fill('nobody');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/status=bounced/);
+    await page.goBack();
+    await page.waitForURL((u) => u.pathname === '/contacts' && u.search === '');
+    await eventually(() => page.getByLabel('Status').inputValue(), (v) => v === '');
+    expect(await page.getByRole('searchbox', { name: 'Search' }).inputValue()).to.equal('');
+  });
+
+});
