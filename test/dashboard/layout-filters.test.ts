@@ -62,4 +62,56 @@ describe('dashboard: filters follow the URL, long words and phones fit the page,
     expect(await page.getByRole('searchbox', { name: 'Search' }).inputValue()).to.equal('');
   });
 
+  for (const width of [1280, 390]) {
+    it(`at ${width} px wide, a 200-character address, subject or name wraps instead of widening the page`, async () => {
+      const { page } = h;
+      await page.setViewportSize({ width, height: 900 });
+      try {
+        const pages: [string, () => Promise<unknown>][] = [
+          ['/messages', () => page.getByText(longTo).waitFor()],
+          [`/messages/${messageId}`, () => page.getByRole('heading', { name: longSubject, level: 1 }).waitFor()],
+          ['/sandbox', () => page.getByRole('button', { name: `View ${longSubject} to ${longTo}` }).waitFor()],
+          ['/api-keys', () => page.getByRole('cell', { name: longName, exact: true }).waitFor()],
+          ['/templates', () => page.getByRole('button', { name: longName }).waitFor()],
+          ['/campaigns', () => page.getByRole('option', { name: longName }).waitFor({ state: 'attached' })],
+          ['/domains', () => page.getByRole('heading', { name: 'example.com' }).waitFor()],
+          ['/contacts', () => page.getByRole('heading', { name: 'Contacts', level: 1 }).waitFor()],
+          ['/audit', () => page.getByRole('heading', { name: 'Audit trail', level: 1 }).waitFor()],
+        ];
+        for (const [path, shown] of pages) {
+          await page.goto(path);
+          await shown();
+          expect(await overflow(page), `${path} at ${width} px`).to.be.at.most(0);
+        }
+        await page.goto('/templates');
+        await page.getByRole('button', { name: longName }).click();
+        expect(await overflow(page), 'a template with a long name, open').to.be.at.most(0);
+        await screenshot(page, `long-words-templates-${width}`);
+        // a refused CSV row quoting a long value
+        await page.goto('/contacts');
+        await page.getByLabel('CSV file').setInputFiles({ name: 'long.csv', mimeType: 'text/csv', buffer: Buffer.from(`email,firstName\nok@example.com,Ok\n${'z'.repeat(300)},Long\n`) });
+        await page.getByRole('button', { name: 'Import' }).click();
+        await page.getByText('Imported 1 of 2 contacts').waitFor();
+        await screenshot(page, `long-words-import-${width}`);
+        await page.getByRole('alert').filter({ hasText: '1 row was not imported' }).waitFor();
+        expect(await overflow(page), 'a refused row').to.be.at.most(0);
+        await page.goto(`/messages/${messageId}`);
+        await page.getByRole('heading', { name: longSubject, level: 1 }).waitFor();
+        await screenshot(page, `long-words-message-${width}`);
+        await page.goto('/messages');
+        await page.getByText(longTo).waitFor();
+        await screenshot(page, `long-words-messages-${width}`);
+        if (width === 390) {
+          // the navigation is one compact row, not a block of its own
+          const nav = await page.getByRole('navigation', { name: 'Main' }).boundingBox();
+          expect(nav!.height, 'the navigation row').to.be.below(60);
+          await page.goto('/domains');
+          await page.getByRole('heading', { name: 'example.com' }).waitFor();
+          await screenshot(page, 'domains-phone');
+        }
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 900 });
+      }
+    });
+  }
 });
