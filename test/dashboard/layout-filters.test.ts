@@ -114,4 +114,62 @@ describe('dashboard: filters follow the URL, long words and phones fit the page,
       }
     });
   }
+
+  it('the activity chart narrows with the window', async () => {
+    const { page } = h;
+    await page.goto('/messages');
+    const chart = page.getByRole('region', { name: 'Activity' }).getByRole('img');
+    await chart.locator('canvas').waitFor();
+    const wide = (await chart.locator('canvas').boundingBox())!.width;
+    expect(wide).to.be.above(900);
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await eventually(
+        async () => ({ canvas: (await chart.locator('canvas').boundingBox())!.width, box: (await chart.boundingBox())!.width }),
+        (w) => w.canvas <= w.box && w.box < 390,
+      );
+      expect(await overflow(page)).to.be.at.most(0);
+      await screenshot(page, 'messages-chart-phone');
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await eventually(async () => (await chart.locator('canvas').boundingBox())!.width, (w) => w > 900);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
+  it("in a time zone far from UTC (UTC+14), today's dates filter today's messages and times name their zone", async () => {
+    const context = await h.browser.newContext({ baseURL: h.app.baseUrl, viewport: { width: 1280, height: 900 }, timezoneId: 'Pacific/Kiritimati' });
+    try {
+      const page = await context.newPage();
+      page.on('pageerror', (err) => {
+        throw err;
+      });
+      await signIn(page);
+      // today where the browser is (en-CA writes YYYY-MM-DD)
+      const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Pacific/Kiritimati' }).format(new Date());
+      await page.goto('/messages');
+      await page.getByLabel('From', { exact: true }).fill(today);
+      await page.getByLabel('To', { exact: true }).fill(today);
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await page.waitForURL(new RegExp(`from=${today}&to=${today}`));
+      await page.getByRole('link', { name: 'plain@example.com' }).waitFor();
+      const created = await page.getByRole('row').filter({ hasText: 'plain@example.com' }).getByRole('cell').first().textContent();
+      expect(created).to.match(/GMT\+14$/);
+      // the chart counts UTC days and says so
+      await page.getByRole('region', { name: 'Activity' }).getByText('Counted per hour in UTC; the times listed are in your time zone (Pacific/Kiritimati).').waitFor();
+      await screenshot(page, 'messages-kiritimati');
+      // yesterday there: nothing
+      const yesterday = new Intl.DateTimeFormat('en-CA', { timeZone: 'Pacific/Kiritimati' }).format(new Date(Date.now() - 86_400_000));
+      await page.goto(`/messages?from=${yesterday}&to=${yesterday}`);
+      await page.getByText('No messages match.').waitFor();
+
+      // the audit trail's days are the same days
+      await page.goto(`/audit?from=${today}&to=${today}`);
+      await page.getByRole('cell', { name: 'api_key.created' }).first().waitFor();
+      await page.goto(`/audit?from=${yesterday}&to=${yesterday}`);
+      await page.getByText('Nothing recorded matches these filters.').waitFor();
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -129,7 +129,8 @@ export function Recipient({ message }: { message: { to?: string | null; channel:
   return <>{message.to ?? <NotKept what={message.channel === 'sms' ? 'number' : 'address'} />}</>;
 }
 
-export const formatTime = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+/** An instant in the browser's time zone, named (`27/11/2026, 13:44:25 UTC`, `… GMT+14`): the zone date filters use too. */
+export const formatTime = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString(undefined, { timeZoneName: 'short' }) : '—');
 
 /**
  * An email's HTML in a frame that runs no script (sandbox without allow-scripts) and loads nothing:

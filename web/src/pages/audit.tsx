@@ -12,13 +12,21 @@ const ACTOR_TYPES: Record<Entry['actor']['type'], string> = { user: 'user', apiK
 /** A changed value in words: text as it is, anything else as JSON, nothing as a dash. */
 const formatValue = (v: unknown) => (v === undefined || v === null ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
 
-/** The trail's filters as the URL holds them: action, actor and target ids, and UTC days (YYYY-MM-DD). */
+/** The trail's filters as the URL holds them: action, actor and target ids, and days (YYYY-MM-DD) of the browser's time zone. */
 const FILTERS = ['action', 'actor', 'target', 'from', 'to'] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
 
-const DAY = 86_400_000;
-/** A day's first instant (from), or the next day's (to: the day given is included), in UTC. */
-const dayStart = (day: string, next = false) => (day ? new Date(Date.parse(`${day}T00:00:00.000Z`) + (next ? DAY : 0)).toISOString() : undefined);
+/**
+ * A day's first instant (from), or the next day's (to: the day given is included), at midnight in
+ * the browser's time zone: the zone the trail's times are shown in.
+ */
+const dayStart = (day: string, next = false) => {
+  if (!day) return undefined;
+  const [y, m, d] = day.split('-').map(Number);
+  const at = new Date(y, m - 1, d + (next ? 1 : 0));
+  // not a day (a URL edited by hand): passed on as it is, for the API to refuse in words
+  return Number.isNaN(at.getTime()) ? day : at.toISOString();
+};
 
 export function Audit() {
   const { query } = useLocation();

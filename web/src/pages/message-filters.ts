@@ -7,7 +7,7 @@
 export interface MessageFilters {
   search: string;
   status: string;
-  /** YYYY-MM-DD days, in UTC */
+  /** YYYY-MM-DD calendar days of the browser's time zone (the one times are shown in) */
   from: string;
   to: string;
   tags: string[];
@@ -18,9 +18,18 @@ export interface MessageFilters {
 const METADATA_PARAM = /^metadata\[(.+)\]$/;
 const DAY = 86_400_000;
 
-/** A date input's day as the instant it starts (from) or ends (to), in UTC. */
-const dayStart = (d: string) => (d ? `${d}T00:00:00.000Z` : undefined);
-const dayEnd = (d: string) => (d ? `${d}T23:59:59.999Z` : undefined);
+/**
+ * A date input's day as the instant it starts (from) or ends (to) in the browser's time zone, which
+ * is the zone the page shows times in (a date-time without an offset is read as local time).
+ */
+const localInstant = (d: string, time: string) => {
+  if (!d) return undefined;
+  const at = new Date(`${d}T${time}`);
+  // not a day (a URL edited by hand): passed on as it is, for the API to refuse in words
+  return Number.isNaN(at.getTime()) ? d : at.toISOString();
+};
+export const dayStart = (d: string) => localInstant(d, '00:00:00.000');
+export const dayEnd = (d: string) => localInstant(d, '23:59:59.999');
 
 export function readFilters(query: URLSearchParams): MessageFilters {
   const metadata: [string, string][] = [];
