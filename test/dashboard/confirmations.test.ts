@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { readyToSend } from '../support/email-setup.js';
+import { eventually, readyToSend } from '../support/email-setup.js';
 import { expectAccessible, screenshot, startDashboard, type DashboardHarness } from '../support/browser.js';
 
 /** The name a person's assistive technology reads for the focused element (its text, hidden parts included). */
@@ -121,5 +121,30 @@ describe('dashboard: a two-step confirmation asks about one thing, once, and kee
     expect(await focused(page)).to.equal('Delete Kbd');
     expect((await api('GET', `/api/campaigns/${created.body.id}`)).body.status).to.equal('draft');
     await expectAccessible(page);
+  });
+  it('a campaign scheduled at a time already past says, before it goes, that it will start now', async () => {
+    const { page } = h;
+    const templateId = (await api('GET', '/api/templates')).body.items[0].id;
+    const created = await api('POST', '/api/campaigns', { name: 'Late', templateId, fromEmail: from, audience: { listId: 'nobody-here' } });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    await page.goto('/campaigns');
+    const row = page.getByRole('row').filter({ hasText: 'Late' });
+    const when = page.getByLabel('Schedule at Late');
+    await when.fill('2020-01-01T10:00');
+    await page.getByRole('button', { name: 'Send Late' }).click();
+    await row.getByText(/^.+ is in the past: the campaign will start now\. Send now to the contacts of list nobody-here\?$/).waitFor();
+    await screenshot(page, 'campaigns-confirm-past');
+    // another time typed closes the question, leaving the keyboard in the field
+    await when.fill('2099-01-01T10:00');
+    expect(await page.getByRole('button', { name: 'Yes, send Late' }).count()).to.equal(0);
+    expect(await page.evaluate<string>('document.activeElement.type')).to.equal('datetime-local');
+    await page.getByRole('button', { name: 'Send Late' }).click();
+    await row.getByText(/^Send at .+ to the contacts of list nobody-here\?$/).waitFor();
+    await page.getByRole('button', { name: 'Back Late' }).click();
+    await when.fill('2020-01-01T10:00');
+    await page.getByRole('button', { name: 'Send Late' }).click();
+    await page.getByRole('button', { name: 'Yes, send Late' }).click();
+    const status = await eventually(async () => (await api('GET', `/api/campaigns/${created.body.id}`)).body.status, (s) => s !== 'draft');
+    expect(status).to.not.equal('scheduled');
   });
 });

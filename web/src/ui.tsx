@@ -216,6 +216,11 @@ export function useTwoStep() {
     armed,
     arm: () => set(true),
     disarm: () => set(false),
+    /** steps back leaving focus where it is (the person is typing elsewhere) */
+    close: () => {
+      moveFocus.current = false;
+      setArmed(false);
+    },
     first,
     yes,
     /** on the buttons shown while armed: Escape steps back */

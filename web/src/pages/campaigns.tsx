@@ -40,6 +40,18 @@ function audienceText(a: Campaign['audience']): string {
 }
 
 /**
+ * What a send asks before it goes: when and to whom. A time already past is said to be so, as the
+ * API starts such a send at once (a datetime-local value is the browser's local time).
+ */
+function sendQuestion(scheduleAt: string, audience: Campaign['audience']): string {
+  const to = audienceText(audience);
+  if (!scheduleAt) return `Send now to ${to}?`;
+  const at = new Date(scheduleAt);
+  if (at.getTime() <= Date.now()) return `${formatTime(at.toISOString())} is in the past: the campaign will start now. Send now to ${to}?`;
+  return `Send at ${formatTime(at.toISOString())} to ${to}?`;
+}
+
+/**
  * A campaign's row, with the actions its status allows (the decider's own rule). The service still
  * decides: a row read before the campaign moved on (it finished, another tab paused it) shows its
  * refusal in words.
@@ -107,15 +119,13 @@ function CampaignRow({ campaign: c, onChanged, onEdit }: { campaign: Campaign; o
                 aria-describedby={errorId}
                 onInput={(e) => {
                   setScheduleAt(e.currentTarget.value);
-                  if (send.armed) send.disarm();
+                  send.close();
                 }}
               />
             </label>
             {send.armed ? (
               <>
-                <span>
-                  {scheduleAt ? `Send at ${formatTime(new Date(scheduleAt).toISOString())}` : 'Send now'} to {audienceText(c.audience)}?
-                </span>
+                <span>{sendQuestion(scheduleAt, c.audience)}</span>
                 <button type="submit" ref={send.yes} disabled={act.busy} onKeyDown={send.onKeyDown}>
                   Yes, send<span class="visually-hidden"> {c.name}</span>
                 </button>
