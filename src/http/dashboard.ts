@@ -36,6 +36,9 @@ function secureHeaders(res: Response) {
   });
 }
 
+/** A request a browser makes to show a page: it names text/html among what it accepts (a bare *\/* does not). */
+const isBrowserPage = (req: Request) => /(^|,)\s*text\/html\s*(;|,|$)/i.test(req.get('accept') ?? '');
+
 /** Serves the built dashboard: its hashed assets, and its shell for every page path. */
 export function createDashboard(dist = DASHBOARD_DIST): Router {
   const router = express.Router();
@@ -55,16 +58,20 @@ export function createDashboard(dist = DASHBOARD_DIST): Router {
   );
   // A middleware, not a route: a path that is no page passes on unmatched (a route would leave its
   // own pattern on the request, and the 404 would be counted under it).
+  // Any other path a browser asks for as a page (not the API's, its reference's or an asset) is answered 404 with the
+  // same shell, which says "No such page" in the dashboard's own words instead of the API's JSON.
   router.use((req: Request, res: Response, next: NextFunction) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !PAGES.some((p) => p.test(req.path))) return next();
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    const page = PAGES.some((p) => p.test(req.path));
+    if (!page && !(isBrowserPage(req) && !/^\/(api|assets|docs)(\/|$)/.test(req.path))) return next();
     const html = readShell();
     secureHeaders(res);
     res.set('Cache-Control', 'no-cache');
     if (!html) {
-      res.status(503).type('text/plain').send('The dashboard is not built: run `npm run build:web` (npm ci does it).');
+      res.status(page ? 503 : 404).type('text/plain').send('The dashboard is not built: run `npm run build:web` (npm ci does it).');
       return;
     }
-    res.type('html').send(html);
+    res.status(page ? 200 : 404).type('html').send(html);
   });
   return router;
 }

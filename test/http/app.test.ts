@@ -122,6 +122,18 @@ describe('HTTP skeleton: errors, limits, /healthz, /openapi.json, request ids', 
       expectErrorShape(await req('GET', '/nothing/here?x=1'), 404, 'Not Found');
     });
 
+    it("a browser's GET of an unknown page (Accept: text/html) → 404 with the dashboard, which says so in its words; an API path keeps the JSON", async () => {
+      const browser = { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } };
+      for (const path of ['/nonexistent', '/messages/']) {
+        const res = await req('GET', path, browser);
+        expect(res.status, path).to.equal(404);
+        expect(res.headers.get('content-type'), path).to.match(/^text\/html/);
+        expect(res.text, path).to.include('<div id="app">');
+      }
+      expectErrorShape(await req('GET', '/api/does-not-exist', browser), 404, 'Not Found');
+      expectErrorShape(await req('GET', '/docs/assets/none.js', browser), 404, 'Not Found');
+    });
+
     it('POST of an unknown path (with a JSON body, or a broken one) → 404 in the error shape', async () => {
       expectErrorShape(await req('POST', '/api/does-not-exist', { headers: json, body: '{"a":1}' }), 404, 'Not Found');
       // no body parser runs for an unmatched route, so a broken body cannot turn this into a 400
