@@ -30,14 +30,14 @@ describe('dashboard: contacts and suppressions', function () {
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/search=grace/);
     await page.getByRole('cell', { name: 'grace@example.com' }).waitFor();
-    await page.getByText('1 contacts', { exact: true }).waitFor();
+    await page.getByText('1 contact', { exact: true }).waitFor();
     // by status, chosen in the form: grace unsubscribed is the only one that is
     expect((await h.app.request('POST', '/api/contacts', { token: h.app.adminToken, body: { email: 'grace@example.com', status: 'unsubscribed' } })).status).to.equal(200);
     await page.getByRole('searchbox', { name: 'Search' }).fill('');
     await page.getByLabel('Status').selectOption('unsubscribed');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/status=unsubscribed/);
-    await page.getByText('1 contacts', { exact: true }).waitFor();
+    await page.getByText('1 contact', { exact: true }).waitFor();
     await page.getByRole('cell', { name: 'grace@example.com' }).waitFor();
     await page.goto('/contacts?status=subscribed&listId=newsletter');
     await page.getByText('1100 contacts', { exact: true }).waitFor();

@@ -96,7 +96,7 @@ export function Contacts() {
       {list.data && (
         <>
           <p>
-            {list.data.total} contacts
+            {list.data.total} contact{list.data.total === 1 ? '' : 's'}
             {list.data.total === 0 && (Object.values(filters).some((v) => v && v !== '1') ? ' match these filters.' : ': add one below, or import a CSV file from another tool.')}
           </p>
           <Table columns={['Email', 'Name', 'Company', 'Status', 'Tags', 'Lists']}>
