@@ -1,5 +1,5 @@
 import type { ComponentChildren, JSX } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { navigate } from './router';
 
 export function Link(props: { href: string; children: ComponentChildren } & JSX.HTMLAttributes<HTMLAnchorElement>) {
@@ -203,7 +203,9 @@ export function useTwoStep() {
   const first = useRef<HTMLButtonElement>(null);
   const yes = useRef<HTMLButtonElement>(null);
   const moveFocus = useRef(false);
-  useEffect(() => {
+  // in the same commit as the buttons it focuses: a deferred effect left focus on the page for a
+  // moment, where a key pressed at once went nowhere
+  useLayoutEffect(() => {
     if (!moveFocus.current) return;
     moveFocus.current = false;
     (armed ? yes : first).current?.focus();
