@@ -19,6 +19,9 @@ import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { persistently } from '../persistently.js';
 import { createSideEffectLeases, endLease, releaseSideEffect, rescheduleSideEffect, type SideEffectJob } from '../adapters/db/side-effects.js';
 
+/** Why a message whose recipient and content were erased before its send failed. */
+const ERASED_BEFORE_SENT = 'the message was erased before it was sent (its recipient, or its content by retention)';
+
 /** Delays before provider attempts 2..6 for transient errors (throttling, outages). */
 export const PROVIDER_RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000];
 
@@ -134,6 +137,13 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       execute(messageDecider, command, { eventStore: deps.eventStore, streamId, commandId, metadata, history });
 
     const queued = state.queued!;
+    if (!queued.to) {
+      // Erased before it went out (its person, or its day's content by retention; a scheduled send
+      // waits long enough): nothing is left to send, and no retry brings it back.
+      await record({ kind: 'providerError', attempt, error: ERASED_BEFORE_SENT, retryAt: null, now: now() });
+      await leases.markDone(sideEffectId);
+      return;
+    }
     const accepted = async (providerMessageId: string) => {
       await record({ kind: 'providerAccepted', providerMessageId, provider: queued.provider, attempt, now: now() });
       await leases.markDone(sideEffectId);

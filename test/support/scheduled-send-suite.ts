@@ -90,6 +90,17 @@ export function scheduledSendSuite(title: string, env: () => Promise<Record<stri
       expect(agg.body.status.cancelled).to.be.at.least(1);
     });
 
+    it('a send whose recipient was erased before its time fails at once, without reaching the provider or retrying', async () => {
+      const to = 'forgotten@example.org';
+      await app.request('POST', '/api/contacts', { token: app.adminToken, body: { email: to } });
+      const id = (await send({ to, sendAt: ahead(1_500), subject: 'For someone forgotten' })).body.messageLogId;
+      expect((await app.request('DELETE', `/api/contacts/${to}?erase=true`, { token: app.adminToken })).status).to.equal(200);
+      // its error is sealed under the message's key like all it holds, which the erasure destroyed
+      await eventually(() => detail(id), (m) => m.status === 'failed', 20_000);
+      expect(await inSandbox(id)).to.equal(undefined);
+      expect((await app.infra.eventStore.readStream(`message-${id}`)).map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderFailed']);
+    });
+
     full('a dashboard user (JWT) may cancel any message of the account; another key gets 404, as for an unknown id', async () => {
       const id = (await send({ sendAt: ahead(DAY) })).body.messageLogId;
       const other = await app.createApiKey(['send', 'read_events']);
