@@ -20,14 +20,15 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../../ports/event-store.js';
+import { LOG_HORIZON_SQL } from './log-horizon.js';
 
 /**
  * The PostgreSQL event store (schema and `append_events` in src/migrations/001_event_store.ts).
  *
  * Global order: identity values are taken at insert time but become visible at commit, so a reader
  * that follows `global_position` alone can skip an event whose transaction commits late. Readers
- * therefore only take rows whose writing transaction is older than every transaction still running
- * (`tx_id < pg_snapshot_xmin(pg_current_snapshot())`) and order them by `(tx_id, global_position)`:
+ * therefore only take rows whose writing transaction is older than every transaction of this database
+ * still running (`tx_id < ` the log's horizon, log-horizon.ts) and order them by `(tx_id, global_position)`:
  * no row can ever appear behind a position a reader has passed.
  */
 export interface PostgresEventStoreOptions {
@@ -441,9 +442,10 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   // One statement, so the head and the events are read in the same snapshot. The head row is always
   // there (unless the log is empty); batch columns are NULL on it when nothing matched.
   const READ_ALL = prepared('es_read_all', `
-    WITH head AS (
+    WITH horizon AS MATERIALIZED (SELECT ${LOG_HORIZON_SQL} AS h),
+    head AS (
       SELECT tx_id, global_position FROM events
-      WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
+      WHERE tx_id < (SELECT h FROM horizon)
       ORDER BY tx_id DESC, global_position DESC
       LIMIT 1
     ),
@@ -451,7 +453,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       -- events.tx_id, not tx_id: a bare name would sort by the text alias in COLUMNS, so '1000'
       -- would come before '999' (and a full batch would skip events), and no index could serve it.
       SELECT ${COLUMNS} FROM events
-      WHERE events.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+      WHERE events.tx_id < (SELECT h FROM horizon)
         AND (events.tx_id, events.global_position) > ($1::xid8, $2::bigint)
         AND ($4::text[] IS NULL OR stream_id LIKE ANY ($4::text[]))
         AND ($5::text[] IS NULL OR type = ANY ($5::text[]))
@@ -459,7 +461,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       LIMIT $3
     )
     SELECT batch.*, head.tx_id::text AS head_tx, head.global_position AS head_position,
-      EXISTS (SELECT 1 FROM events WHERE events.tx_id >= pg_snapshot_xmin(pg_current_snapshot())) AS held
+      EXISTS (SELECT 1 FROM events WHERE events.tx_id >= (SELECT h FROM horizon)) AS held
     FROM head LEFT JOIN batch ON true
     ORDER BY batch.tx_id::xid8, batch.global_position`);
 

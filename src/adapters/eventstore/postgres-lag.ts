@@ -1,6 +1,7 @@
 import type { Db } from '../db/knex.js';
 import type { Position } from '../../ports/event-store.js';
 import { likePatterns } from './postgres-event-store.js';
+import { LOG_HORIZON_SQL } from './log-horizon.js';
 
 /** What a follower of the log reads: events after `after`, of these stream prefixes and types (absent: all). */
 export interface FollowerAsk {
@@ -27,7 +28,7 @@ export async function pendingInRecentEvents(db: Db, asks: FollowerAsk[], window:
   const { rows } = await db.raw(
     `WITH recent AS (
        SELECT tx_id, global_position, stream_id, type FROM events
-       WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())
+       WHERE tx_id < ${LOG_HORIZON_SQL}
        ORDER BY tx_id DESC, global_position DESC
        LIMIT ${Number(window)}
      )

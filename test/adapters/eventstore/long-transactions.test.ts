@@ -47,6 +47,25 @@ describe('long-open transactions (the PostgreSQL event store\'s readers wait for
     }
   });
 
+  it("an open transaction of another database on the same server holds nothing back, and is not named", async () => {
+    const elsewhere = await createTestDatabase({ migrate: false });
+    const stranger = new pg.Client({ connectionString: elsewhere.url });
+    await stranger.connect();
+    try {
+      await stranger.query('BEGIN');
+      await stranger.query('SELECT pg_current_xact_id()');
+      const id = randomUUID();
+      await store.append(`elsewhere-${id}`, [{ id, type: 'Happened', data: {} }]);
+      expect(await readIds(`elsewhere-${id}`)).to.deep.equal([id]);
+      await pause(300);
+      expect(await findLongTransaction(db.db, 200)).to.equal(undefined);
+    } finally {
+      await stranger.query('ROLLBACK').catch(() => {});
+      await stranger.end();
+      await elsewhere.drop();
+    }
+  });
+
   for (const [how, sharedTailFrom] of [['reading the log itself', 100], ['through the shared tail', 1]] as const) {
     it(`a subscriber woken for a commit that an open transaction holds back gets it soon after that transaction ends, not at its next poll (${how})`, async () => {
       const follower = createPostgresEventStore({ connectionString: db.url, pollIntervalMs: 10_000, sharedTailFrom });
