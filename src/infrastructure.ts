@@ -1,8 +1,8 @@
-import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from './config/env.js';
 import { createDb, migrate, type Db } from './adapters/db/knex.js';
 import { startEmbeddedPostgres } from './adapters/db/embedded-postgres.js';
+import { waitForDatabase } from './adapters/db/probe.js';
 import { StartupError } from './startup-error.js';
 import { createPgAttachmentStore } from './adapters/db/attachment-store.js';
 import type { AttachmentStore } from './ports/attachment-store.js';
@@ -15,6 +15,9 @@ import { createRateLimiters } from './adapters/rate-limit/index.js';
 import type { RateLimiters } from './ports/rate-limiter.js';
 import { openPrivacy, type Privacy } from './adapters/crypto/privacy.js';
 import { createPgKeyStore } from './adapters/crypto/pg-key-store.js';
+
+/** How long a process starting beside its PostgreSQL (compose, a supervisor) waits for it to accept connections. */
+const DATABASE_STARTUP_WAIT_MS = 60_000;
 
 export interface Infrastructure {
   /** connection string of the read-model database (also the default event store and job queue) */
@@ -49,35 +52,7 @@ export interface Infrastructure {
   close(): Promise<void>;
 }
 
-/** DATABASE_URL without its password, for messages. */
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'DATABASE_URL';
-  }
-}
 
-/** A first connection, so an unreachable server or a wrong URL fails with one clear line. */
-async function probe(databaseUrl: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000 });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-  } catch (err) {
-    // A refused connection to both ::1 and 127.0.0.1 is an AggregateError with only a code.
-    const why = (err as Error).message || (err as NodeJS.ErrnoException).code || String(err);
-    throw new StartupError(
-      `Cannot connect to PostgreSQL at ${redact(databaseUrl)} (${why}): check that the server is running and that DATABASE_URL is right.`,
-      { cause: err },
-    );
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
 
 /**
  * Connects the stores every role needs: PostgreSQL (DATABASE_URL, or an embedded server with its data
@@ -102,7 +77,7 @@ export async function openInfrastructure(
   let databaseUrl = config.DATABASE_URL;
   let embedded: Infrastructure['embedded'];
   let stopEmbedded: (() => Promise<void>) | undefined;
-  if (databaseUrl) await probe(databaseUrl);
+  if (databaseUrl) await waitForDatabase(databaseUrl, { waitMs: options.tool ? 0 : DATABASE_STARTUP_WAIT_MS, logger: options.logger });
   else {
     const server = await startEmbeddedPostgres({
       dataDir: config.DATA_DIR,

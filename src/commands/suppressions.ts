@@ -18,6 +18,7 @@ import type { Step } from './execute-together.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import { inParallel } from './in-parallel.js';
+import { decodePageCursor, encodePageCursor } from './page-cursor.js';
 import type { WaitForProjection } from './read-your-writes.js';
 import { suppressionOfPerson, suppressionsPage } from '../read-models/suppressions.js';
 
@@ -62,17 +63,6 @@ export function normaliseSuppressionValue(input: { email?: string; phone?: strin
   return { value: phone, kind: 'phone' };
 }
 
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === 2 && !Number.isNaN(Date.parse(parsed[0])) && typeof parsed[1] === 'string') {
-      return parsed as [string, string];
-    }
-  } catch {
-    /* falls through */
-  }
-  throw badRequest('cursor is invalid');
-}
 
 export function suppressionView(row: Record<string, any>) {
   return {
@@ -188,10 +178,10 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
     },
 
     async list(accountId: string, opts: { search?: string; cursor?: string; limit: number }) {
-      const rows = await suppressionsPage(deps.db, accountId, { search: opts.search, after: opts.cursor ? decodeCursor(opts.cursor) : undefined, limit: opts.limit + 1 });
+      const rows = await suppressionsPage(deps.db, accountId, { search: opts.search, after: opts.cursor ? decodePageCursor(opts.cursor) : undefined, limit: opts.limit + 1 });
       const page = rows.slice(0, opts.limit);
       const last = page[page.length - 1];
-      const nextCursor = rows.length > opts.limit ? Buffer.from(JSON.stringify(last.after)).toString('base64url') : null;
+      const nextCursor = rows.length > opts.limit ? encodePageCursor(last.after) : null;
       return { items: page.map(suppressionView), nextCursor };
     },
   };

@@ -10,7 +10,8 @@ import type { JobQueue } from '../ports/job-queue.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import type { WaitForProjection } from './read-your-writes.js';
-import { deliveriesOf, deliveryRow } from '../read-models/webhook-deliveries.js';
+import { deliveriesPage, deliveryRow } from '../read-models/webhook-deliveries.js';
+import { decodePageCursor, encodePageCursor } from './page-cursor.js';
 import { SIGNING_SECRET_COLUMNS, signingSecretsOf, webhookRow } from '../read-models/webhooks.js';
 import { signingSecret } from '../domain/webhooks/subscription.js';
 
@@ -32,9 +33,12 @@ export function deliveryView(row: Record<string, any>) {
 
 export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db: Db; queue: JobQueue; sender: WebhookSender; waitFor: WaitForProjection }) {
   return {
-    async list(accountId: string, subscriptionId: string) {
+    /** A page of the endpoint's deliveries, newest first, and the cursor of the next (null: none). */
+    async list(accountId: string, subscriptionId: string, opts: { status?: string; cursor?: string; limit: number }) {
       if (!(await webhookRow(deps.db, accountId, subscriptionId, ['id']))) throw notFound(`webhook ${subscriptionId} not found`);
-      return (await deliveriesOf(deps.db, accountId, subscriptionId)).map(deliveryView);
+      const rows = await deliveriesPage(deps.db, accountId, subscriptionId, { status: opts.status, after: opts.cursor ? decodePageCursor(opts.cursor) : undefined, limit: opts.limit + 1 });
+      const page = rows.slice(0, opts.limit);
+      return { items: page.map(deliveryView), nextCursor: rows.length > opts.limit ? encodePageCursor(page[page.length - 1].after) : null };
     },
 
     /** A failed delivery gets a new series of attempts. */

@@ -18,10 +18,21 @@ export async function purgeFailedDeliveries(db: Db, now = new Date()): Promise<n
 export const deliveryRow = (db: Db, accountId: string, id: string, columns: string[] = ['*']): Promise<Record<string, any> | undefined> =>
   db('webhook_deliveries').where({ id, account_id: accountId }).first(columns);
 
-/** A subscription's deliveries, newest first (the last 500), without failed ones past the retention not purged yet. */
-export const deliveriesOf = (db: Db, accountId: string, subscriptionId: string): Promise<Record<string, any>[]> =>
-  db('webhook_deliveries')
+/**
+ * A page of a subscription's deliveries, newest first, after `after` (a page end: created_at as text,
+ * id), of one status when asked, without failed ones past the retention not purged yet.
+ */
+export function deliveriesPage(
+  db: Db,
+  accountId: string,
+  subscriptionId: string,
+  q: { status?: string; after?: [createdAt: string, id: string]; limit: number },
+): Promise<Record<string, any>[]> {
+  const rows = db('webhook_deliveries')
     .where({ subscription_id: subscriptionId, account_id: accountId })
-    .andWhere((q) => q.whereNot('status', 'failed').orWhere('updated_at', '>', new Date(Date.now() - FAILED_DELIVERY_RETENTION_MS)))
-    .orderBy('created_at', 'desc')
-    .limit(500);
+    .andWhere((w) => w.whereNot('status', 'failed').orWhere('updated_at', '>', new Date(Date.now() - FAILED_DELIVERY_RETENTION_MS)))
+    .select('*', db.raw('json_build_array(created_at::text, id) AS after'));
+  if (q.status) rows.andWhere('status', q.status);
+  if (q.after) rows.andWhereRaw('(created_at, id) < (?, ?)', q.after);
+  return rows.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit);
+}

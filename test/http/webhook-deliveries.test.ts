@@ -271,6 +271,36 @@ describe('webhook deliveries', function () {
     expect((await (await newAccount(app)).call('POST', `/api/webhooks/${sub.id}/test`)).status).to.equal(404);
   });
 
+  it('the deliveries log comes a page at a time (limit, nextCursor) and by status, every delivery once', async () => {
+    const account = await newAccount(app);
+    const hook = await receiver([200]);
+    const sub = await account.subscribe(hook.hook);
+    for (let i = 0; i < 5; i++) await account.suppress(`paged${i}@example.org`);
+    await eventually(() => account.deliveries(sub.id), (items) => items.length === 5 && items.every((d) => d.status === 'delivered'));
+    hook.script([410]);
+    await account.suppress('gone@example.org');
+    await eventually(() => account.deliveries(sub.id), (items) => items.some((d) => d.status === 'failed'));
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await account.call('GET', `/api/webhooks/${sub.id}/deliveries?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status, JSON.stringify(page.body)).to.equal(200);
+      expect(page.body.items.length).to.be.at.most(2);
+      seen.push(...page.body.items.map((d: { id: string }) => d.id));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(seen).to.deep.equal((await account.deliveries(sub.id)).map((d) => d.id));
+    expect(new Set(seen).size).to.equal(6);
+
+    const failed = await account.call('GET', `/api/webhooks/${sub.id}/deliveries?status=failed`);
+    expect(failed.body.items.map((d: { status: string }) => d.status)).to.deep.equal(['failed']);
+    expect(failed.body.nextCursor).to.equal(null);
+    for (const bad of ['status=lost', 'limit=0', 'limit=501', 'cursor=not-a-cursor', 'colour=red']) {
+      expect((await account.call('GET', `/api/webhooks/${sub.id}/deliveries?${bad}`)).status, bad).to.equal(400);
+    }
+  });
+
   it('the event filter: a subscription receives only the events it chose', async () => {
     const account = await newAccount(app);
     const bounces = await receiver([200]);

@@ -16,6 +16,14 @@ const deliveryItem = z.object({
   createdAt: z.string(),
 });
 
+const deliveriesQuery = z
+  .object({
+    status: z.enum(['delivered', 'retrying', 'failed']).optional(),
+    cursor: z.string().max(500).optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(500),
+  })
+  .strict();
+
 export function createWebhookDeliveryRoutes(deps: { deliveries: WebhookDeliveryCommands }) {
   const base = { tag: 'webhooks', auth: { kind: 'jwt' as const }, params: idParams };
   return [
@@ -33,11 +41,12 @@ export function createWebhookDeliveryRoutes(deps: { deliveries: WebhookDeliveryC
       ...base,
       method: 'get',
       path: '/api/webhooks/:id/deliveries',
-      summary: 'Deliveries to this endpoint, newest first (failed ones for 14 days)',
+      summary: 'Deliveries to this endpoint, newest first (failed ones for 14 days), a page at a time, of one status when asked',
+      query: deliveriesQuery,
       responses: {
         200: {
-          description: '{items}: each delivery with `eventId`, the payload\'s `id` the receiver deduplicates on',
-          schema: z.object({ items: z.array(deliveryItem) }).meta({
+          description: '{items, nextCursor}: each delivery with `eventId`, the payload\'s `id` the receiver deduplicates on; `nextCursor` (null on the last page) asks for the next page',
+          schema: z.object({ items: z.array(deliveryItem), nextCursor: z.string().nullable() }).meta({
             example: {
               items: [
                 {
@@ -52,13 +61,14 @@ export function createWebhookDeliveryRoutes(deps: { deliveries: WebhookDeliveryC
                   createdAt: '2026-11-25T05:50:18.712Z',
                 },
               ],
+              nextCursor: null,
             },
           }),
         },
         404: { description: 'Not in this account' },
       },
-      async handler({ principal, params }) {
-        return { status: 200, body: { items: await deps.deliveries.list(accountOf(principal), params.id) } };
+      async handler({ principal, params, query }) {
+        return { status: 200, body: await deps.deliveries.list(accountOf(principal), params.id, query) };
       },
     }),
     defineRoute({
