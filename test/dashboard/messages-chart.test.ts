@@ -52,6 +52,14 @@ describe("dashboard: the messages chart follows the URL's filters", function () 
     await page.getByText('No messages match.').waitFor();
   });
 
+  it('a date in the URL that is no day (edited by hand): the page still draws, the list says what the API refused', async () => {
+    const { page } = h;
+    await page.goto('/messages?to=not-a-day');
+    await activity().getByText('Sends: 5').waitFor();
+    await page.getByText(/^to: /).waitFor();
+    await screenshot(page, 'messages-bad-date');
+  });
+
   it('the form writes tags and metadata into the URL, and the chart follows', async () => {
     const { page } = h;
     await page.goto('/messages');

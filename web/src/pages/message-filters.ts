@@ -82,9 +82,15 @@ export function listQuery(f: MessageFilters) {
  * when that is three days or less, the status and the first tag (or else metadata entry); and, in
  * words, the filters it leaves to the list.
  */
+const instant = (iso: string | undefined) => {
+  const at = iso ? new Date(iso) : undefined;
+  return at && !Number.isNaN(at.getTime()) ? at : undefined;
+};
+
 export function chartQuery(f: MessageFilters, now = new Date()) {
-  const to = f.to ? new Date(dayEnd(f.to)!) : now;
-  const from = f.from ? new Date(dayStart(f.from)!) : new Date(to.getTime() - 30 * DAY);
+  // a day that is none (a URL edited by hand) is left to the list, which shows the API's refusal
+  const to = instant(dayEnd(f.to)) ?? now;
+  const from = instant(dayStart(f.from)) ?? new Date(to.getTime() - 30 * DAY);
   const interval: 'hour' | 'day' = to.getTime() - from.getTime() <= 3 * DAY ? 'hour' : 'day';
   const labels = [...f.tags.map((t) => ({ tag: t })), ...f.metadata.map(([k, v]) => ({ metadata: [k, v] as [string, string] }))];
   const [charted, ...left] = labels;
