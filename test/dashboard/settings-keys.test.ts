@@ -117,4 +117,35 @@ describe('dashboard: settings and API keys', function () {
     await expectAccessible(page);
     await screenshot(page, 'api-keys-revoked');
   });
+
+  it('after a key is created the whole form is blank again: the next key gets none of its scopes, expiry or limits', async () => {
+    const { page } = h;
+    await page.goto('/api-keys');
+    await page.getByLabel('Name').fill('reporting');
+    await page.getByRole('checkbox', { name: 'send', exact: true }).uncheck();
+    await page.getByRole('checkbox', { name: 'read_events' }).check();
+    await page.getByRole('checkbox', { name: 'contacts:read' }).check();
+    await page.getByLabel('Expires at').fill('2099-01-01T12:00');
+    await page.getByLabel('IP allowlist').fill('127.0.0.1');
+    await page.getByLabel('Daily limit').fill('50');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('status').filter({ hasText: 'The secret of reporting' }).waitFor();
+    // as the page first showed it: a name to type, the one default scope, no expiry, no limits
+    expect(await page.getByLabel('Name').inputValue()).to.equal('');
+    const checked: string[] = [];
+    for (const box of await page.getByRole('group', { name: 'Scopes' }).getByRole('checkbox').all()) if (await box.isChecked()) checked.push((await box.locator('..').textContent())!.trim());
+    expect(checked).to.deep.equal(['send']);
+    expect(await page.getByLabel('Expires at').inputValue()).to.equal('');
+    expect(await page.getByLabel('IP allowlist').inputValue()).to.equal('');
+    expect(await page.getByLabel('Daily limit').inputValue()).to.equal('');
+    await screenshot(page, 'api-keys-form-reset');
+
+    // and the next key is made with only what was typed for it
+    await page.getByLabel('Name').fill('plain');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('status').filter({ hasText: 'The secret of plain' }).waitFor();
+    const plain = (await h.app.request('GET', '/api/api-keys', { token: h.app.adminToken })).body.items.find((k: { name: string }) => k.name === 'plain');
+    expect(plain).to.deep.include({ scopes: ['send'], expiresAt: null, dailyLimit: null });
+    expect(plain.ipAllowlist ?? []).to.deep.equal([]);
+  });
 });

@@ -54,7 +54,12 @@ export function ApiKeys() {
       dailyLimit: dailyLimit ? Number(dailyLimit) : null,
     };
     setCreated(await call<ApiKey>(api.POST('/api/api-keys', { body })));
+    // the next key starts from a blank form: nothing of this one's scopes or limits carries over
     setName('');
+    setScopes(['send']);
+    setExpiresAt('');
+    setIpAllowlist('');
+    setDailyLimit('');
     list.reload();
   });
   return (
