@@ -11,6 +11,7 @@ describe('dashboard: settings and API keys', function () {
     h = await startDashboard();
   });
   after(async () => h?.close());
+  const api = (method: string, path: string, body?: unknown) => h.app.request(method, path, { token: h.app.adminToken, body });
 
   it('saves the account settings', async () => {
     const { page } = h;
@@ -147,5 +148,30 @@ describe('dashboard: settings and API keys', function () {
     const plain = (await h.app.request('GET', '/api/api-keys', { token: h.app.adminToken })).body.items.find((k: { name: string }) => k.name === 'plain');
     expect(plain).to.deep.include({ scopes: ['send'], expiresAt: null, dailyLimit: null });
     expect(plain.ipAllowlist ?? []).to.deep.equal([]);
+  });
+
+  it("a new key's secret stays on screen until that key is revoked, and goes then", async () => {
+    const { page } = h;
+    await api('POST', '/api/api-keys', { name: 'other', scopes: ['send'] });
+    await page.goto('/api-keys');
+    await page.getByLabel('Name').fill('short-lived');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = page.getByTestId('new-key');
+    await secret.waitFor();
+    // another key revoked: this one's secret is still to be stored
+    await page.getByRole('button', { name: 'Revoke other' }).click();
+    await page.getByRole('button', { name: 'Yes, revoke other' }).click();
+    await page.getByRole('row').filter({ hasText: 'other' }).getByText(/^revoked/).waitFor();
+    expect(await secret.count()).to.equal(1);
+    expect(await page.getByRole('button', { name: 'Copy the new key' }).count()).to.equal(1);
+    // its own key revoked: a secret that no longer works is not offered to store
+    await page.getByRole('button', { name: 'Revoke short-lived' }).click();
+    await page.getByRole('button', { name: 'Yes, revoke short-lived' }).click();
+    await page.getByRole('row').filter({ hasText: 'short-lived' }).getByText(/^revoked/).waitFor();
+    await secret.waitFor({ state: 'detached' });
+    expect(await page.getByText('shown this once').count()).to.equal(0);
+    expect(await page.getByRole('button', { name: 'Copy the new key' }).count()).to.equal(0);
+    await expectAccessible(page);
+    await screenshot(page, 'api-keys-secret-gone-after-revoke');
   });
 });

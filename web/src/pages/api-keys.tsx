@@ -62,6 +62,11 @@ export function ApiKeys() {
     setDailyLimit('');
     list.reload();
   });
+  const revoked = (id: string) => {
+    // a secret that no longer works is not left on screen to be stored
+    setCreated((c) => (c?.id === id ? null : c));
+    list.reload();
+  };
   return (
     <>
       <PageTitle>API keys</PageTitle>
@@ -118,7 +123,7 @@ export function ApiKeys() {
         <ErrorText error={list.error} />
         <Table columns={['Name', 'Scopes', 'Created', 'Last used', 'Expires', 'Limits', '']}>
           {list.data?.items.map((k) => (
-            <KeyRow key={k.id} apiKey={k} onRevoked={list.reload} />
+            <KeyRow key={k.id} apiKey={k} onRevoked={() => revoked(k.id)} />
           ))}
         </Table>
       </section>
