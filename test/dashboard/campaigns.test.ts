@@ -84,6 +84,21 @@ describe('dashboard: campaigns', function () {
     await body.waitFor();
     await expectAccessible(page);
     await screenshot(page, 'campaigns-preview');
+
+    // an address that is no contact, asked after reader1: the refusal alone, not reader1's preview under it
+    await page.getByRole('textbox', { name: 'Contact email' }).fill('nobody@example.org');
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'No contact nobody@example.org' }).waitFor();
+    expect(await page.getByTestId('campaign-preview-subject').count()).to.equal(0);
+    expect(await page.locator('iframe[title^="Preview of the message to"]').count()).to.equal(0);
+    expect(await page.getByText('To reader1@example.org').count()).to.equal(0);
+    await screenshot(page, 'campaigns-preview-no-contact');
+    // and another contact's preview replaces the refusal
+    await page.getByRole('textbox', { name: 'Contact email' }).fill('reader2@example.org');
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
+    await page.getByTestId('campaign-preview-subject').getByText('Hello Reader2', { exact: true }).waitFor();
+    expect(await page.getByRole('alert').count()).to.equal(0);
+    expect(await page.locator('iframe[title^="Preview of the message to"]').count()).to.equal(1);
   });
   it('a campaign scheduled a few seconds ahead is seen starting and reaching sent without a reload', async () => {
     const { page } = h;

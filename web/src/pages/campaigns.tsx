@@ -186,6 +186,8 @@ function ContactPreview({ template }: { template: Template | undefined }) {
   const [email, setEmail] = useState('');
   const [shown, setShown] = useState<{ subject: string; html: string; text: string; unfilled: number; email: string } | null>(null);
   const preview = useAction(async () => {
+    // the last contact's preview goes as soon as another is asked for: left under a refusal, it read as this one's
+    setShown(null);
     if (!template) throw new Error('Choose a template first');
     const found = await call<{ items: Contact[] }>(api.GET('/api/contacts', { params: { query: { search: email, limit: 10 } } }));
     const contact = found.items.find((c) => c.email.toLowerCase() === email.trim().toLowerCase());
