@@ -246,4 +246,21 @@ describe('dashboard: messages, templates and the sandbox', function () {
     await expectAccessible(page);
     await screenshot(page, 'message-detail-erased');
   });
+
+  it('a message id that names no message says it is not found once', async () => {
+    const { page } = h;
+    // both reads of the page (the message, its history) answered before anything is counted
+    const answered = ['/api/messages/nosuchid', '/api/messages/nosuchid/history'].map((path) => page.waitForResponse((r) => new URL(r.url()).pathname === path));
+    await page.goto('/messages/nosuchid');
+    const statuses = await Promise.all(answered.map(async (r) => (await r).status()));
+    expect(statuses).to.deep.equal([404, 404]);
+    await page.getByRole('alert').filter({ hasText: /not found/ }).first().waitFor();
+    await page.waitForTimeout(300);
+    expect(await page.getByRole('alert').allTextContents()).to.have.length(1);
+    expect(await page.getByText(/not found/).count()).to.equal(1);
+    // nor an empty history under it
+    expect(await page.getByRole('heading', { name: 'Event history' }).count()).to.equal(0);
+    await expectAccessible(page);
+    await screenshot(page, 'message-detail-not-found');
+  });
 });

@@ -149,31 +149,34 @@ export function MessageDetail({ params }: { params: string[] }) {
           )}
         </section>
       )}
-      <section aria-labelledby="history">
-        <h2 id="history">Event history</h2>
-        <ErrorText error={history.error} />
-        {history.data && (
-          <Table columns={['#', 'Event', 'When', 'Actor', 'Caused by', 'Data']}>
-            {history.data.map((e) => (
-              <tr key={e.version}>
-                <td>{e.version}</td>
-                <td>{e.type}</td>
-                <td>{formatTime(e.occurredAt)}</td>
-                <td>{e.actor ?? 'unknown'}</td>
-                <td>{String(e.metadata.causationId ?? '—')}</td>
-                <td>
-                  <details>
-                    <summary>
-                      Data<span class="visually-hidden"> of event {e.version}</span>
-                    </summary>
-                    <pre class="wrap">{JSON.stringify({ data: e.data, metadata: e.metadata }, null, 2)}</pre>
-                  </details>
-                </td>
-              </tr>
-            ))}
-          </Table>
-        )}
-      </section>
+      {/* shown with the message: for no such message its history fails with the same words, which the page says once */}
+      {m && (
+        <section aria-labelledby="history">
+          <h2 id="history">Event history</h2>
+          <ErrorText error={history.error} />
+          {history.data && (
+            <Table columns={['#', 'Event', 'When', 'Actor', 'Caused by', 'Data']}>
+              {history.data.map((e) => (
+                <tr key={e.version}>
+                  <td>{e.version}</td>
+                  <td>{e.type}</td>
+                  <td>{formatTime(e.occurredAt)}</td>
+                  <td>{e.actor ?? 'unknown'}</td>
+                  <td>{String(e.metadata.causationId ?? '—')}</td>
+                  <td>
+                    <details>
+                      <summary>
+                        Data<span class="visually-hidden"> of event {e.version}</span>
+                      </summary>
+                      <pre class="wrap">{JSON.stringify({ data: e.data, metadata: e.metadata }, null, 2)}</pre>
+                    </details>
+                  </td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        </section>
+      )}
     </>
   );
 }
