@@ -98,7 +98,7 @@ describe('dashboard: a two-step confirmation asks about one thing, once, and kee
     expect(await focused(page)).to.equal('Revoke kbd');
     // its Cancel returns focus too
     await page.keyboard.press('Enter');
-    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await page.getByRole('button', { name: 'Cancel and keep kbd', exact: true }).click();
     expect(await focused(page)).to.equal('Revoke kbd');
 
     // a campaign's send (a form of its own) and delete
@@ -119,6 +119,30 @@ describe('dashboard: a two-step confirmation asks about one thing, once, and kee
     expect(await focused(page)).to.equal('Yes, delete Kbd');
     await page.keyboard.press('Escape');
     expect(await focused(page)).to.equal('Delete Kbd');
+    expect((await api('GET', `/api/campaigns/${created.body.id}`)).body.status).to.equal('draft');
+    await expectAccessible(page);
+  });
+  it("a confirmation's Cancel names what it keeps: a draft campaign's row has no two buttons of one name", async () => {
+    const { page } = h;
+    const templateId = (await api('GET', '/api/templates')).body.items[0].id;
+    const created = await api('POST', '/api/campaigns', { name: 'Twin', templateId, fromEmail: from, audience: { listId: 'none' } });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    await page.goto('/campaigns');
+    const row = page.getByRole('row').filter({ hasText: 'Twin' });
+    await page.getByRole('button', { name: 'Delete Twin' }).click();
+    await page.getByRole('button', { name: 'Yes, delete Twin' }).waitFor();
+    // the names a screen reader lists for the row's buttons: the campaign's own Cancel and the delete's way back differ
+    const names = [...(await row.ariaSnapshot()).matchAll(/- button "((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1]}"`) as string);
+    expect(names).to.deep.equal(['Send Twin', 'Edit Twin', 'Yes, delete Twin', 'Cancel and keep Twin', 'Cancel Twin']);
+    expect(await page.getByRole('button', { name: 'Cancel', exact: true }).count()).to.equal(0);
+    // what is seen is still "Cancel": the rest is for screen readers only
+    const back = page.getByRole('button', { name: 'Cancel and keep Twin', exact: true });
+    expect(await back.locator('.visually-hidden').textContent()).to.equal(' and keep Twin');
+    expect(await back.textContent()).to.equal('Cancel and keep Twin');
+    await screenshot(page, 'confirm-back-named');
+    await back.click();
+    await page.getByRole('button', { name: 'Delete Twin' }).waitFor();
+    expect(await focused(page)).to.equal('Delete Twin');
     expect((await api('GET', `/api/campaigns/${created.body.id}`)).body.status).to.equal('draft');
     await expectAccessible(page);
   });

@@ -61,7 +61,7 @@ describe('dashboard: domains and webhooks', function () {
     await page.getByRole('heading', { name: /old\.example\.org/ }).waitFor({ state: 'detached' });
     // stepping back removes nothing
     await page.getByRole('button', { name: 'Remove me@old.example.net' }).click();
-    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Cancel and keep me@old.example.net', exact: true }).click();
     await page.getByRole('button', { name: 'Remove me@old.example.net' }).click();
     await page.getByRole('button', { name: 'Yes, remove me@old.example.net' }).click();
     await page.getByRole('button', { name: 'Verify me@old.example.net' }).waitFor({ state: 'detached' });

@@ -191,7 +191,7 @@ describe('dashboard: messages, templates and the sandbox', function () {
     await page.getByRole('button', { name: 'welcome', exact: true }).click();
     await page.getByRole('button', { name: 'Delete template welcome' }).click();
     await page.getByText('Campaigns using it will pause.').waitFor();
-    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Cancel and keep welcome', exact: true }).click();
     expect((await h.app.request('GET', '/api/templates', { token: h.app.adminToken })).body.items).to.have.length(1);
     await page.getByRole('button', { name: 'Delete template welcome' }).click();
     await page.getByRole('button', { name: 'Yes, delete welcome' }).click();

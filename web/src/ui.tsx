@@ -236,8 +236,10 @@ export function useTwoStep() {
 
 /**
  * An action that cannot be undone, asked twice: its button, then in its place a button that does it
- * and one that steps back. The first two end with what they act on, for screen readers
- * (`Remove example.com`, `Yes, remove example.com`). The question closes once the action has run
+ * and one that steps back. All three end with what they act on, for screen readers
+ * (`Remove example.com`, `Yes, remove example.com`, `Cancel and keep example.com`): a row can hold
+ * another "Cancel" (a campaign's own), which a bare back button would share its name with. (No comma
+ * after "Cancel": the hidden part is out of flow, and Chromium puts a space before it.) The question closes once the action has run
  * (its promise settled); a caller whose target can change keys the button on it, so a question
  * asked about one thing is never answered for another.
  */
@@ -277,6 +279,7 @@ export function ConfirmButton(props: {
       </button>{' '}
       <button type="button" class="secondary" onKeyDown={step.onKeyDown} onClick={step.disarm}>
         {props.backLabel ?? 'Cancel'}
+        <span class="visually-hidden"> and keep {props.target}</span>
       </button>
     </>
   );
