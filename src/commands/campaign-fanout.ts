@@ -6,6 +6,7 @@ import { recipientVariables, unfilledPlaceholders } from '../domain/campaigns/re
 import { fold } from '../domain/decider.js';
 import { AppError } from '../domain/errors.js';
 import { renderTemplate } from '../domain/email/render.js';
+import { messageStream } from '../domain/messages/events.js';
 import { SendRefused } from '../domain/messages/send-admission.js';
 import type { Principal } from '../domain/principal.js';
 import type { EventStore } from '../ports/event-store.js';
@@ -58,6 +59,18 @@ export interface CampaignFanoutDeps {
  * does nothing; the daily cap or a sender no longer verified stops the step where it was refused.
  */
 export function createCampaignFanout(deps: CampaignFanoutDeps) {
+  /**
+   * Those of the step's messages an earlier run of it queued before it died: from the log, which has
+   * them at once (the messages read model may trail it, and admitting one again could count a contact
+   * suppressed since as skipped, or take its cap slot twice); from the read model where the store
+   * cannot tell a batch of streams apart in one read.
+   */
+  async function queuedEarlier(ids: string[]): Promise<Set<string>> {
+    if (!deps.eventStore.streamRevisions) return recordedMessageIds(deps.db, ids);
+    const revisions = await deps.eventStore.streamRevisions(ids.map(messageStream));
+    return new Set(ids.filter((id) => revisions.has(messageStream(id))));
+  }
+
   const stepSize = deps.stepSize ?? 500;
   const concurrency = deps.concurrency ?? 64;
 
@@ -88,7 +101,7 @@ export function createCampaignFanout(deps: CampaignFanoutDeps) {
     const rows = await audiencePage(deps.db, accountId, campaign.audience, fromCursor, stepSize + 1);
     const page = rows.slice(0, stepSize);
     const ids = page.map((c) => campaignMessageId(campaignId, c.id));
-    const already = await recordedMessageIds(deps.db, ids);
+    const already = await queuedEarlier(ids);
     const sender: Principal = { kind: 'user', accountId, userId: state.createdBy!.replace(/^user:/, '') };
 
     const contacts = await pooled(page, concurrency, async (contact): Promise<{ id: string; outcome: ContactOutcome; unfilled: boolean }> => {

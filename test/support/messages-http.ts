@@ -47,8 +47,8 @@ export async function recordOutcome(app: TestApp, messageId: string, type: Provi
  * A message queued through the message decider directly, for what the send endpoint cannot set: a
  * campaign, or several messages with one identical createdAt (keyset ties).
  */
-export async function queueDirect(app: TestApp, over: Partial<EmailQueued['data']> & { accountId: string }, options: { heldBySender?: boolean } = {}): Promise<string> {
-  const id = createId();
+export async function queueDirect(app: TestApp, over: Partial<EmailQueued['data']> & { accountId: string }, options: { heldBySender?: boolean; messageId?: string } = {}): Promise<string> {
+  const id = options.messageId ?? createId();
   // `heldBySender`: its send effect is claimed, before it exists, by a worker that never finishes (as
   // one that died holding the provider's answer, its lease still running): no worker calls a provider.
   if (options.heldBySender) {
