@@ -52,8 +52,6 @@ export interface Infrastructure {
   close(): Promise<void>;
 }
 
-
-
 /**
  * Connects the stores every role needs: PostgreSQL (DATABASE_URL, or an embedded server with its data
  * under DATA_DIR), migrated, and the event store (PostgreSQL, or EventStoreDB with EVENTSTORE_URL).

@@ -6,7 +6,7 @@ import { badRequest } from '../domain/errors.js';
  */
 export type PageEnd = [at: string, id: string];
 
-export const encodePageCursor = (end: PageEnd): string => Buffer.from(JSON.stringify(end)).toString('base64url');
+const encodePageCursor = (end: PageEnd): string => Buffer.from(JSON.stringify(end)).toString('base64url');
 
 /** The page end a cursor names; 400 `cursor is invalid` for anything this service did not issue. */
 export function decodePageCursor(cursor: string): PageEnd {
@@ -19,4 +19,13 @@ export function decodePageCursor(cursor: string): PageEnd {
     /* falls through */
   }
   throw badRequest('cursor is invalid');
+}
+
+/**
+ * A page of `limit` items from rows read with one more than that (each with its `after`, the page end
+ * it would make), and the cursor of the page after it: null when the extra row did not come.
+ */
+export function pageOf<R extends Record<string, any>>(rows: R[], limit: number): { page: R[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  return { page, nextCursor: rows.length > limit ? encodePageCursor(page[page.length - 1].after as PageEnd) : null };
 }

@@ -18,7 +18,7 @@ import type { Step } from './execute-together.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import { inParallel } from './in-parallel.js';
-import { decodePageCursor, encodePageCursor } from './page-cursor.js';
+import { decodePageCursor, pageOf } from './page-cursor.js';
 import type { WaitForProjection } from './read-your-writes.js';
 import { suppressionOfPerson, suppressionsPage } from '../read-models/suppressions.js';
 
@@ -62,7 +62,6 @@ export function normaliseSuppressionValue(input: { email?: string; phone?: strin
   if (!phone) throw badRequest(`${input.phone ?? ''} is not a valid phone number`);
   return { value: phone, kind: 'phone' };
 }
-
 
 export function suppressionView(row: Record<string, any>) {
   return {
@@ -179,9 +178,7 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
 
     async list(accountId: string, opts: { search?: string; cursor?: string; limit: number }) {
       const rows = await suppressionsPage(deps.db, accountId, { search: opts.search, after: opts.cursor ? decodePageCursor(opts.cursor) : undefined, limit: opts.limit + 1 });
-      const page = rows.slice(0, opts.limit);
-      const last = page[page.length - 1];
-      const nextCursor = rows.length > opts.limit ? encodePageCursor(last.after) : null;
+      const { page, nextCursor } = pageOf(rows, opts.limit);
       return { items: page.map(suppressionView), nextCursor };
     },
   };

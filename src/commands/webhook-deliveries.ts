@@ -11,7 +11,7 @@ import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import type { WaitForProjection } from './read-your-writes.js';
 import { deliveriesPage, deliveryRow } from '../read-models/webhook-deliveries.js';
-import { decodePageCursor, encodePageCursor } from './page-cursor.js';
+import { decodePageCursor, pageOf } from './page-cursor.js';
 import { SIGNING_SECRET_COLUMNS, signingSecretsOf, webhookRow } from '../read-models/webhooks.js';
 import { signingSecret } from '../domain/webhooks/subscription.js';
 
@@ -37,8 +37,8 @@ export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db
     async list(accountId: string, subscriptionId: string, opts: { status?: string; cursor?: string; limit: number }) {
       if (!(await webhookRow(deps.db, accountId, subscriptionId, ['id']))) throw notFound(`webhook ${subscriptionId} not found`);
       const rows = await deliveriesPage(deps.db, accountId, subscriptionId, { status: opts.status, after: opts.cursor ? decodePageCursor(opts.cursor) : undefined, limit: opts.limit + 1 });
-      const page = rows.slice(0, opts.limit);
-      return { items: page.map(deliveryView), nextCursor: rows.length > opts.limit ? encodePageCursor(page[page.length - 1].after) : null };
+      const { page, nextCursor } = pageOf(rows, opts.limit);
+      return { items: page.map(deliveryView), nextCursor };
     },
 
     /** A failed delivery gets a new series of attempts. */

@@ -42,13 +42,8 @@ export function createProjectionRunner(deps: {
   // One client holds every lock of this runner; its queries are serialised (pg forbids overlapping ones).
   // Session advisory locks count: `held` keeps a lock taken once however often its loop comes back, so
   // that one unlock gives it up.
-  let lockQueue: Promise<unknown> = Promise.resolve();
+  const serialised = inTurn();
   const held = new Set<string>();
-  function serialised<T>(work: () => Promise<T>): Promise<T> {
-    const run = lockQueue.then(work);
-    lockQueue = run.catch(() => {});
-    return run;
-  }
 
   const owns = (name: string) =>
     serialised(async () => {
@@ -78,12 +73,7 @@ export function createProjectionRunner(deps: {
   // One rebuild at a time per process: each holds a pooled connection for its whole length and takes
   // more for its batches, so six read models of a release rebuilding at once held the whole pool and
   // waited on it (a minute's acquire timeout, then each started over).
-  let rebuilding: Promise<unknown> = Promise.resolve();
-  function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
-    const run = rebuilding.then(work);
-    rebuilding = run.catch(() => {});
-    return run;
-  }
+  const oneAtATime = inTurn();
 
   /**
    * A version change is settled before anyone follows, and without the live lock: in a rolling upgrade
@@ -193,3 +183,13 @@ export function createProjectionRunner(deps: {
   };
 }
 export type ProjectionRunner = ReturnType<typeof createProjectionRunner>;
+
+/** Runs the work given to it one after another, each once the one before has settled (whatever its outcome). */
+function inTurn() {
+  let last: Promise<unknown> = Promise.resolve();
+  return <T>(work: () => Promise<T>): Promise<T> => {
+    const run = last.then(work);
+    last = run.catch(() => {});
+    return run;
+  };
+}

@@ -16,7 +16,7 @@ const codeOf = (err: unknown): string | undefined => {
 };
 
 /** The URL with its password hidden, for messages. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
