@@ -122,6 +122,7 @@ describe('dashboard: a two-step confirmation asks about one thing, once, and kee
     expect((await api('GET', `/api/campaigns/${created.body.id}`)).body.status).to.equal('draft');
     await expectAccessible(page);
   });
+
   it("a confirmation's Cancel names what it keeps: a draft campaign's row has no two buttons of one name", async () => {
     const { page } = h;
     const templateId = (await api('GET', '/api/templates')).body.items[0].id;
@@ -146,6 +147,7 @@ describe('dashboard: a two-step confirmation asks about one thing, once, and kee
     expect((await api('GET', `/api/campaigns/${created.body.id}`)).body.status).to.equal('draft');
     await expectAccessible(page);
   });
+
   it('a campaign scheduled at a time already past says, before it goes, that it will start now', async () => {
     const { page } = h;
     const templateId = (await api('GET', '/api/templates')).body.items[0].id;

@@ -239,9 +239,9 @@ export function useTwoStep() {
  * and one that steps back. All three end with what they act on, for screen readers
  * (`Remove example.com`, `Yes, remove example.com`, `Cancel and keep example.com`): a row can hold
  * another "Cancel" (a campaign's own), which a bare back button would share its name with. (No comma
- * after "Cancel": the hidden part is out of flow, and Chromium puts a space before it.) The question closes once the action has run
- * (its promise settled); a caller whose target can change keys the button on it, so a question
- * asked about one thing is never answered for another.
+ * after "Cancel": the hidden part is out of flow, and Chromium puts a space before it.) The question
+ * closes once the action has run (its promise settled); a caller whose target can change keys the
+ * button on it, so a question asked about one thing is never answered for another.
  */
 export function ConfirmButton(props: {
   label: string;
