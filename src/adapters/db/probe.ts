@@ -33,7 +33,8 @@ function redactUrl(url: string): string {
  */
 export async function waitForDatabase(databaseUrl: string, options: { waitMs: number; logger?: Pick<Logger, 'warn'> }): Promise<void> {
   const deadline = Date.now() + options.waitMs;
-  for (let told = false; ; ) {
+  let told = false;
+  for (;;) {
     const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000 });
     client.on('error', () => {});
     try {
