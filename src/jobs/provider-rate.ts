@@ -62,8 +62,10 @@ export function createProviderRate(deps: { db: Db; limiters: RateLimiters; sleep
         const admission = await limiter.take(accountId);
         if (admission.allowed) return;
         await limiter.giveBack(accountId);
-        // campaign sends look again a little later, so waiting transactional sends go first
-        await sleep(admission.retryAfterMs + (kind === 'campaign' ? 50 : 0) + Math.random() * 20);
+        // Campaign sends look again a tenth of a window later, so that transactional sends waiting
+        // for the same window go first even when the store answers slowly under load (at 50 ms a
+        // busy CI machine let a campaign send in ahead of them).
+        await sleep(admission.retryAfterMs + (kind === 'campaign' ? windowSeconds * 100 : 0) + Math.random() * 20);
       }
     },
   };

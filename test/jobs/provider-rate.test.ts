@@ -36,7 +36,8 @@ function providerRateAcrossWorkers(store: string, openLimiters: (db: Db) => Rate
     beforeEach(async () => {
       accountId = `acct-${randomBytes(4).toString('hex')}`;
       workers = [0, 1].map(() => {
-        const db = createDb(testDb.url, { pool: 2 });
+        // as many connections as calls waiting at once, as a worker's pool has
+        const db = createDb(testDb.url, { pool: 5 });
         const limiters = openLimiters(db);
         pools.push(db);
         opened.push(limiters);
