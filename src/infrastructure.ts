@@ -3,6 +3,7 @@ import type { Config } from './config/env.js';
 import { createDb, migrate, type Db } from './adapters/db/knex.js';
 import { startEmbeddedPostgres } from './adapters/db/embedded-postgres.js';
 import { waitForDatabase } from './adapters/db/probe.js';
+import { predatesSealing } from './adapters/db/schema-history.js';
 import { StartupError } from './startup-error.js';
 import { createPgAttachmentStore } from './adapters/db/attachment-store.js';
 import type { AttachmentStore } from './ports/attachment-store.js';
@@ -41,6 +42,8 @@ export interface Infrastructure {
   limiters: RateLimiters;
   /** attachment bytes, kept apart from the event log */
   attachmentStore: AttachmentStore;
+  /** the database was first run by a version without sealing: contact and suppression streams of then are named by address */
+  streamsNamedByAddress: boolean;
   /** set when the PostgreSQL is the embedded one of DATA_DIR */
   embedded?: {
     databaseDir: string;
@@ -91,8 +94,10 @@ export async function openInfrastructure(
   const db = createDb(databaseUrl);
   let privacy: Privacy;
   let keyWriter: Db | undefined;
+  let streamsNamedByAddress: boolean;
   try {
     if (options.migrate !== false) await migrate(db);
+    streamsNamedByAddress = await predatesSealing(db);
     // Keys are committed without waiting for the WAL flush only when the events sealed under them
     // are appended to this same PostgreSQL (their commit flushes it): not beside EventStoreDB.
     keyWriter = config.EVENTSTORE_URL ? undefined : createDb(databaseUrl, { pool: 4, settings: { synchronous_commit: 'off' } });
@@ -122,6 +127,7 @@ export async function openInfrastructure(
     bulk,
     limiters,
     attachmentStore: createPgAttachmentStore(db),
+    streamsNamedByAddress,
     embedded,
     async close() {
       await queue.close();

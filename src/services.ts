@@ -106,6 +106,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     db,
     waitFor,
     personOf,
+    streams: shared.personStreams,
     keys: privacy.store,
     forget: privacy.keys.forget,
     forgetCopies: async (accountId, person) => {

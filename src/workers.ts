@@ -86,7 +86,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
     { concurrency: 32 },
   );
 
-  const webhookFanout = createWebhookFanoutManager({ db, eventStore, waitForReadModel: (name, position) => waiter.waitFor(name, position, 10_000) });
+  const webhookFanout = createWebhookFanoutManager({ db, eventStore, streams: shared.personStreams, waitForReadModel: (name, position) => waiter.waitFor(name, position, 10_000) });
   const processManagers = [sendMessagesManager, webhookFanout, webhookRetriesManager, campaignFanoutManager];
   const managers = createProcessManagerRunner({ db, eventStore, queue, managers: processManagers, logger });
   // Metrics and readiness: the read models and process managers this role keeps up, the queues it works.

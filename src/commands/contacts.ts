@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../adapters/db/knex.js';
-import { contactDecider, contactEraser, contactStream, type ContactState, type ContactStatus, type UpsertContact } from '../domain/contacts/contact.js';
+import { contactDecider, contactEraser, type ContactState, type ContactStatus, type UpsertContact } from '../domain/contacts/contact.js';
 import { checkImportRows, MAX_IMPORT, type ContactInput } from '../domain/contacts/contact-input.js';
 import { normaliseEmail } from '../domain/email/address.js';
 import { deterministicEventId } from '../domain/event-id.js';
@@ -10,6 +10,7 @@ import { execute } from './execute.js';
 import type { WaitForProjection } from './read-your-writes.js';
 import type { KeyStore, PersonOf } from '../ports/key-store.js';
 import { callerMetadata, type Caller } from './caller.js';
+import { createPersonStreams, type PersonStreams } from './person-streams.js';
 import { contactRow, contactsByEmail, contactsPage, contactView } from '../read-models/contacts.js';
 
 export { contactInput, MAX_IMPORT, type ContactInput } from '../domain/contacts/contact-input.js';
@@ -51,6 +52,8 @@ export interface ContactDeps {
   db: Db;
   waitFor: WaitForProjection;
   personOf: PersonOf;
+  /** the streams of people's contacts (default: named by keyed hash only) */
+  streams?: PersonStreams;
   /** where erasing destroys a person's data keys */
   keys: Pick<KeyStore, 'erase' | 'holds'>;
   /** drops this process's cached keys of the person at once (others drop theirs when they read the erasure) */
@@ -63,6 +66,7 @@ export interface ContactDeps {
 const ERASURE_PASSES = 3;
 
 export function createContactCommands(deps: ContactDeps) {
+  const streams = deps.streams ?? createPersonStreams({ eventStore: deps.eventStore, personOf: deps.personOf, namedByAddress: false });
   const command = (accountId: string, email: string, input: ContactInput, addListIds: string[]): UpsertContact => {
     const { email: _raw, ...fields } = input;
     // A UUID, not a cuid: the API fixes no format for contact ids, and cuid2 hashes each id (about
@@ -75,7 +79,7 @@ export function createContactCommands(deps: ContactDeps) {
   async function upsertOne(accountId: string, caller: Caller, email: string, input: ContactInput, addListIds: string[]) {
     const result = await execute(contactDecider, command(accountId, email, input, addListIds), {
       eventStore: deps.eventStore,
-      streamId: contactStream(accountId, deps.personOf(email)),
+      streamId: await streams.contact(accountId, email),
       metadata: callerMetadata(caller),
     });
     return { outcome: outcomeOf(result.events), position: result.position };
@@ -98,12 +102,13 @@ export function createContactCommands(deps: ContactDeps) {
       ['id', 'email', 'first_name', 'last_name', 'company', 'tags', 'upserted_status', 'list_ids', 'revision'],
     );
     const byEmail = new Map(rows.map((r) => [r.email as string, r]));
+    const streamIds = await streams.contacts(accountId, items.map((i) => i.email));
     const unchanged: Unchanged[] = [];
     const appends: (StreamAppend & { outcome: Outcome })[] = [];
-    for (const item of items) {
+    for (const [i, item] of items.entries()) {
       const { state, revision } = stateFromRow(byEmail.get(item.email));
       const events = contactDecider.decide(command(accountId, item.email, item.input, addListIds), state);
-      const streamId = contactStream(accountId, deps.personOf(item.email));
+      const streamId = streamIds[i];
       if (events.length === 0) {
         unchanged.push({ item, streamId, revision });
         continue;
@@ -202,6 +207,7 @@ export function createContactCommands(deps: ContactDeps) {
      */
     async erase(accountId: string, caller: Caller, email: string) {
       const person = deps.personOf(email);
+      const streamId = await streams.contact(accountId, normaliseEmail(email));
       // A message sent to the person while a pass runs is sealed under a key made after the pass
       // destroyed theirs, and its row is not one the pass redacted: a pass that finds such keys erases
       // again (at most three), so what was sent before the erasure answers is forgotten with the rest.
@@ -210,7 +216,7 @@ export function createContactCommands(deps: ContactDeps) {
         if (pass > 0 && !keysLeft) break;
         const result = await execute(contactEraser, { accountId, person, keysLeft, now: new Date().toISOString() }, {
           eventStore: deps.eventStore,
-          streamId: contactStream(accountId, person),
+          streamId,
           metadata: callerMetadata(caller),
         });
         await deps.keys.erase(accountId, person);

@@ -77,7 +77,7 @@ export function createProviderEventIngest(deps: {
       return 'recorded';
     }
     const steps: Step[] = [
-      deps.suppressions.step({
+      await deps.suppressions.step({
         accountId: state.queued.accountId,
         email: e.recipient,
         reason: e.suppress.reason,

@@ -4,7 +4,6 @@ import { parsePhoneNumber } from '../domain/sms/phone.js';
 import { badRequest } from '../domain/errors.js';
 import {
   suppressionDecider,
-  suppressionStream,
   type AddressSuppressed,
   type SuppressionReason,
   type SuppressionCommand,
@@ -15,6 +14,7 @@ import {
 import { laterPosition, type EventMetadata, type EventStore, type Position } from '../ports/event-store.js';
 import type { PersonOf } from '../ports/key-store.js';
 import type { Step } from './execute-together.js';
+import { createPersonStreams, type PersonStreams } from './person-streams.js';
 import { execute } from './execute.js';
 import { callerMetadata, type Caller } from './caller.js';
 import { inParallel } from './in-parallel.js';
@@ -81,12 +81,18 @@ export function suppressionView(row: Record<string, any>) {
  * Suppress and lift. Both wait for the suppression list to show the change before returning, so the
  * next send to that address is refused (docs/architecture.md, "Read-your-writes").
  */
-export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection; personOf: PersonOf }) {
-  /** The suppression as one stream's part of a command that writes other streams with it (executeTogether). */
-  function step(
+export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db; waitFor: WaitForProjection; personOf: PersonOf; streams?: PersonStreams }) {
+  const streams = deps.streams ?? createPersonStreams({ eventStore: deps.eventStore, personOf: deps.personOf, namedByAddress: false });
+  const valueOf = (input: Pick<SuppressInput, 'email' | 'phone' | 'person'>) =>
+    input.person && !input.email ? { value: null, kind: 'email' as const } : normaliseSuppressionValue(input);
+  const streamsOf = (inputs: Pick<SuppressInput, 'accountId' | 'email' | 'phone' | 'person'>[]) => streams.suppressions(inputs.map((input) => ({ accountId: input.accountId, value: valueOf(input).value, person: input.person })));
+
+  /** The suppression as a step on `streamId`, its stream. */
+  function stepOn(
     input: Omit<SuppressInput, 'actor' | 'clientIp' | 'requestId' | 'commandId'>,
+    streamId: string,
   ): Step<SuppressionState, Extract<SuppressionCommand, { kind: 'suppress' }>, SuppressionEvent> {
-    const { value, kind } = input.person && !input.email ? { value: null, kind: 'email' as const } : normaliseSuppressionValue(input);
+    const { value, kind } = valueOf(input);
     const data: AddressSuppressed['data'] = {
       accountId: input.accountId,
       value,
@@ -99,14 +105,14 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
       occurredAt: input.occurredAt ?? new Date().toISOString(),
       ...(input.quiet ? { quiet: true as const } : {}),
     };
-    return { decider: suppressionDecider, command: { kind: 'suppress', data }, streamId: suppressionStream(input.accountId, value === null ? input.person! : deps.personOf(value)) };
+    return { decider: suppressionDecider, command: { kind: 'suppress', data }, streamId };
   }
 
   /**
    * Appends the suppression without waiting for the list to show it; the stream's state is the guard.
    */
-  async function record(input: SuppressInput, options: { newStream?: boolean } = {}) {
-    const { decider, command, streamId } = step(input);
+  async function record(input: SuppressInput, options: { streamId?: string; newStream?: boolean } = {}) {
+    const { decider, command, streamId } = stepOn(input, options.streamId ?? (await streamsOf([input]))[0]);
     const { value, kind } = command.data;
     const result = await execute(decider, command, {
       eventStore: deps.eventStore,
@@ -129,17 +135,17 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
   async function recordMany(inputs: SuppressInput[]): Promise<{ suppressed: number; position?: Position }> {
     let suppressed = 0;
     let position: Position | undefined;
-    const streamIds = inputs.map((input) => step(input).streamId);
+    const streamIds = await streamsOf(inputs);
     const existing = await deps.eventStore.streamRevisions?.(streamIds);
     const seen = new Set<string>();
     const entries = inputs.map((input, i) => {
       // a stream named twice in the list is new to its first entry only
       const newStream = existing !== undefined && !existing.has(streamIds[i]) && !seen.has(streamIds[i]);
       seen.add(streamIds[i]);
-      return { input, newStream };
+      return { input, streamId: streamIds[i], newStream };
     });
-    await inParallel(entries, CONCURRENCY, async ({ input, newStream }) => {
-      const result = await record(input, { newStream });
+    await inParallel(entries, CONCURRENCY, async ({ input, streamId, newStream }) => {
+      const result = await record(input, { streamId, newStream });
       if (result.suppressed) suppressed++;
       position = laterPosition(position, result.position);
     });
@@ -149,7 +155,8 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
   return {
     record,
     recordMany,
-    step,
+    /** The suppression as one stream's part of a command that writes other streams with it (executeTogether). */
+    step: async (input: Omit<SuppressInput, 'actor' | 'clientIp' | 'requestId' | 'commandId'>) => stepOn(input, (await streamsOf([input]))[0]),
     /** Resolves once the suppression list shows what was appended at `position`. */
     listed: (position: Position | undefined) => deps.waitFor('suppressions', position),
 
@@ -164,7 +171,7 @@ export function createSuppressionCommands(deps: { eventStore: EventStore; db: Db
       const result = await execute(
         suppressionDecider,
         { kind: 'lift', accountId, value, addressKind: kind, now: new Date().toISOString(), by: caller.actor },
-        { eventStore: deps.eventStore, streamId: suppressionStream(accountId, deps.personOf(value)), metadata: callerMetadata(caller) },
+        { eventStore: deps.eventStore, streamId: (await streams.suppressions([{ accountId, value }]))[0], metadata: callerMetadata(caller) },
       );
       await deps.waitFor('suppressions', result.position);
       return { [kind]: value, lifted: true };

@@ -7,6 +7,7 @@ import { WEBHOOK_STREAM_PREFIX } from '../domain/webhooks/subscription.js';
 import { DELIVER_WEBHOOK_JOB, deliveryEffectId } from '../domain/webhooks/delivery.js';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../ports/event-store.js';
 import type { ProcessManager } from './runner.js';
+import type { PersonStreams } from '../commands/person-streams.js';
 import type { SideEffect } from '../adapters/db/side-effects.js';
 import { webhooksOfAccounts } from '../read-models/webhooks.js';
 import { personOfEvent } from '../domain/privacy/personal-data.js';
@@ -58,6 +59,8 @@ export function webhookBody(event: RecordedEvent, contact: ContactAtEvent | unde
 export function createWebhookFanoutManager(deps: {
   db: Knex;
   eventStore: Pick<EventStore, 'readStream'>;
+  /** where a person's contact is (by keyed hash, or by address in a database from before sealing) */
+  streams: Pick<PersonStreams, 'contact'>;
   waitForReadModel(name: string, position: Position): Promise<void>;
 }): ProcessManager {
   let unconfirmedChange: Position | undefined;
@@ -70,7 +73,9 @@ export function createWebhookFanoutManager(deps: {
   async function contactAt(event: RecordedEvent): Promise<ContactAtEvent | undefined> {
     const d = event.data as AddressSuppressed['data'];
     if (d.kind === 'phone') return undefined;
-    const history = await deps.eventStore.readStream(contactStream(d.accountId, personOfEvent(event, d.value)));
+    // an erased person's suppression names them by hash alone
+    const streamId = d.value === null ? contactStream(d.accountId, personOfEvent(event, d.value)) : await deps.streams.contact(d.accountId, d.value);
+    const history = await deps.eventStore.readStream(streamId);
     const state = fold(contactDecider, history.filter((e) => comparePositions(e.position, event.position) < 0));
     return state.contactId && state.fields ? { id: state.contactId, first_name: state.fields!.firstName, last_name: state.fields!.lastName } : undefined;
   }

@@ -7,6 +7,7 @@ import type { EventStore, Position, RecordedEvent } from '../../src/ports/event-
 import type { JobQueue } from '../../src/ports/job-queue.js';
 import { createProcessManagerRunner, type ProcessManager } from '../../src/process-managers/runner.js';
 import { createWebhookFanoutManager } from '../../src/process-managers/webhook-fanout.js';
+import { createPersonStreams } from '../../src/commands/person-streams.js';
 import { DELIVER_WEBHOOK_JOB } from '../../src/domain/webhooks/delivery.js';
 import { webhooksProjection } from '../../src/projections/webhooks.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
@@ -21,6 +22,9 @@ const subscribed = (id: string, events: string[], accountId = 'a1'): WebhookSubs
   type: 'WebhookSubscribed',
   data: { id, accountId, url: `https://${id}.example.com/`, events: events as never, secret: `whsec_${id}`, createdAt: '2024-05-01T00:00:00.000Z' },
 });
+
+// people named by their address here, as a log read without the sealing store names them
+const byAddress = (eventStore: Pick<EventStore, 'readStream'>) => createPersonStreams({ eventStore, personOf: (address) => address, namedByAddress: false });
 
 const noChangeToWaitFor = async () => {
   throw new Error('no subscription change was appended');
@@ -39,7 +43,7 @@ describe('webhook fan-out process manager', function () {
     // the read model the manager consults, under its base name
     await database.db.transaction((trx) => webhooksProjection.setup(trx, identity));
     eventStore = createEventStore({ databaseUrl: database.url });
-    webhookFanoutManager = createWebhookFanoutManager({ db: database.db, eventStore, waitForReadModel: noChangeToWaitFor });
+    webhookFanoutManager = createWebhookFanoutManager({ db: database.db, eventStore, streams: byAddress(eventStore), waitForReadModel: noChangeToWaitFor });
   });
   afterEach(async () => {
     await eventStore?.close();
@@ -126,9 +130,11 @@ describe('webhook fan-out process manager', function () {
     it('reads no contact for an event no endpoint takes (an account without webhooks, an event not chosen)', async () => {
       await givenSubscriptions(subscribed('bounces', ['contact.bounced']));
       const reads: string[] = [];
+      const counting: Pick<EventStore, 'readStream'> = { readStream: async (streamId) => (reads.push(streamId), eventStore.readStream(streamId)) };
       webhookFanoutManager = createWebhookFanoutManager({
         db: database.db,
-        eventStore: { readStream: async (streamId) => (reads.push(streamId), eventStore.readStream(streamId)) },
+        eventStore: counting,
+        streams: byAddress(counting),
         waitForReadModel: noChangeToWaitFor,
       });
       const events = recorded('s', [
@@ -181,6 +187,7 @@ describe('webhook fan-out process manager', function () {
       const manager = createWebhookFanoutManager({
         db: database.db,
         eventStore,
+        streams: byAddress(eventStore),
         async waitForReadModel(name, position) {
           waits.push([name, position]);
           await readModelHasIt;

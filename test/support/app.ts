@@ -5,7 +5,7 @@ import { createApplication } from '../../src/application.js';
 import type { Infrastructure } from '../../src/infrastructure.js';
 import { listen } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
-import { createTestDatabase } from './db.js';
+import { createTestDatabase, type TestDatabase } from './db.js';
 import { redisPrefixFor, TEST_ENCRYPTION_KEY } from './spawn-server.js';
 
 export const ADMIN_EMAIL = 'admin@localhost';
@@ -27,8 +27,9 @@ export interface TestApp {
  * The whole service (API + workers) in-process on a fresh database and a random port, with the
  * default account bootstrapped. `env` overrides configuration variables.
  */
-export async function startTestApp(env: Record<string, string> = {}, options: { clock?: () => Date } = {}): Promise<TestApp> {
-  const testDb = await createTestDatabase();
+export async function startTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; database?: TestDatabase } = {}): Promise<TestApp> {
+  // a database the test prepared (an earlier version's schema, say) is the app's from here on: dropped on close
+  const testDb = options.database ?? (await createTestDatabase());
   const config = loadConfig({
     DATABASE_URL: testDb.url,
     PORT: '0',
