@@ -42,6 +42,7 @@ import { createMessageCountQueries } from './read-models/message-counts.js';
 import { createChangeCursors, createMessageChanges } from './commands/message-changes.js';
 import { createChangeNotifier } from './projections/change-notifier.js';
 import { createCampaignCommands } from './commands/campaigns.js';
+import { createCampaignTurns } from './adapters/db/campaign-turns.js';
 import { createAuditQueries } from './read-models/audit.js';
 import { DELIVER_WEBHOOK_JOB } from './domain/webhooks/delivery.js';
 import { forgetDeliveryBodies } from './adapters/db/webhook-delivery-copies.js';
@@ -146,7 +147,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
       changes: createMessageChanges({ db, notifier: createChangeNotifier({ db, logger }), cursors: createChangeCursors(await getOrCreateSecret(db, 'changes-cursor')) }),
     },
     messages: { messages, detail: createMessageDetail({ messages, eventStore }), history: createMessageHistory({ eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }), counts: createMessageCountQueries({ db }) },
-    campaigns: { campaigns: createCampaignCommands({ db, eventStore, waitFor, campaignStats: messages.campaignStats, clock: shared.clock }) },
+    campaigns: { campaigns: createCampaignCommands({ db, eventStore, waitFor, campaignStats: messages.campaignStats, turns: createCampaignTurns(db), clock: shared.clock }) },
     webhookDeliveries: { deliveries },
     audit: { audit: createAuditQueries({ db }) },
     smsOptOuts: { optOuts },

@@ -14,6 +14,7 @@ import { createCampaignTimers } from './commands/campaign-timers.js';
 import { createSendEmail } from './commands/send-email.js';
 import { createProviderRate } from './jobs/provider-rate.js';
 import { createCampaignFanoutHandler } from './jobs/campaign-fanout.js';
+import { createCampaignTurns } from './adapters/db/campaign-turns.js';
 import { getOrCreateSecret } from './adapters/db/secrets.js';
 import { startSideEffectSweeper } from './adapters/db/side-effects.js';
 import { createWebhookFanoutManager } from './process-managers/webhook-fanout.js';
@@ -76,7 +77,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
   // The fan-out queues a campaign's messages as a send by the campaign's creator would.
   const campaignSends = createSendEmail({ eventStore: infra.bulk.eventStore, db, counters: infra.bulk.counters, attachmentStore: infra.attachmentStore, personOf: infra.privacy.personOf, linkSecret: await getOrCreateSecret(db, 'links'), baseUrl: () => config.BASE_URL });
   const fanout = createCampaignFanout({ db, eventStore, sendEmail: campaignSends, clock: shared.clock, stepSize: config.CAMPAIGN_STEP_SIZE });
-  await queue.work(CAMPAIGN_FANOUT_JOB, createCampaignFanoutHandler({ db, queue, fanout, leaseMs: config.SIDE_EFFECT_LEASE_MS, logger }) as never, { concurrency: 4 });
+  await queue.work(CAMPAIGN_FANOUT_JOB, createCampaignFanoutHandler({ db, queue, fanout, turns: createCampaignTurns(db), leaseMs: config.SIDE_EFFECT_LEASE_MS, logger }) as never, { concurrency: 4 });
   const campaignTimers = createCampaignTimers({ db, eventStore, clock: shared.clock });
   // 32 attempts at once across all endpoints: with attempts batched into shared statements, 16 left the
   // worker waiting on round trips (bench: 230 → 337 deliveries/s from 16 to 32, 365 at 64).

@@ -1,5 +1,6 @@
 import { createId } from '../cuid.js';
 import type { Db } from '../adapters/db/knex.js';
+import type { CampaignTurns } from '../adapters/db/campaign-turns.js';
 import { campaignDecider, campaignStream, type CampaignCommand, type CampaignDefinition } from '../domain/campaigns/campaign.js';
 import { normaliseEmail } from '../domain/email/address.js';
 import { badRequest, notFound } from '../domain/errors.js';
@@ -57,6 +58,8 @@ export function createCampaignCommands(deps: {
   eventStore: EventStore;
   waitFor: WaitForProjection;
   campaignStats: MessageQueries['campaignStats'];
+  /** a pause or cancel waits for the fan-out's step running */
+  turns: CampaignTurns;
   clock?: () => Date;
 }) {
   const now = () => (deps.clock ?? (() => new Date()))().toISOString();
@@ -125,7 +128,9 @@ export function createCampaignCommands(deps: {
       await run(id, caller, { kind: 'delete', accountId: principal.accountId, now: now() });
     },
     async change(principal: Principal, caller: Caller, id: string, kind: 'pause' | 'resume' | 'cancel') {
-      await run(id, caller, { kind, accountId: principal.accountId, now: now() } as CampaignCommand);
+      const change = () => run(id, caller, { kind, accountId: principal.accountId, now: now() } as CampaignCommand);
+      // after the fan-out's step running now, if any: "paused" answered means nothing more is queued
+      await (kind === 'resume' ? change() : deps.turns.command(id, change));
       return get(principal, id);
     },
   };

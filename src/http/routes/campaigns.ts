@@ -92,6 +92,7 @@ const conflict = { description: 'The change makes no sense in the campaign\'s st
 
 export function createCampaignRoutes(deps: { campaigns: CampaignCommands }) {
   const base = { tag: 'campaigns', auth: { kind: 'jwt' as const } };
+  const stepWait = { description: 'A step of the fan-out did not end within 30 s (its worker hung); ask again after Retry-After' };
   const change = (kind: 'pause' | 'resume' | 'cancel', summary: string) =>
     defineRoute({
       ...base,
@@ -99,7 +100,10 @@ export function createCampaignRoutes(deps: { campaigns: CampaignCommands }) {
       path: `/api/campaigns/:id/${kind}`,
       summary,
       params: idParams,
-      responses: { 200: { description: 'The campaign', schema: campaign }, 404: notFound, 409: conflict },
+      responses:
+        kind === 'resume'
+          ? { 200: { description: 'The campaign', schema: campaign }, 404: notFound, 409: conflict }
+          : { 200: { description: 'The campaign, once the fan-out step under way (if any) has ended: nothing is queued after this answer', schema: campaign }, 404: notFound, 409: conflict, 503: stepWait },
       async handler({ principal, params, req }) {
         return { status: 200, body: await deps.campaigns.change(principal!, callerOf(principal, req), params.id, kind) };
       },
