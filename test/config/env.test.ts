@@ -203,7 +203,7 @@ describe('throttling settings', () => {
       LOGIN_FAILURES_PER_ACCOUNT_AND_IP: 5,
       LOGIN_FAILURES_PER_ACCOUNT: 20,
       LOGIN_FAILURES_PER_IP: 20,
-      API_KEY_FAILURES_PER_IP: 100,
+      API_KEY_FAILURES_PER_IP: 1000,
       THROTTLE_WINDOW_SECONDS: 900,
     });
   });
