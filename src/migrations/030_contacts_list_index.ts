@@ -12,7 +12,8 @@ import type { Knex } from 'knex';
  */
 export const config = { transaction: false };
 
-async function liveContactsTable(knex: Knex): Promise<string | undefined> {
+/** The contacts read model's live generation table, if there is one yet (035 adds its index the same way). */
+export async function liveContactsTable(knex: Knex): Promise<string | undefined> {
   const hasRegistry = await knex.schema.hasTable('projection_registry');
   const live = hasRegistry ? await knex('projection_registry').where({ name: 'contacts' }).first('active_generation') : undefined;
   if (!live) return undefined; // a new database: the projection's setup creates the table with the index

@@ -96,6 +96,8 @@ export const contactsProjection: Projection = {
       tb.unique(['account_id', 'person']);
       tb.index(['account_id', 'email']);
       tb.index(['account_id', 'created_at']);
+      // a campaign to all contacts walks them in id order; live generations made before it got it from migration 035
+      tb.index(['account_id', 'id'], `${t('contacts')}_audience`);
     });
     await trx.raw(
       `CREATE INDEX ${t('contacts')}_search ON ${t('contacts')} USING gin ((email || ' ' || coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(company, '')) gin_trgm_ops)`,

@@ -48,7 +48,10 @@ export async function contactsPage(db: Db, accountId: string, q: { page: number;
   return { rows, total: Number(n) };
 }
 
-/** The account's contacts a campaign's audience names (both filters when both are given). */
+/**
+ * The account's contacts a campaign's audience names (both filters when both are given, every contact
+ * when neither is). Unfiltered, the (account_id, id) index serves both the count and each page in id order.
+ */
 function audienceContacts(db: Db, accountId: string, audience: Audience): Knex.QueryBuilder {
   const q = db('contacts').where('account_id', accountId);
   if (audience.listId !== undefined) q.andWhereRaw('list_ids @> ARRAY[?]::text[]', [audience.listId]);

@@ -68,6 +68,43 @@ describe('dashboard: campaigns', function () {
     await facts.getByText('(subscribed)').waitFor();
   });
 
+  it('sends to all contacts only when that is chosen: filters left blank are asked about, not taken as everyone', async () => {
+    const { page } = h;
+    await page.goto('/campaigns');
+    await page.getByRole('textbox', { name: 'Name' }).fill('Everyone');
+    await page.getByLabel('Template').selectOption({ label: 'spring' });
+    await page.getByRole('textbox', { name: 'From email' }).fill(from);
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.locator('#campaign-create-error').filter({ hasText: 'Give a list id or a tag, or choose All contacts' }).waitFor();
+    expect((await api('GET', '/api/campaigns')).body.items.map((c: { name: string }) => c.name)).not.to.include('Everyone');
+
+    await page.getByRole('textbox', { name: 'List id' }).fill('news');
+    await page.getByRole('checkbox', { name: 'All contacts' }).check();
+    // the filters are cleared and closed: all contacts is neither list nor tag
+    expect(await page.getByRole('textbox', { name: 'List id' }).inputValue()).to.equal('');
+    expect(await page.getByRole('textbox', { name: 'List id' }).isDisabled()).to.equal(true);
+    expect(await page.getByRole('textbox', { name: 'Tag' }).isDisabled()).to.equal(true);
+    await screenshot(page, 'campaigns-all-contacts-form');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'Everyone' });
+    await row.getByText('To all contacts').waitFor();
+    const created = (await api('GET', '/api/campaigns')).body.items.find((c: { name: string }) => c.name === 'Everyone');
+    expect(created.audience).to.deep.equal({});
+
+    // edited, the form shows the choice it was made with
+    await page.getByRole('button', { name: 'Edit Everyone' }).click();
+    expect(await page.getByRole('checkbox', { name: 'All contacts' }).isChecked()).to.equal(true);
+    await page.getByRole('button', { name: 'Stop editing' }).click();
+    expect(await page.getByRole('checkbox', { name: 'All contacts' }).isChecked()).to.equal(false);
+
+    await page.getByRole('button', { name: 'Send Everyone' }).click();
+    await row.getByText('Send now to all contacts?').waitFor();
+    await expectAccessible(page);
+    await screenshot(page, 'campaigns-all-contacts-confirm');
+    await page.getByRole('button', { name: 'Yes, send Everyone' }).click();
+    await row.getByText('sent', { exact: true }).waitFor({ timeout: 30_000 });
+    await row.getByText('6 audience, 5 queued, 1 skipped').waitFor();
+  });
 
   it('previews the chosen template for one contact of the audience, rendered with that contact\'s fields', async () => {
     const { page } = h;

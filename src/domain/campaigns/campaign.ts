@@ -10,7 +10,7 @@ export { CAMPAIGN_STATUSES, type CampaignStatus } from './status.js';
  */
 export type PauseReason = 'manual' | 'daily_send_cap' | 'sender_not_verified' | 'template_deleted' | 'template_failed';
 
-/** Which contacts a campaign is for: both filters when both are given. */
+/** Which contacts of the account a campaign is for: both filters when both are given, all of them when neither is. */
 export interface Audience {
   listId?: string;
   tag?: string;

@@ -8,8 +8,10 @@ import { senderAddress } from './send-email.js';
 const audience = z
   .object({ listId: z.string().min(1).max(200).optional(), tag: z.string().min(1).max(200).optional() })
   .strict()
-  .refine((a) => a.listId !== undefined || a.tag !== undefined, { message: 'give listId, tag or both' })
-  .meta({ description: "The account's contacts carrying this list id and/or tag (both when both are given)", examples: [{ listId: 'newsletter', tag: 'vip' }] });
+  .meta({
+    description: "The account's contacts carrying this list id and/or tag (both when both are given); {} is every contact of the account",
+    examples: [{ listId: 'newsletter', tag: 'vip' }, {}],
+  });
 
 const createBody = z
   .object({
@@ -70,7 +72,7 @@ const campaign = z
     fromEmail: z.string(),
     fromName: z.string().nullable(),
     replyTo: z.string().nullable(),
-    audience: z.object({ listId: z.string().optional(), tag: z.string().optional() }),
+    audience: z.object({ listId: z.string().optional(), tag: z.string().optional() }).meta({ description: 'as given on create: {} is every contact of the account' }),
     variables: z.record(z.string(), z.unknown()),
     scheduledAt: z.string().nullable(),
     createdAt: z.string(),
@@ -113,7 +115,7 @@ export function createCampaignRoutes(deps: { campaigns: CampaignCommands }) {
       ...base,
       method: 'post',
       path: '/api/campaigns',
-      summary: 'Create a campaign (a draft): a template sent to the contacts of a list and/or tag',
+      summary: 'Create a campaign (a draft): a template sent to the contacts of a list and/or tag, or to all of them',
       body: createBody,
       responses: {
         201: { description: 'The campaign, status draft', schema: campaign },

@@ -20,7 +20,8 @@ interface Stats {
 const POLL_MS = 2000;
 /** setTimeout's longest delay; a later start is waited for in several steps. */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
-const EMPTY = { name: '', templateId: '', fromEmail: '', listId: '', tag: '' };
+const EMPTY = { name: '', templateId: '', fromEmail: '', listId: '', tag: '', allContacts: false };
+type TextField = Exclude<keyof typeof EMPTY, 'allContacts'>;
 
 function StatsText({ stats }: { stats: unknown }) {
   const s = stats as Stats | undefined;
@@ -33,8 +34,9 @@ function StatsText({ stats }: { stats: unknown }) {
   );
 }
 
-/** Whom a campaign goes to, in words: `the contacts of list news`, `… with tag vip`, or both. */
+/** Whom a campaign goes to, in words: `the contacts of list news`, `… with tag vip`, both, or `all contacts`. */
 function audienceText(a: Campaign['audience']): string {
+  if (!a.listId && !a.tag) return 'all contacts';
   if (a.listId && a.tag) return `the contacts of list ${a.listId} with tag ${a.tag}`;
   return a.listId ? `the contacts of list ${a.listId}` : `the contacts with tag ${a.tag}`;
 }
@@ -100,7 +102,7 @@ function CampaignRow({ campaign: c, onChanged, onEdit }: { campaign: Campaign; o
             {unfilledPlaceholders > 0 && <>, {unfilledPlaceholders} with empty placeholders</>}
           </>
         ) : (
-          // counted when it starts: the contacts of the list or tag then
+          // counted when it starts: the contacts of the list or tag (or all of them) then
           <>To {audienceText(c.audience)}</>
         )}
       </td>
@@ -227,10 +229,10 @@ export function Campaigns() {
   const [form, setForm] = useState(EMPTY);
   /** the campaign the form edits; null: it creates one */
   const [editing, setEditing] = useState<Campaign | null>(null);
-  const field = (k: keyof typeof EMPTY) => ({ value: form[k], onInput: (e: { currentTarget: { value: string } }) => setForm({ ...form, [k]: e.currentTarget.value }) });
+  const field = (k: TextField) => ({ value: form[k], onInput: (e: { currentTarget: { value: string } }) => setForm({ ...form, [k]: e.currentTarget.value }) });
   const edit = (c: Campaign) => {
     setEditing(c);
-    setForm({ name: c.name, templateId: c.templateId, fromEmail: c.fromEmail, listId: c.audience.listId ?? '', tag: c.audience.tag ?? '' });
+    setForm({ name: c.name, templateId: c.templateId, fromEmail: c.fromEmail, listId: c.audience.listId ?? '', tag: c.audience.tag ?? '', allContacts: !c.audience.listId && !c.audience.tag });
   };
   const stopEditing = () => {
     setEditing(null);
@@ -256,7 +258,9 @@ export function Campaigns() {
   }, [list.data, reload]);
 
   const save = useAction(async () => {
-    const audience = { ...(form.listId && { listId: form.listId }), ...(form.tag && { tag: form.tag }) };
+    const audience = form.allContacts ? {} : { ...(form.listId && { listId: form.listId }), ...(form.tag && { tag: form.tag }) };
+    // the API takes {} as every contact: left blank by oversight, the filters would send to all of them
+    if (!form.allContacts && !audience.listId && !audience.tag && !audienceLocked) throw new Error('Give a list id or a tag, or choose All contacts');
     const body = { name: form.name, templateId: form.templateId, fromEmail: form.fromEmail };
     if (editing) {
       await call(api.PATCH('/api/campaigns/{id}', { params: { path: { id: editing.id } }, body: audienceLocked ? body : { ...body, audience } }));
@@ -294,13 +298,23 @@ export function Campaigns() {
           From email
           <input type="email" required {...field('fromEmail')} aria-describedby="campaign-create-error" />
         </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={form.allContacts}
+            disabled={audienceLocked}
+            onChange={(e) => setForm({ ...form, allContacts: e.currentTarget.checked, listId: '', tag: '' })}
+            aria-describedby="campaign-create-error"
+          />
+          All contacts
+        </label>
         <label>
           List id
-          <input {...field('listId')} disabled={audienceLocked} aria-describedby="campaign-create-error" />
+          <input {...field('listId')} disabled={audienceLocked || form.allContacts} aria-describedby="campaign-create-error" />
         </label>
         <label>
           Tag
-          <input {...field('tag')} disabled={audienceLocked} aria-describedby="campaign-create-error" />
+          <input {...field('tag')} disabled={audienceLocked || form.allContacts} aria-describedby="campaign-create-error" />
         </label>
         <button type="submit" disabled={save.busy}>
           {editing ? 'Save campaign' : 'Create campaign'}
