@@ -1,15 +1,29 @@
 import type { Db } from '../adapters/db/knex.js';
-import { MIN_PROVIDER_RATE } from '../domain/accounts/account.js';
 import type { RateLimiter, RateLimiters } from '../ports/rate-limiter.js';
 import { providerRatePerSecond } from '../read-models/accounts.js';
 
 /** How long a worker keeps an account's rate setting before reading it again. */
 const SETTING_TTL_MS = 1_000;
 
-/** A rate as whole calls per whole-second window (the limiter counts in fixed windows). */
+/**
+ * The longest window, about 136 years: its end in epoch milliseconds stays an exact integer in the
+ * PostgreSQL limiter's bigint and a Redis TTL (a window of 1e300 seconds overflowed the bigint and
+ * stopped every send of the account). A slower rate is one call in this window.
+ */
+const MAX_WINDOW_SECONDS = 2 ** 32;
+/** The most calls a window may count: the PostgreSQL limiter counts in a 32-bit integer. A faster rate is this many. */
+const MAX_POINTS = 2_147_483_647;
+/** setTimeout's longest delay (a longer one fires at once): a longer wait is slept in steps, each looking again. */
+const MAX_SLEEP_MS = 2_147_483_647;
+
+/**
+ * A rate as whole calls per whole-second window (the limiter counts in fixed windows): the nearest it
+ * can count at or under the rate (below 1/s, one call every ceil(1/rate) seconds), but for a rate
+ * slower than one call in the longest window, which gets that one.
+ */
 function windowOf(rate: number): { points: number; windowSeconds: number } {
-  // a rate stored before the minimum was enforced counts as the minimum
-  return rate >= 1 ? { points: Math.floor(rate), windowSeconds: 1 } : { points: 1, windowSeconds: Math.ceil(1 / Math.max(rate, MIN_PROVIDER_RATE)) };
+  if (rate >= 1) return { points: Math.min(Math.floor(rate), MAX_POINTS), windowSeconds: 1 };
+  return { points: 1, windowSeconds: Math.min(Math.ceil(1 / rate), MAX_WINDOW_SECONDS) };
 }
 
 /**
@@ -65,7 +79,7 @@ export function createProviderRate(deps: { db: Db; limiters: RateLimiters; sleep
         // Campaign sends look again a tenth of a window later, so that transactional sends waiting
         // for the same window go first even when the store answers slowly under load (at 50 ms a
         // busy CI machine let a campaign send in ahead of them).
-        await sleep(admission.retryAfterMs + (kind === 'campaign' ? windowSeconds * 100 : 0) + Math.random() * 20);
+        await sleep(Math.min(admission.retryAfterMs + (kind === 'campaign' ? windowSeconds * 100 : 0) + Math.random() * 20, MAX_SLEEP_MS));
       }
     },
   };

@@ -40,6 +40,16 @@ describe('dashboard: settings and API keys', function () {
       (r) => r.body.providerRatePerSecond === null,
     );
     expect(unset.body).not.to.have.property('retentionDays');
+
+    // a rate below one a second is a message every so many seconds; 0 is no rate, and the API says so
+    await page.getByLabel('Sends per second at most').fill('0.005');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await eventually(() => h.app.request('GET', '/api/settings', { token: h.app.adminToken }), (r) => r.body.providerRatePerSecond === 0.005);
+    await page.getByLabel('Sends per second at most').fill('0');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('alert').filter({ hasText: 'providerRatePerSecond' }).waitFor();
+    await screenshot(page, 'settings-rate-zero');
+    expect((await h.app.request('GET', '/api/settings', { token: h.app.adminToken })).body.providerRatePerSecond).to.equal(0.005);
   });
 
   it('warns, before anything is sent, that a provider this server has no credentials for will fail', async () => {

@@ -31,8 +31,6 @@ export interface SmsSettings {
  * the accounts read model at that event for good (and every request waiting on it would time out).
  */
 export const MAX_DAILY_SEND_CAP = 2_147_483_647;
-/** The slowest provider rate an account may set: one call every 100 seconds (slower is no rate, and its window would not fit the limiter's counters). */
-export const MIN_PROVIDER_RATE = 0.01;
 
 export const DEFAULT_SETTINGS: AccountSettings = { dailySendCap: 1000, emailProvider: 'sandbox', tracking: 'service', providerRatePerSecond: null };
 export const DEFAULT_SMS_SETTINGS: SmsSettings = {
@@ -131,9 +129,8 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
       }
       if (settings.dailySendCap > MAX_DAILY_SEND_CAP) throw badRequest(`dailySendCap must be at most ${MAX_DAILY_SEND_CAP}`);
       const rate = settings.providerRatePerSecond;
-      if (rate !== undefined && rate !== null && !(Number.isFinite(rate) && rate >= MIN_PROVIDER_RATE)) {
-        throw badRequest(`providerRatePerSecond must be at least ${MIN_PROVIDER_RATE} (one call every ${1 / MIN_PROVIDER_RATE} seconds) or null`);
-      }
+      // any positive rate: src/jobs/provider-rate.ts makes the nearest the limiter can count of one it cannot
+      if (rate !== undefined && rate !== null && !(Number.isFinite(rate) && rate > 0)) throw badRequest('providerRatePerSecond must be a positive number or null');
       if (JSON.stringify(settings) === JSON.stringify(state.settings)) return [];
       return [{ type: 'SettingsChanged', data: { accountId: state.accountId, settings, changedAt: command.now } }];
     }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AccountCommands } from '../../commands/accounts.js';
 import { parsePhoneNumber } from '../../domain/sms/phone.js';
 import { badRequest } from '../../domain/errors.js';
-import { MAX_DAILY_SEND_CAP, MAX_RETENTION_DAYS, MIN_PROVIDER_RATE, type EmailProviderKind } from '../../domain/accounts/account.js';
+import { MAX_DAILY_SEND_CAP, MAX_RETENTION_DAYS, type EmailProviderKind } from '../../domain/accounts/account.js';
 import type { EmailProvider } from '../../ports/email-provider.js';
 import type { SmsProvider } from '../../ports/sms-provider.js';
 import { defineRoute } from '../route.js';
@@ -14,10 +14,13 @@ const settingsSchema = z.object({
   tracking: z.enum(['service', 'provider', 'none']),
   providerRatePerSecond: z
     .number()
-    .min(MIN_PROVIDER_RATE)
-    .max(1_000_000)
+    .positive()
     .nullable()
-    .meta({ description: 'The most provider calls a second for the account, across every worker; transactional sends are served first. null: no limit', examples: [14] }),
+    .meta({
+      description:
+        'The most provider calls a second for the account, across every worker; transactional sends are served first. Any positive number: below 1, one call every ceil(1/rate) seconds (at most one every 2^32 seconds, about 136 years); above 1, floor(rate) calls a second (at most 2,147,483,647). null: no limit',
+      examples: [14, 0.005],
+    }),
   // shown only when set; PATCH null unsets it (keep everything, the default)
   retentionDays: z.number().int().positive().max(MAX_RETENTION_DAYS).nullable().optional(),
 });

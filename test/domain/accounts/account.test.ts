@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { accountDecider, DEFAULT_SETTINGS, DEFAULT_SMS_SETTINGS, MAX_DAILY_SEND_CAP, MIN_PROVIDER_RATE } from '../../../src/domain/accounts/account.js';
+import { accountDecider, DEFAULT_SETTINGS, DEFAULT_SMS_SETTINGS, MAX_DAILY_SEND_CAP } from '../../../src/domain/accounts/account.js';
 import { AppError } from '../../../src/domain/errors.js';
 import { given } from '../../support/given.js';
 
@@ -18,13 +18,18 @@ describe('account decisions', () => {
     expect(events[0].data).to.have.nested.property('settings.dailySendCap', MAX_DAILY_SEND_CAP);
   });
 
-  it('refuses a provider rate slower than one call every 100 seconds (its window would not fit the limiter), and takes that one', () => {
-    for (const providerRatePerSecond of [1e-300, 1e-17, 0.009, 0, -1, Number.NaN]) {
+  it('takes any positive provider rate as given, however slow or fast, and null; refuses zero, negatives and what is no number', () => {
+    for (const providerRatePerSecond of [Number.MIN_VALUE, 1e-300, 0.005, 0.01, 2.5, 1_000_001, Number.MAX_VALUE, null]) {
+      // from a rate of 7, so that each (null too) is a change
+      const [event] = given(accountDecider, existing).when({ kind: 'changeSettings', patch: { providerRatePerSecond: 7 }, now });
+      const events = given(accountDecider, [...existing, event]).when({ kind: 'changeSettings', patch: { providerRatePerSecond }, now });
+      expect(events, String(providerRatePerSecond)).to.have.length(1);
+      expect(events[0].data).to.have.nested.property('settings.providerRatePerSecond', providerRatePerSecond);
+    }
+    for (const providerRatePerSecond of [0, -0, -1, -1e-300, Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(() => given(accountDecider, existing).when({ kind: 'changeSettings', patch: { providerRatePerSecond }, now }))
-        .to.throw(AppError, 'providerRatePerSecond must be at least 0.01 (one call every 100 seconds) or null')
+        .to.throw(AppError, 'providerRatePerSecond must be a positive number or null')
         .with.property('status', 400);
     }
-    const [event] = given(accountDecider, existing).when({ kind: 'changeSettings', patch: { providerRatePerSecond: MIN_PROVIDER_RATE }, now });
-    expect(event.data).to.have.nested.property('settings.providerRatePerSecond', 0.01);
   });
 });

@@ -64,7 +64,8 @@ export function Settings() {
             Sends per second at most
             <input
               type="number"
-              min={0.01}
+              // any positive number: 0 passes the browser and the API answers it (no HTML bound says "above 0")
+              min={0}
               step="any"
               value={form.providerRatePerSecond}
               aria-describedby="rate-help"
@@ -72,8 +73,8 @@ export function Settings() {
             />
           </label>
           <p id="rate-help" class="help">
-            The most messages handed to the provider a second, across every worker; transactional mail goes first (at least 0.01: one every 100 seconds). Empty: no limit. A new SES
-            account may send 1 to 14 a second.
+            The most messages handed to the provider a second, across every worker; transactional mail goes first. Any number above 0: below 1 it is one message
+            every so many seconds (0.005: one every 200 seconds). Empty: no limit. A new SES account may send 1 to 14 a second.
           </p>
           <label>
             Keep message content for (days)
