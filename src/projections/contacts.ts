@@ -69,8 +69,9 @@ async function writeUpserts(run: Upsert[], trx: Knex.Transaction, t: (base: stri
  */
 export const contactsProjection: Projection = {
   name: 'contacts',
-  // 3: keyed by person hash too; an erased person's contact is dropped
-  version: 3,
+  // 3: keyed by person hash too; an erased person's contact is dropped. 4: a status a suppression or
+  // its lift changes moves updatedAt
+  version: 4,
   tables: ['contacts', 'contact_suppressions'],
   streamPrefixes: [CONTACT_STREAM_PREFIX, SUPPRESSION_STREAM_PREFIX],
 
@@ -129,12 +130,16 @@ export const contactsProjection: Projection = {
       // Suppression events are applied in log order between runs of upserts.
       await flush();
       const person = personOfEvent(e, d.value);
+      // A status the contact shows that changes here changes its updatedAt, so a caller following
+      // contacts by it sees unsubscribes and bounces too.
+      const changedAt = trx.raw('GREATEST(updated_at, ?::timestamptz)', [e.recordedAt]);
       if (e.type === 'AddressSuppressed' && d.kind === 'email') {
+        const status = STATUS_OF[d.reason as SuppressionReason];
         await trx(t('contact_suppressions')).insert({ account_id: d.accountId, person, reason: d.reason }).onConflict(['account_id', 'person']).merge();
-        await trx(t('contacts')).where({ account_id: d.accountId, person }).update({ status: STATUS_OF[d.reason as SuppressionReason] });
+        await trx(t('contacts')).where({ account_id: d.accountId, person }).whereNot({ status }).update({ status, updated_at: changedAt });
       } else if (e.type === 'SuppressionLifted' && d.kind === 'email') {
         await trx(t('contact_suppressions')).where({ account_id: d.accountId, person }).delete();
-        await trx(t('contacts')).where({ account_id: d.accountId, person }).update({ status: trx.ref('upserted_status') });
+        await trx(t('contacts')).where({ account_id: d.accountId, person }).whereRaw('status <> upserted_status').update({ status: trx.ref('upserted_status'), updated_at: changedAt });
       } else if (e.type === CONTACT_ERASED) {
         await trx(t('contacts')).where({ account_id: d.accountId, person: d.person }).delete();
       }

@@ -108,6 +108,27 @@ describe('contacts projection (given events, then rows)', function () {
     expect(await spec.rows('contact_suppressions')).to.deep.equal([]);
   });
 
+  it('a status a suppression or its lift changes moves updatedAt to when it was recorded; one it leaves as it was does not', async () => {
+    await spec.drop();
+    // each batch recorded a minute after the one before
+    spec = await projectionSpec(contactsProjection, { recordedAt: (position) => new Date(Date.UTC(2024, 4, 1) + Number(position) * 60_000) });
+    const updatedAt = async () => (await spec.rows('contacts').where({ account_id: 'a1' }).first()).updated_at.toISOString();
+    await spec.given([CONTACT, [upserted({ status: 'unsubscribed' }, '2024-04-01T00:00:00.000Z')]]);
+    await spec.given([SUPPRESSION, [suppressed('bounced')]]);
+    const bounced = await updatedAt();
+    expect(bounced > '2024-05-01').to.equal(true);
+    await spec.given([SUPPRESSION, [suppressed('complained')]]);
+    const complained = await updatedAt();
+    expect(complained > bounced).to.equal(true);
+    await spec.given([SUPPRESSION, [suppressed('complained')]]);
+    expect(await updatedAt(), 'the same status again').to.equal(complained);
+    await spec.given([SUPPRESSION, [lifted]]);
+    const liftedAt = await updatedAt();
+    expect([await status(), liftedAt > complained]).to.deep.equal(['unsubscribed', true]);
+    await spec.given([SUPPRESSION, [suppressed('unsubscribed')]]);
+    expect([await status(), await updatedAt()], 'unsubscribed, as upserted').to.deep.equal(['unsubscribed', liftedAt]);
+  });
+
   it('suppressions of other accounts and of phone numbers leave the contact alone', async () => {
     await spec.given(
       [CONTACT, [upserted()]],
