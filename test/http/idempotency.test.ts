@@ -39,11 +39,11 @@ describe('Idempotency-Key on the send endpoints', function () {
     const before = await queuedCount();
     const again = await sendBatch();
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
-    expect(again.body).to.deep.equal(first.body);
+    expect(again.text).to.equal(first.text);
     expect(await queuedCount()).to.equal(before);
   });
 
-  it('the same key and body again: the first response (status and body), Idempotent-Replayed: true, nothing queued', async () => {
+  it('the same key and body again: the first response (status and body, byte for byte), Idempotent-Replayed: true, nothing queued', async () => {
     const k = fresh();
     const first = await send(k, body());
     expect(first.status, JSON.stringify(first.body)).to.equal(201);
@@ -51,9 +51,20 @@ describe('Idempotency-Key on the send endpoints', function () {
     const before = await queuedCount();
     const again = await send(k, body());
     expect(again.status).to.equal(201);
-    expect(again.body).to.deep.equal(first.body);
+    expect(again.text).to.equal(first.text);
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
     expect(await queuedCount()).to.equal(before);
+  });
+
+  it('a scheduled send again: the first body byte for byte, its keys in the order they were answered', async () => {
+    const k = fresh();
+    const sendAt = new Date(Date.now() + 86_400_000).toISOString();
+    const first = await send(k, body({ sendAt }));
+    expect(first.status, first.text).to.equal(201);
+    expect(Object.keys(first.body)).to.deep.equal(['queued', 'messageLogId', 'status', 'sendAt']);
+    const again = await send(k, body({ sendAt }));
+    expect(again.headers.get('idempotent-replayed')).to.equal('true');
+    expect(again.text).to.equal(first.text);
   });
 
   it('the same body with its keys in another order is the same request', async () => {
@@ -220,7 +231,9 @@ describe('Idempotency-Key on the send endpoints', function () {
       const before = await queuedCount();
       const again = await sms();
       expect(again.status).to.equal(201);
-      expect(again.body).to.deep.equal(first.body);
+      // its keys are not in jsonb's order (shortest first), so this is the first text, not a copy through jsonb
+      expect(Object.keys(first.body)).to.deep.equal(['queued', 'messageLogId', 'segments', 'encoding']);
+      expect(again.text).to.equal(first.text);
       expect(again.headers.get('idempotent-replayed')).to.equal('true');
       expect(await queuedCount()).to.equal(before);
     });

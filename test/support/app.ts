@@ -17,8 +17,8 @@ export interface TestApp {
   infra: Infrastructure;
   /** a dashboard JWT of the default account's owner */
   adminToken: string;
-  /** JSON request helper: returns status, parsed body and headers */
-  request(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string>; token?: string; apiKey?: string }): Promise<{ status: number; body: any; headers: Headers }>;
+  /** JSON request helper: returns status, parsed body (and the text it was parsed from) and headers */
+  request(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string>; token?: string; apiKey?: string }): Promise<{ status: number; body: any; text: string; headers: Headers }>;
   createApiKey(scopes: string[], extra?: Record<string, unknown>): Promise<{ id: string; key: string }>;
   close(): Promise<void>;
 }
@@ -71,7 +71,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     } catch {
       /* not JSON */
     }
-    return { status: res.status, body, headers: res.headers };
+    return { status: res.status, body, text, headers: res.headers };
   };
 
   const login = await request('POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });

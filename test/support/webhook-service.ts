@@ -35,7 +35,7 @@ export async function startApiOnly(env: Record<string, string>): Promise<Omit<Te
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const res = await fetch(baseUrl + path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+    return { status: res.status, body: text ? JSON.parse(text) : undefined, text, headers: res.headers };
   };
   const login = await request('POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
   if (login.status !== 200) throw new Error(`login failed: ${login.status} ${JSON.stringify(login.body)}`);

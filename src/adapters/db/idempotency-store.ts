@@ -43,7 +43,7 @@ const values = (s: Exclude<IdempotencyState, { status: 'absent' }>): unknown[] =
 // (or finds an old row) writes nothing, and its caller reads what is there and decides again.
 const INSERT = `
   INSERT INTO idempotency_keys (scope, key, fingerprint, status, token, seed, claimed_at, held_since, response_status, response_body)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9::int[], $10::jsonb[])
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9::int[], $10::json[])
   ON CONFLICT (scope, key) DO NOTHING
   RETURNING token`;
 // Writes over records still held as expected (same holder token and status), all arriving together.
@@ -51,7 +51,7 @@ const UPDATE = `
   UPDATE idempotency_keys t
   SET fingerprint = u.fingerprint, status = u.status, token = u.token, seed = u.seed, claimed_at = u.claimed_at,
       held_since = u.held_since, response_status = u.response_status, response_body = u.response_body
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9::int[], $10::jsonb[], $11::text[], $12::text[])
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9::int[], $10::json[], $11::text[], $12::text[])
     WITH ORDINALITY AS u (scope, key, fingerprint, status, token, seed, claimed_at, held_since, response_status, response_body, expected_token, expected_status, i)
   WHERE t.scope = u.scope AND t.key = u.key AND t.token = u.expected_token AND t.status = u.expected_status
   RETURNING u.i`;
