@@ -3,7 +3,7 @@ import type { Db } from '../adapters/db/knex.js';
 import { capScopes, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
 import { emailDomain, formatFromHeader, normaliseEmail } from '../domain/email/address.js';
 import { attachmentBlobId, attachmentSummary, type CheckedAttachment } from '../domain/email/attachments.js';
-import { renderTemplate } from '../domain/email/render.js';
+import { hasPlaceholders, renderTemplate } from '../domain/email/render.js';
 import { rewriteForTracking } from '../domain/email/tracking.js';
 import { createUnsubscribeToken } from '../domain/email/unsubscribe-token.js';
 import { badRequest } from '../domain/errors.js';
@@ -145,7 +145,7 @@ export function createSendEmail(deps: SendEmailDeps) {
     let rendered: ReturnType<typeof renderTemplate>;
     try {
       const parts = { subject: fields.subject ?? '', html: fields.html ?? '', text: fields.text ?? '' };
-      rendered = input.campaign ? parts : renderTemplate(parts, input.variables ?? {});
+      rendered = input.campaign || !hasPlaceholders(input) ? parts : renderTemplate(parts, input.variables ?? {});
     } catch (err) {
       if (key) await deps.keys!.check(key);
       throw err;

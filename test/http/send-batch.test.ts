@@ -89,6 +89,16 @@ describe('POST /api/send/batch', function () {
     expect(detail.body).to.include({ status: 'scheduled', sendAt });
   });
 
+  it('a message without templateId or variables goes out as written; one with variables is rendered', async () => {
+    const res = await batch({ messages: [message({ subject: 'Price {{#x}}' }), message({ subject: 'Price {{x}}', variables: { x: '3' } }), message({ subject: 'Price {{#x}}', variables: {} })] });
+    const [plain, filled, broken] = res.body.items;
+    expect(broken).to.deep.include({ status: 400, message: 'subject: template error: Unclosed section "x" at 12' });
+    const subjectOf = async (id: string) =>
+      (await eventually(() => app.infra.db('sandbox_emails').where({ message_id: id }).first(), (row) => Boolean(row))).subject;
+    expect(await subjectOf(plain.messageLogId)).to.equal('Price {{#x}}');
+    expect(await subjectOf(filled.messageLogId)).to.equal('Price 3');
+  });
+
   it('400 naming the limit for 101 messages, none, or not a list; nothing is queued', async () => {
     const before = await app.infra.counters.used('account:default');
     const expected = { message: 'messages: messages must be a list of 1 to 100 messages', error: 'Bad Request', statusCode: 400 };

@@ -79,6 +79,19 @@ describe('POST /api/send/transactional', function () {
     expect(missing.status).to.equal(400);
   });
 
+  it('a send without templateId or variables goes out as written: braces are text, not placeholders', async () => {
+    const res = await send({ ...base(), subject: 'Price {{x}}', html: '<p>Price {{#x}}</p>', text: 'Price {{x}} {{/y}}' });
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    const row = await sandboxEmail(res.body.messageLogId);
+    expect(row).to.include({ subject: 'Price {{x}}', text: 'Price {{x}} {{/y}}' });
+    expect(row.html).to.include('<p>Price {{#x}}</p>');
+    // with variables, even none, they are placeholders again
+    const filled = await send({ ...base(), subject: 'Price {{x}}', variables: { x: '3 EUR' } });
+    expect((await sandboxEmail(filled.body.messageLogId)).subject).to.equal('Price 3 EUR');
+    const empty = await send({ ...base(), subject: 'Price {{x}}', variables: {} });
+    expect((await sandboxEmail(empty.body.messageLogId)).subject).to.equal('Price ');
+  });
+
   it('400 <address> is suppressed, checked before the sender', async () => {
     const add = await app.request('POST', '/api/suppressions', { token: app.adminToken, body: { email: 'Gone@Example.org' } });
     expect(add.status).to.equal(201);
@@ -232,17 +245,17 @@ describe('POST /api/send/transactional', function () {
       for (const body of [
         { to: 'not-an-email', fromEmail: from },
         { to: 'reader@example.org', fromEmail: from, templateId: 'clh3am8xm0000abcd1234efgh' },
-        { ...base(), html: '<p>{{#open}}</p>' },
+        { ...base(), html: '<p>{{#open}}</p>', variables: {} },
         { ...base(), to: 'blocked@example.org' },
       ]) {
         const res = await send(body, bad);
         expect([res.status, res.body.message], JSON.stringify(body)).to.deep.equal([401, 'invalid API key']);
       }
       const reader = await app.createApiKey(['read_events']);
-      const res = await send({ ...base(), html: '<p>{{#open}}</p>' }, reader.key);
+      const res = await send({ ...base(), html: '<p>{{#open}}</p>', variables: {} }, reader.key);
       expect([res.status, res.body.message]).to.deep.equal([403, 'API key is missing required scope: send']);
       // with a good key the same bodies are the 400s they are
-      expect((await send({ ...base(), html: '<p>{{#open}}</p>' })).body.message).to.equal('html: template error: Unclosed section "open" at 16');
+      expect((await send({ ...base(), html: '<p>{{#open}}</p>', variables: {} })).body.message).to.equal('html: template error: Unclosed section "open" at 16');
     });
 
     it('records when the key was last used', async () => {

@@ -164,6 +164,13 @@ export function checkTemplate(parts: EmailParts): void {
   if (issues.length) throw badRequest(`${issues[0].field}: ${issues[0].message}`, { issues });
 }
 
+/**
+ * Placeholders belong to templates and their variables: a send with neither is sent as written, so a
+ * subject such as `Price {{x}}` is not emptied or refused as a broken template.
+ */
+export const hasPlaceholders = (send: { templateId?: string; variables?: Record<string, unknown> }) =>
+  send.templateId !== undefined || send.variables !== undefined;
+
 /** Fills `{{placeholders}}`: HTML-escaped in html, as written in subject and text. Missing variables render empty. */
 export function renderTemplate(parts: EmailParts, variables: Record<string, unknown>): EmailParts {
   // worked out once, by the first field with a tag: most one-off bodies have none

@@ -62,7 +62,10 @@ export const sendEmailBody = z
     html: z.string().max(MAX_BODY).optional(),
     text: z.string().max(MAX_BODY).optional(),
     templateId: z.cuid2().optional(),
-    variables: z.record(z.string(), z.unknown()).optional(),
+    variables: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: 'Values for the `{{placeholders}}` (Mustache) of the template or of this request\'s subject, html and text. A send with neither `templateId` nor `variables` goes out exactly as written, braces included.' }),
     unsubscribeUrl: httpUrl.optional(),
     tags: tagsSchema.optional(),
     metadata: metadataSchema.optional(),

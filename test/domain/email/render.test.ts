@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import Mustache from 'mustache';
-import { createTemplateCache, renderTemplate } from '../../../src/domain/email/render.js';
+import { createTemplateCache, hasPlaceholders, renderTemplate } from '../../../src/domain/email/render.js';
 
 describe('renderTemplate', () => {
   it('fills placeholders: HTML-escaped in html, as written in subject and text; text without tags as itself', () => {
@@ -61,6 +61,14 @@ describe('renderTemplate', () => {
     const before = cached();
     for (let i = 0; i < 200; i++) renderTemplate({ subject: `Order {{n}} ${i}`, html: `<p>{{n}} ${i}</p>`, text: `{{n}} ${i}` }, { n: i });
     expect(cached()).to.equal(before);
+  });
+});
+
+describe('hasPlaceholders', () => {
+  it('a send has placeholders with a templateId or variables (even none), not without either', () => {
+    expect(hasPlaceholders({})).to.equal(false);
+    expect(hasPlaceholders({ variables: {} })).to.equal(true);
+    expect(hasPlaceholders({ templateId: 'clh3am1yr0000qzrmn831i7rn' })).to.equal(true);
   });
 });
 
