@@ -10,12 +10,14 @@ const HOUR_MS = 3_600_000;
 
 /**
  * What a count row is about: every message (''), the messages carrying one tag, or the messages
- * whose metadata has one entry. Metadata keys cannot hold `=`, so the first one ends the key.
+ * whose metadata has one entry. A key's `%` and `=` are percent-encoded, so the first `=` ends the key
+ * (key `a=b` with value `c` is not key `a` with value `b=c`); keys were once only `A-Z a-z 0-9 _ . : -`,
+ * whose labels this leaves as they were.
  */
 export const countLabel = {
   all: '',
   tag: (tag: string) => `tag:${tag}`,
-  metadata: (key: string, value: string) => `metadata:${key}=${value}`,
+  metadata: (key: string, value: string) => `metadata:${key.replace(/[%=]/g, (c) => (c === '%' ? '%25' : '%3D'))}=${value}`,
 };
 
 /** A message as this read model keeps it: whose it is, its labels, and what it has added to the counts. */

@@ -13,7 +13,7 @@ describe("dashboard: the messages chart follows the URL's filters", function () 
       { subject: 'VIP 1', tags: ['vip'], metadata: { plan: 'pro' } },
       { subject: 'VIP 2', tags: ['vip'] },
       { subject: 'VIP 3', tags: ['vip', 'eu'] },
-      { subject: 'Plain 1' },
+      { subject: 'Plain 1', metadata: { 'Zahlungs & Art': 'Karte + Bar', '50%': 'ja' } },
       { subject: 'Plain 2', metadata: { plan: 'free' } },
     ];
     for (const [i, body] of sends.entries()) {
@@ -50,6 +50,15 @@ describe("dashboard: the messages chart follows the URL's filters", function () 
     await page.goto('/messages?status=failed&tag=vip');
     await activity().getByText('Sends: 0').waitFor();
     await page.getByText('No messages match.').waitFor();
+  });
+
+  it('a metadata key with a space, `&` or `%` filters the chart and the list as any other', async () => {
+    const { page } = h;
+    await page.goto(`/messages?${new URLSearchParams({ 'metadata[Zahlungs & Art]': 'Karte + Bar', 'metadata[50%]': 'ja' })}`);
+    await activity().getByText('Sends: 1').waitFor();
+    await eventually(() => history().count(), (n) => n === 2);
+    expect(await history().nth(1).textContent()).to.contain('Plain 1');
+    expect(await page.getByLabel('Metadata').inputValue()).to.equal('Zahlungs & Art=Karte + Bar; 50%=ja');
   });
 
   it('a date in the URL that is no day (edited by hand): the page still draws, the list says what the API refused', async () => {

@@ -16,7 +16,7 @@ describe('tags and metadata of a batch reach the provider (fake SES v2 and fake 
       apiKey: key,
       body: {
         messages: [
-          { to: 'ada@example.org', fromEmail: 'app@news.example.com', subject: 'Hi', html: '<p>Hi</p>', text: 'Hi', tags: ['receipt', 'eu:west'], metadata: { orderId: '1042' } },
+          { to: 'ada@example.org', fromEmail: 'app@news.example.com', subject: 'Hi', html: '<p>Hi</p>', text: 'Hi', tags: ['receipt', 'eu:west'], metadata: { orderId: '1042', 'Größe': 'XL' } },
         ],
       },
     });
@@ -47,6 +47,10 @@ describe('tags and metadata of a batch reach the provider (fake SES v2 and fake 
       { Name: 'tag_eu_west', Value: '1' },
       { Name: 'meta_orderId', Value: '1042' },
     ]);
+    // a key SES has no name for is left out there, and kept on the message
+    expect(sent.body.EmailTags.map((t: { Name: string }) => t.Name).filter((n: string) => n.startsWith('meta_'))).to.deep.equal(['meta_orderId']);
+    const detail = await eventually(() => req('GET', `/api/messages/${res.body.items[0].messageLogId}`), (r) => r.status === 200);
+    expect(detail.body.metadata).to.deep.equal({ orderId: '1042', 'Größe': 'XL' });
   });
 
   it('Postmark gets the first tag as Tag and the metadata as Metadata', async () => {
@@ -55,6 +59,6 @@ describe('tags and metadata of a batch reach the provider (fake SES v2 and fake 
     expect(res.body.items[0].status).to.equal(201);
     const [sent] = await eventually(async () => postmark.sent, (s) => s.length === 1);
     expect(sent.body.Tag).to.equal('receipt');
-    expect(sent.body.Metadata).to.deep.equal({ orderId: '1042', msg_id: res.body.items[0].messageLogId });
+    expect(sent.body.Metadata).to.deep.equal({ orderId: '1042', 'Größe': 'XL', msg_id: res.body.items[0].messageLogId });
   });
 });

@@ -75,7 +75,8 @@ describe('message-counts projection (given events, then rows)', function () {
   it('counts each event once more under each tag and each metadata entry of its message', async () => {
     await spec.given(
       ['m1', [emailQueued('m1', { tags: ['welcome', 'eu'], metadata: { plan: 'pro', team: 'a=b' } }), accepted()]],
-      ['m2', [emailQueued('m2', { tags: ['welcome'] }), accepted(), delivered('2024-05-01T11:10:00.000Z')]],
+      // key `team=a` with value `b` is another entry than key `team` with value `a=b`, and keys may be any text
+      ['m2', [emailQueued('m2', { tags: ['welcome'], metadata: { 'team=a': 'b', 'Zahlungs art': 'Kärtchen', '50%': 'x' } }), accepted(), delivered('2024-05-01T11:10:00.000Z')]],
       ['m3', [emailQueued('m3'), accepted()]],
     );
     await spec.given(['m1', [delivered('2024-05-01T11:20:00.000Z')]]);
@@ -93,9 +94,14 @@ describe('message-counts projection (given events, then rows)', function () {
     expect(await counts('tag:eu')).to.deep.equal(m1Only);
     expect(await counts('metadata:plan=pro')).to.deep.equal(m1Only);
     expect(await counts('metadata:team=a=b')).to.deep.equal(m1Only);
-    expect((await spec.rows('message_counts').distinct('label').orderBy('label')).map((r) => r.label)).to.deep.equal([
+    expect(await counts('metadata:team%3Da=b')).to.deep.equal(m1Only);
+    expect(await counts('metadata:Zahlungs art=Kärtchen')).to.deep.equal(m1Only);
+    expect((await spec.rows('message_counts').distinct('label')).map((r) => r.label).sort()).to.deep.equal([
       '',
+      'metadata:50%25=x',
+      'metadata:Zahlungs art=Kärtchen',
       'metadata:plan=pro',
+      'metadata:team%3Da=b',
       'metadata:team=a=b',
       'tag:eu',
       'tag:welcome',

@@ -33,12 +33,22 @@ export function toProviderError(err: unknown): ProviderError {
 const check = (status: string | undefined): CheckStatus => (status === 'SUCCESS' ? 'verified' : status === 'FAILED' ? 'failed' : 'pending');
 
 // SES message tag names and values allow only ASCII letters, digits, `_` and `-`, at most 256 each.
-const sesTagText = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 256) || '_';
+const SES_TAG_MAX = 256;
+const sesTagText = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, SES_TAG_MAX) || '_';
+/**
+ * The metadata keys SES can be given a name for: the characters every key once had to be of, `.` and
+ * `:` written as `_`. Any other (a space, a letter outside ASCII) would become a `_` that says nothing of
+ * which key it was, or make another key's name, as would cutting a name to SES's length.
+ */
+const SES_NAMEABLE_KEY = /^[A-Za-z0-9_.:-]+$/;
 
 /**
  * Our id tag, then each tag as `tag_<tag>` = `1` and each metadata entry as `meta_<key>` = value, made
- * to SES's characters (a `:` or `.` becomes `_`). The prefixes keep a sender's names apart from ours
- * and from each other; two names that become one after the change keep the first.
+ * to SES's characters (a `:` or `.` becomes `_`, in a value any other character SES refuses too). The
+ * prefixes keep a sender's names apart from ours and from each other; two names that become one after
+ * the change keep the first. An entry whose key SES cannot name (SES_NAMEABLE_KEY, or `meta_<key>`
+ * over 256 characters) is left out: it stays on the message and in the list's filters, and Postmark
+ * takes it as it is.
  */
 export function sesEmailTags(messageId: string, tags: string[] = [], metadata: Record<string, string> = {}) {
   const out = new Map<string, string>([['msg_id', messageId]]);
@@ -47,6 +57,7 @@ export function sesEmailTags(messageId: string, tags: string[] = [], metadata: R
     if (!out.has(name)) out.set(name, '1');
   }
   for (const [key, value] of Object.entries(metadata)) {
+    if (!SES_NAMEABLE_KEY.test(key) || `meta_${key}`.length > SES_TAG_MAX) continue;
     const name = sesTagText(`meta_${key}`);
     if (!out.has(name)) out.set(name, sesTagText(value));
   }

@@ -17,7 +17,11 @@ const filters = {
   // repeated (`tag=a&tag=b`): messages carrying every one of them
   tag: z.union([tagSchema, z.array(tagSchema).max(10, 'filter on at most 10 tags')]).optional(),
   // documents the `metadata[<key>]=<value>` family; the handler reads each such parameter by its literal name
-  'metadata[key]': z.string().max(256).optional().describe('metadata[<key>]=<value>: messages whose metadata has this entry; repeat for several keys'),
+  'metadata[key]': z
+    .string()
+    .max(256)
+    .optional()
+    .describe('metadata[<key>]=<value>: messages whose metadata has this entry; repeat for several keys. The key is any text, URL-encoded with the brackets (`metadata%5Border%20id%5D=1042`)'),
 };
 
 /** The route's parsed filters plus the tag and metadata ones, in the queries' terms. */

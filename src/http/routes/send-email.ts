@@ -99,7 +99,7 @@ export const sendEmailBody = z
         text: 'Thanks, {{name}}! Your order: https://example.com/orders/{{orderId}}',
         variables: { name: 'Ada', orderId: '1234' },
         tags: ['receipt'],
-        metadata: { orderId: '1234' },
+        metadata: { orderId: '1234', 'customer ref': 'K-77' },
       },
     ],
   });

@@ -56,6 +56,12 @@ describe('Postmark adapter specifics', function () {
     expect(fake.requests[0].body.Metadata).to.deep.equal({ orderId: '1042', plan: 'pro', msg_id: out.messageId });
   });
 
+  it('passes metadata keys of any text as they are', async () => {
+    const out = { ...email(), metadata: { 'order id': '1', 'Größe': 'XL', '注文': 'é ü' } };
+    await createPostmarkEmailProvider({ serverToken: fake.token, apiUrl: fake.url }).send(out);
+    expect(fake.requests[0].body.Metadata).to.deep.equal({ 'order id': '1', 'Größe': 'XL', '注文': 'é ü', msg_id: out.messageId });
+  });
+
   it('sends no Tag when the message has none', async () => {
     await createPostmarkEmailProvider({ serverToken: fake.token, apiUrl: fake.url }).send(email());
     expect(fake.requests[0].body).to.not.have.property('Tag');

@@ -76,6 +76,19 @@ describe('SES v2 adapter specifics', function () {
     }
   });
 
+  it('a metadata key SES cannot name (a space, a letter outside ASCII, over 256 characters with its prefix) is left out of the tags', async () => {
+    const out = {
+      ...email(),
+      metadata: { 'order id': '1', 'Größe': '2', '注文': '3', ['k'.repeat(252)]: '4', ['k'.repeat(251)]: '5', 'a.b': 'Café au lait' },
+    };
+    await provider().send(out);
+    expect(fake.sent[0].body.EmailTags).to.deep.equal([
+      { Name: 'msg_id', Value: out.messageId },
+      { Name: `meta_${'k'.repeat(251)}`, Value: '5' },
+      { Name: 'meta_a_b', Value: 'Caf__au_lait' },
+    ]);
+  });
+
   it("maps the SDK's typed exceptions: the error code survives, throttling and 5xx retry, the rest are final", async () => {
     const cases: [string, boolean][] = [
       ['TooManyRequestsException', true],

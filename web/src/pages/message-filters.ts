@@ -64,6 +64,18 @@ const labelParams = (tags: string[], metadata: [string, string][]) => ({
   ...Object.fromEntries(metadata.map(([k, v]) => [`metadata[${k}]`, v])),
 });
 
+/**
+ * A query as a URL writes it, names encoded as well as values: openapi-fetch encodes only the values,
+ * and a metadata key is any text (`metadata[50% & more]`). A list is the name repeated.
+ */
+export function queryString(query: Record<string, unknown>): string {
+  const q = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined && v !== null) q.append(name, String(v));
+  }
+  return q.toString();
+}
+
 /** The query of GET /api/messages: every filter. */
 export function listQuery(f: MessageFilters) {
   return {

@@ -4,7 +4,7 @@ import { navigate, useLocation } from '../router';
 import type { MessageSummary } from '../types';
 import { ActionForm, Table, ErrorText, Link, NotKept, PageTitle, Recipient, Status, formatTime, useLoad } from '../ui';
 import { ActivityChart, type Bucket } from './chart';
-import { chartQuery, filtersUrl, listQuery, readFilters } from './message-filters';
+import { chartQuery, filtersUrl, listQuery, queryString, readFilters } from './message-filters';
 
 const STATUSES = ['scheduled', 'queued', 'sent', 'delivered', 'bounced', 'complained', 'failed', 'cancelled'] as const;
 
@@ -26,12 +26,12 @@ export function Messages() {
   const key = filtersUrl(filters);
   const list = useLoad(
     // the typed query has one `metadata[key]` parameter; the filters carry each key by its own name
-    () => call<{ items: MessageSummary[]; nextCursor: string | null }>(api.GET('/api/messages', { params: { query: listQuery(filters) as never } })),
+    () => call<{ items: MessageSummary[]; nextCursor: string | null }>(api.GET('/api/messages', { params: { query: listQuery(filters) as never }, querySerializer: queryString })),
     [key],
   );
   const chartFilters = chartQuery(filters);
   const chart = useLoad(
-    () => call<{ buckets: Bucket[] }>(api.GET('/api/messages/timeseries', { params: { query: chartFilters.query as never } })),
+    () => call<{ buckets: Bucket[] }>(api.GET('/api/messages/timeseries', { params: { query: chartFilters.query as never }, querySerializer: queryString })),
     // not the query itself: without a `to` it ends now, a new instant on every render
     [filtersUrl({ ...filters, search: '', cursor: '' })],
   );
