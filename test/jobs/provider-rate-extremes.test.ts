@@ -5,7 +5,7 @@ import { createRedisRateLimiters } from '../../src/adapters/rate-limit/redis.js'
 import { createProviderRate } from '../../src/jobs/provider-rate.js';
 import type { RateLimiters } from '../../src/ports/rate-limiter.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { deleteKeys, redisReachable } from '../support/redis.js';
+import { deleteKeys, skipWithoutRedis } from '../support/redis.js';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** setTimeout's longest delay */
@@ -78,11 +78,8 @@ extremeRates('PostgreSQL', (testDb) => createPostgresRateLimiters(testDb.db));
 
 describe('provider rate extremes over Redis', function () {
   const prefix = `courier-test-${randomBytes(4).toString('hex')}`;
-  before(async function () {
-    if (await redisReachable(redisUrl)) return;
-    if (process.env.CI === 'true') throw new Error(`Redis is not reachable at ${redisUrl}, and CI needs this suite`);
-    console.warn(`    skipped: no Redis reachable at ${redisUrl} (set REDIS_URL; CI=true makes this a failure)`);
-    this.skip();
+  before(function () {
+    return skipWithoutRedis(this, redisUrl);
   });
   after(() => deleteKeys(redisUrl, prefix));
   extremeRates('Redis', () => createRedisRateLimiters({ redisUrl, prefix }));

@@ -14,6 +14,14 @@ export async function redisReachable(url: string): Promise<boolean> {
   }
 }
 
+/** A suite's `before`: it runs with a Redis at `url`, is skipped without one, and fails without one in CI. */
+export async function skipWithoutRedis(context: Mocha.Context, url: string): Promise<void> {
+  if (await redisReachable(url)) return;
+  if (process.env.CI === 'true') throw new Error(`Redis is not reachable at ${url}, and CI needs this suite`);
+  console.warn(`    skipped: no Redis reachable at ${url} (set REDIS_URL; CI=true makes this a failure)`);
+  context.skip();
+}
+
 /** Removes every key under `prefix:` (a test queue's own namespace). */
 export async function deleteKeys(url: string, prefix: string): Promise<void> {
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
