@@ -13,11 +13,14 @@ const COMMAND_WAIT_MS = 30_000;
  * and is then answered 503, to be asked again.
  */
 export function createCampaignTurns(db: Db) {
+  // the name a run of the fan-out held for all its steps before, so a worker of that version and one
+  // of this one never step together during a rolling upgrade
+  const name = (campaignId: string) => `campaign-fanout:${campaignId}`;
   return {
-    step: <T>(campaignId: string, work: () => Promise<T>): Promise<T> => whileLocked(db, `campaign-turn:${campaignId}`, work),
+    step: <T>(campaignId: string, work: () => Promise<T>): Promise<T> => whileLocked(db, name(campaignId), work),
     async command<T>(campaignId: string, work: () => Promise<T>): Promise<T> {
       try {
-        return await whileLocked(db, `campaign-turn:${campaignId}`, work, { waitMs: COMMAND_WAIT_MS });
+        return await whileLocked(db, name(campaignId), work, { waitMs: COMMAND_WAIT_MS });
       } catch (err) {
         if ((err as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw err;
         throw new AppError(503, `campaign ${campaignId} is in a step of its fan-out that has not ended within ${COMMAND_WAIT_MS / 1000} s: ask again`, undefined, { 'retry-after': '5' });
