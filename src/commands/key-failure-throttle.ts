@@ -6,7 +6,7 @@ export interface KeyFailureThrottle {
   refused(ip: string | null, refusal: AppError): Promise<AppError>;
 }
 
-const MESSAGE = 'too many failed API key attempts from this address';
+export const KEY_FAILURES_MESSAGE = 'too many failed API key attempts from this address';
 
 /**
  * API-key failures (unknown, revoked, expired, IP not allowed) per client address. Only a refusal is
@@ -18,7 +18,7 @@ export function createKeyFailureThrottle(deps: { limiters: RateLimiters; perIp: 
   return {
     async refused(ip, refusal) {
       const admission = await byIp.take(ip ?? 'unknown');
-      return admission.allowed ? refusal : throttled(MESSAGE, admission.retryAfterMs);
+      return admission.allowed ? refusal : throttled(KEY_FAILURES_MESSAGE, admission.retryAfterMs);
     },
   };
 }

@@ -13,14 +13,15 @@ import type { Authenticate } from './app.js';
 import { requestClientIp } from './client-ip.js';
 import type { Principal, Scope } from '../domain/principal.js';
 import { checkCsrf, presentedSession, readCookie, SESSION_COOKIE } from './session.js';
+import { AUTH_REFUSALS } from './principal.js';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 const refusals: Record<KeyRefusal, (scope: Scope) => AppError> = {
-  invalid: () => unauthorized('invalid API key'),
-  expired: () => unauthorized('API key expired'),
-  ip: () => unauthorized('API key denied for this client IP'),
-  scope: (scope) => forbidden(`API key is missing required scope: ${scope}`),
+  invalid: () => unauthorized(AUTH_REFUSALS.invalidKey),
+  expired: () => unauthorized(AUTH_REFUSALS.expiredKey),
+  ip: () => unauthorized(AUTH_REFUSALS.keyAddressDenied),
+  scope: (scope) => forbidden(AUTH_REFUSALS.missingScope(scope)),
 };
 
 export interface Authenticator {
@@ -59,7 +60,7 @@ export function createAuthenticator(deps: { db: Db; jwt: SessionTokens; now?: ()
 
   function presentKey(req: Request, scope: Scope): PresentedKey {
     const secret = req.get('x-api-key');
-    if (!secret) throw unauthorized('invalid API key');
+    if (!secret) throw unauthorized(AUTH_REFUSALS.invalidKey);
     return { hash: hashApiKey(secret), clientIp: requestClientIp(req), scope, at: now() };
   }
 
@@ -83,17 +84,17 @@ export function createAuthenticator(deps: { db: Db; jwt: SessionTokens; now?: ()
     // prove it comes from the dashboard's own pages.
     const session = presentedSession(req);
     if (!session) {
-      if (req.get('x-api-key')) throw forbidden('API keys cannot call admin endpoints; use a dashboard token');
-      throw unauthorized('missing or invalid dashboard token');
+      if (req.get('x-api-key')) throw forbidden(AUTH_REFUSALS.keyOnDashboardRoute);
+      throw unauthorized(AUTH_REFUSALS.noSession);
     }
     const user = await deps.jwt.verify(session.token);
-    if (!user) throw unauthorized('missing or invalid dashboard token');
+    if (!user) throw unauthorized(AUTH_REFUSALS.noSession);
     // Read on every request, as keys are: a changed password or a sign-out ends sessions in every process at once.
     const credentials = await userCredentials(deps.db, user.userId, user.sessionId);
     if (!sessionStands(user.passwordStamp, credentials?.passwordHash)) {
-      throw unauthorized('this session ended when the password was changed: sign in again');
+      throw unauthorized(AUTH_REFUSALS.passwordChanged);
     }
-    if (credentials?.signedOut) throw unauthorized('this session was signed out: sign in again');
+    if (credentials?.signedOut) throw unauthorized(AUTH_REFUSALS.signedOut);
     if (session.cookie) checkCsrf(req);
     return { kind: 'user', accountId: user.accountId, userId: user.userId };
   }

@@ -20,6 +20,9 @@ export function errorBody(status: number, message: string, extra?: Record<string
   return { ...extra, message, error: STATUS_NAMES[status] ?? 'Error', statusCode: status };
 }
 
+export const MALFORMED_JSON = 'Malformed JSON in request body';
+export const BODY_TOO_LARGE = 'Request body exceeds the 10 MB limit';
+
 export const DATABASE_UNAVAILABLE = 'The database is unavailable (its connection was lost or refused); try again in a moment';
 
 /**
@@ -40,10 +43,10 @@ export function mapError(err: unknown): { status: number; body: ErrorBody; unexp
   // body-parser / raw-body errors carry `type` and `status`
   const e = err as { type?: string; status?: number; statusCode?: number };
   if (e?.type === 'entity.parse.failed') {
-    return { status: 400, body: errorBody(400, 'Malformed JSON in request body'), unexpected: false };
+    return { status: 400, body: errorBody(400, MALFORMED_JSON), unexpected: false };
   }
   if (e?.type === 'entity.too.large') {
-    return { status: 413, body: errorBody(413, 'Request body exceeds the 10 MB limit'), unexpected: false };
+    return { status: 413, body: errorBody(413, BODY_TOO_LARGE), unexpected: false };
   }
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return { status: 415, body: errorBody(415, 'Unsupported request body encoding'), unexpected: false };

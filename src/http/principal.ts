@@ -12,3 +12,18 @@ export type RouteAuth =
   | { kind: 'apiKey'; scope: Scope; inHandler?: boolean }
   /** API key with the scope, or a dashboard JWT (the messages endpoints) */
   | { kind: 'apiKeyOrJwt'; scope: Scope };
+
+/**
+ * The words a refused credential is answered with: src/http/auth.ts throws them and /openapi.json lists
+ * them, so the reference says what a client will read.
+ */
+export const AUTH_REFUSALS = {
+  noSession: 'missing or invalid dashboard token',
+  passwordChanged: 'this session ended when the password was changed: sign in again',
+  signedOut: 'this session was signed out: sign in again',
+  keyOnDashboardRoute: 'API keys cannot call admin endpoints; use a dashboard token',
+  invalidKey: 'invalid API key',
+  expiredKey: 'API key expired',
+  keyAddressDenied: 'API key denied for this client IP',
+  missingScope: (scope: Scope) => `API key is missing required scope: ${scope}`,
+} as const;

@@ -12,7 +12,8 @@ export const SESSION_COOKIE = 'cl_session';
 export const CSRF_COOKIE = 'cl_csrf';
 export const CSRF_HEADER = 'x-csrf-token';
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+export const CSRF_REFUSAL = 'missing or invalid CSRF token: reload the page and try again';
 
 export function readCookie(req: Request, name: string): string | undefined {
   const header = req.headers.cookie;
@@ -47,7 +48,7 @@ export function checkCsrf(req: Request): void {
   const cookie = readCookie(req, CSRF_COOKIE);
   const header = req.get(CSRF_HEADER);
   if (!cookie || !header || cookie.length !== header.length || !timingSafeEqual(Buffer.from(cookie), Buffer.from(header))) {
-    throw forbidden('missing or invalid CSRF token: reload the page and try again');
+    throw forbidden(CSRF_REFUSAL);
   }
 }
 
