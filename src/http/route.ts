@@ -38,7 +38,14 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
   path: string;
   summary: string;
   tag: string;
+  /** The operation's name in /openapi.json, for a route whose method and path make a poor one (src/http/openapi.ts names the rest) */
+  operationId?: string;
   auth: RouteAuth;
+  /**
+   * A public route that checks credentials of its own (in `beforeBody` or its handler), for the docs:
+   * Postmark's HTTP Basic, or the bearer METRICS_TOKEN when one is set.
+   */
+  ownCredentials?: 'postmarkBasic' | 'metricsToken';
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
@@ -64,6 +71,16 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
    */
   idempotent?: boolean;
   handler(ctx: RouteContext<B, Q, P>): Promise<RouteResult> | RouteResult;
+}
+
+/**
+ * An instant `hours` ahead of now, on the hour, for the example of a field that must lie in the near
+ * future (a scheduled send, a secret's rotation). Given as a getter in `.meta()`, it is read each time
+ * the document is built: a fixed date ends up beyond the limit or in the past, and is refused.
+ */
+export function instantAhead(hours: number): string {
+  const HOUR = 3_600_000;
+  return new Date((Math.ceil(Date.now() / HOUR) + hours) * HOUR).toISOString().replace('.000Z', 'Z');
 }
 
 export function defineRoute<B = undefined, Q = Record<string, never>, P = Record<string, never>>(

@@ -73,10 +73,10 @@ describe('GET /metrics (no METRICS_TOKEN)', function () {
 
   it('/metrics, /readyz and /api/audit are in /openapi.json with examples', async () => {
     const doc = (await app.request('GET', '/openapi.json')).body;
-    expect(doc.paths['/metrics'].get.responses['200'].content['text/plain; version=0.0.4'].schema.examples[0]).to.include('courier_messages_accepted_total');
-    expect(doc.paths['/readyz'].get.responses['503'].content['application/json'].schema.examples[0]).to.include({ status: 'unready' });
+    expect(doc.paths['/metrics'].get.responses['200'].content['text/plain; version=0.0.4'].schema.example).to.include('courier_messages_accepted_total');
+    expect(doc.paths['/readyz'].get.responses['503'].content['application/json'].schema.example).to.include({ status: 'unready' });
     const audit = doc.paths['/api/audit'].get;
-    expect(audit.responses['200'].content['application/json'].schema.examples[0].items[0]).to.include.keys('at', 'actor', 'ip', 'action', 'target', 'changes');
+    expect(audit.responses['200'].content['application/json'].schema.example.items[0]).to.include.keys('at', 'actor', 'ip', 'action', 'target', 'changes');
     expect(audit.parameters.map((p: any) => p.name)).to.have.members(['cursor', 'limit', 'action', 'actor', 'target', 'from', 'to']);
     for (const p of audit.parameters) expect(p.schema.example ?? p.example, p.name).to.not.equal(undefined);
   });

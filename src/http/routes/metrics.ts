@@ -23,6 +23,7 @@ export function createMetricsRoutes(deps: { exposition(): Promise<{ contentType:
       summary: 'Prometheus metrics: HTTP, sends accepted and refused, provider calls, webhook attempts, read-model and process-manager lag, queue depth',
       tag: 'system',
       auth: { kind: 'public' },
+      ownCredentials: 'metricsToken',
       responses: {
         200: { description: 'Prometheus text exposition format 0.0.4', schema: z.string().meta({ examples: [EXAMPLE] }), contentType: 'text/plain; version=0.0.4' },
         401: { description: 'METRICS_TOKEN is set and the request does not carry it as `Authorization: Bearer <token>`' },

@@ -100,6 +100,7 @@ export function createProviderEventRoutes(deps: {
       summary: 'Postmark webhooks (Delivery, Bounce, SpamComplaint, Open, Click, SubscriptionChange), HTTP Basic',
       tag: 'provider-events',
       auth: { kind: 'public' },
+      ownCredentials: 'postmarkBasic',
       responses: {
         200: { description: 'Recorded', schema: ingestResult },
         401: { description: 'Missing or wrong credentials' },

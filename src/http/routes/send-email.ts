@@ -4,7 +4,7 @@ import type { createSendEmail } from '../../commands/send-email.js';
 import { sendAtProblem } from '../../domain/messages/schedule.js';
 import { checkAttachments, MAX_ATTACHMENTS } from '../../domain/email/attachments.js';
 import { MAX_SUBJECT } from '../../domain/email/render.js';
-import { defineRoute } from '../route.js';
+import { defineRoute, instantAhead } from '../route.js';
 import { causeOfRequest } from './principal-helpers.js';
 import { metadataSchema, tagsSchema } from './labels.js';
 
@@ -72,7 +72,7 @@ export const sendEmailBody = z
     sendAt: z.iso
       .datetime({ offset: true })
       .optional()
-      .meta({ description: 'Schedule the send: an instant in the future, at most 30 days ahead', examples: ['2030-01-01T09:00:00Z'] }),
+      .meta({ description: 'Schedule the send: an instant in the future, at most 30 days ahead', get examples() { return [instantAhead(24)]; } }),
     attachments: attachmentsField.optional(),
   })
   .strict()

@@ -19,7 +19,8 @@ export function operationsOf(doc: { paths: Record<string, Record<string, any>> }
       method: method.toUpperCase(),
       path,
       security: op.security ?? [],
-      parameters: op.parameters ?? [],
+      // a deepObject (`metadata`) is sent as its members are, `metadata[<key>]=<value>`: one such member stands for them
+      parameters: (op.parameters ?? []).map((p: any) => (p.style === 'deepObject' ? { ...p, name: `${p.name}[key]`, schema: p.schema.additionalProperties } : p)),
       bodySchema: op.requestBody?.content?.['application/json']?.schema,
     })),
   );
