@@ -25,23 +25,8 @@ import { projections } from './projections/registry.js';
 import { logFollower } from './projections/lag.js';
 import { createRetention } from './commands/retention.js';
 import { forgetExpiredCopies } from './adapters/db/message-copies.js';
+import { every } from './periodic-task.js';
 
-/** Runs `task` every `ms`, one run at a time, logging failures. Stopping waits for a run in progress. */
-function every(ms: number, task: () => Promise<unknown>, logger: Logger, name: string) {
-  let running: Promise<void> | null = null;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = task()
-      .then(() => undefined, (err) => logger.warn({ err, task: name }, 'periodic task failed'))
-      .finally(() => (running = null));
-  }, ms);
-  timer.unref();
-  // A run cut off by closing the database (or by the read models it waits for stopping) would hang the shutdown.
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
-}
 
 const LONG_TRANSACTION_CHECK_MS = 10_000;
 const LONG_TRANSACTION_MS = 30_000;
@@ -107,11 +92,11 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
   });
   const stops = [
     every(5_000, () => ingest.retryUnmatched(), logger, 'unmatched provider events'),
-    every(config.SMS_OPTOUT_SYNC_INTERVAL_MS, () => optOuts.sync(), logger, 'sms opt-out sync'),
-    every(3_600_000, () => purgeFailedDeliveries(db), logger, 'purge failed webhook deliveries'),
+    every(config.SMS_OPTOUT_SYNC_INTERVAL_MS, () => optOuts.sync(), logger, 'sms opt-out sync', { soonAfterStart: true }),
+    every(3_600_000, () => purgeFailedDeliveries(db), logger, 'purge failed webhook deliveries', { soonAfterStart: true }),
     every(config.CAMPAIGN_TIMER_INTERVAL_MS, campaignTimers, logger, 'campaign schedules and cap pauses'),
     // hourly, so a new day's cutoff applies within the hour after 00:00 UTC whenever the worker started
-    every(3_600_000, () => retention.apply(), logger, 'message content retention'),
+    every(3_600_000, () => retention.apply(), logger, 'message content retention', { soonAfterStart: true }),
   ];
   if (!config.EVENTSTORE_URL) stops.push(every(LONG_TRANSACTION_CHECK_MS, () => warnOfLongTransaction(db, logger), logger, 'long transaction check'));
 
