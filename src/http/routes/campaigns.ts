@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { CampaignCommands } from '../../commands/campaigns.js';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns/campaign.js';
 import { defineRoute } from '../route.js';
+import { instant } from './answer-fields.js';
+import { messageAggregate } from './messages.js';
 import { callerOf } from './principal-helpers.js';
 import { senderAddress } from './send-email.js';
 
@@ -74,17 +76,17 @@ const campaign = z
     replyTo: z.string().nullable(),
     audience: z.object({ listId: z.string().optional(), tag: z.string().optional() }).meta({ description: 'as given on create: {} is every contact of the account' }),
     variables: z.record(z.string(), z.unknown()),
-    scheduledAt: z.string().nullable(),
-    createdAt: z.string(),
-    startedAt: z.string().nullable(),
-    finishedAt: z.string().nullable(),
+    scheduledAt: instant.nullable(),
+    createdAt: instant,
+    startedAt: instant.nullable(),
+    finishedAt: instant.nullable(),
     progress: z.object({
       audience: z.number().int(),
       queued: z.number().int(),
       skipped: z.number().int(),
       unfilledPlaceholders: z.number().int().meta({ description: 'messages rendered with at least one placeholder left empty' }),
     }),
-    stats: z.unknown().meta({ description: 'the answer of GET /api/messages/aggregate?campaignId=<id>' }),
+    stats: messageAggregate.meta({ description: 'the answer of GET /api/messages/aggregate?campaignId=<id>' }),
   })
   .meta({ examples: [campaignExample] });
 

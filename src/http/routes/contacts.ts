@@ -5,6 +5,7 @@ import { contactInput, MAX_IMPORT, type ContactCommands } from '../../commands/c
 import type { ExportPersonalData } from '../../commands/personal-data-export.js';
 import { defineRoute } from '../route.js';
 import { writeJsonWithList } from '../stream-body.js';
+import { instant } from './answer-fields.js';
 import { accountOf, callerOf } from './principal-helpers.js';
 
 const listQuery = z.object({
@@ -22,6 +23,38 @@ const importBody = z
     listId: z.string().trim().min(1).max(100).optional(),
   })
   .strict();
+
+const contactExample = {
+  id: 'clx9ctc0000qzrm5h3k8e7f',
+  email: 'ada@example.org',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  company: null,
+  tags: ['vip'],
+  status: 'subscribed',
+  listIds: ['newsletter'],
+  createdAt: '2026-03-01T09:00:00.000Z',
+  updatedAt: '2026-03-04T16:45:10.250Z',
+};
+/** A contact as the contacts API shows it, and a message's detail beside the message. */
+export const contactSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    firstName: z.string().nullable(),
+    lastName: z.string().nullable(),
+    company: z.string().nullable(),
+    tags: z.array(z.string()),
+    status: z.enum(CONTACT_STATUSES),
+    listIds: z.array(z.string()),
+    createdAt: instant,
+    updatedAt: instant.meta({ description: 'moves on an upsert that changes it, and when a suppression or its lift changes its status' }),
+  })
+  .meta({ example: contactExample });
+const importErrors = z
+  .array(z.object({ index: z.number().int(), email: z.string().optional(), message: z.string() }))
+  .optional()
+  .meta({ description: 'the invalid rows (absent when none), by their index in `contacts`' });
 
 /**
  * Contacts are account-wide data: an API key with the contacts scope, or a dashboard JWT (the
@@ -58,7 +91,14 @@ export function createContactRoutes(deps: { contacts: ContactCommands; exportPer
       tag: 'contacts',
       auth: read,
       query: listQuery,
-      responses: { 200: { description: '{items, total, page, pageSize, totalPages}' } },
+      responses: {
+        200: {
+          description: '{items, total, page, pageSize, totalPages}',
+          schema: z
+            .object({ items: z.array(contactSchema), total: z.number().int(), page: z.number().int(), pageSize: z.number().int(), totalPages: z.number().int() })
+            .meta({ example: { items: [contactExample], total: 1, page: 1, pageSize: 25, totalPages: 1 } }),
+        },
+      },
       async handler({ principal, query }) {
         return { status: 200, body: await deps.contacts.list(accountOf(principal), query) };
       },
@@ -70,7 +110,7 @@ export function createContactRoutes(deps: { contacts: ContactCommands; exportPer
       tag: 'contacts',
       auth: write,
       body: contactInput,
-      responses: { 201: { description: 'Created: the contact' }, 200: { description: 'Updated: the contact' } },
+      responses: { 201: { description: 'Created: the contact', schema: contactSchema }, 200: { description: 'Updated: the contact', schema: contactSchema } },
       async handler({ principal, body, req }) {
         const { created, contact } = await deps.contacts.upsert(accountOf(principal), callerOf(principal, req), body);
         return { status: created ? 201 : 200, body: contact };
@@ -84,7 +124,12 @@ export function createContactRoutes(deps: { contacts: ContactCommands; exportPer
       auth: write,
       body: importBody,
       responses: {
-        200: { description: '{total, created, updated, unchanged, errors?: [{index, email?, message}]}; invalid rows are listed, valid rows imported' },
+        200: {
+          description: '{total, created, updated, unchanged, errors?: [{index, email?, message}]}; invalid rows are listed, valid rows imported',
+          schema: z
+            .object({ total: z.number().int(), created: z.number().int(), updated: z.number().int(), unchanged: z.number().int(), errors: importErrors })
+            .meta({ example: { total: 3, created: 1, updated: 0, unchanged: 1, errors: [{ index: 2, email: 'not-an-address', message: 'email: Invalid email address' }] } }),
+        },
         400: { description: `More than ${MAX_IMPORT} contacts` },
       },
       async handler({ principal, body, req }) {

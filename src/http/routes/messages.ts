@@ -1,19 +1,23 @@
 import { z } from 'zod';
 import type { CancelMessage } from '../../commands/cancel-message.js';
 import { MESSAGE_STATUSES, type MessageQueries } from '../../read-models/messages.js';
+import type { MessageStatus } from '../../domain/messages/message.js';
 import type { MessageHistory } from '../../commands/replay.js';
 import type { MessageDetail } from '../../commands/message-detail.js';
 import { defineRoute } from '../route.js';
 import { causeOfRequest } from './principal-helpers.js';
 import { COUNT_KINDS, type MessageCountQueries } from '../../read-models/message-counts.js';
+import { TIMELINE_KIND } from '../../projections/messages.js';
+import { contactSchema } from './contacts.js';
+import { instant, nullableEnum } from './answer-fields.js';
 import { metadataFilterSchema, tagSchema } from './labels.js';
 
-const instant = z.iso.datetime({ offset: true });
+const givenInstant = z.iso.datetime({ offset: true });
 const filters = {
   status: z.enum(MESSAGE_STATUSES as [string, ...string[]]).optional(),
   search: z.string().max(320).optional(),
-  from: instant.optional(),
-  to: instant.optional(),
+  from: givenInstant.optional(),
+  to: givenInstant.optional(),
   // repeated (`tag=a&tag=b`): messages carrying every one of them
   tag: z.union([tagSchema, z.array(tagSchema).max(10, 'filter on at most 10 tags')]).optional(),
   // documents the `metadata[<key>]=<value>` family; the handler reads each such parameter by its literal name
@@ -40,14 +44,127 @@ const timeseriesQuery = z.object({
   search: filters.search.describe('refused with 400: counts are not kept per text, so search narrows the list only'),
   tag: filters.tag.describe('one tag (at most one tag or metadata entry in all)'),
   'metadata[key]': filters['metadata[key]'].describe('metadata[<key>]=<value>: one metadata entry (at most one tag or metadata entry in all)'),
-  from: instant.optional().describe('start of the time axis: events (not messages created) from this instant, rounded down to the interval'),
-  to: instant.optional().describe('end of the time axis (default now)'),
+  from: givenInstant.optional().describe('start of the time axis: events (not messages created) from this instant, rounded down to the interval'),
+  to: givenInstant.optional().describe('end of the time axis (default now)'),
   interval: z.enum(['hour', 'day']).default('day'),
 });
 const bucketExample = { at: '2026-01-01T00:00:00.000Z', ...Object.fromEntries(COUNT_KINDS.map((k, i) => [k, 10 - i])) };
 const bucketSchema = z.object({ at: z.string(), ...Object.fromEntries(COUNT_KINDS.map((k) => [k, z.number().int()])) }) as z.ZodObject<
   { at: z.ZodString } & Record<(typeof COUNT_KINDS)[number], z.ZodNumber>
 >;
+
+const statuses = MESSAGE_STATUSES as [MessageStatus, ...MessageStatus[]];
+const counted = z.object({ unique: z.number().int().meta({ description: 'messages counted at least once' }), total: z.number().int() });
+
+/** GET /api/messages/aggregate, and a campaign's stats. */
+export const messageAggregate = z
+  .object({
+    total: z.number().int(),
+    status: z.object(Object.fromEntries(MESSAGE_STATUSES.map((s) => [s, z.number().int()]))),
+    opens: counted,
+    clicks: counted,
+  })
+  .meta({
+    example: {
+      total: 4500,
+      status: { scheduled: 0, queued: 1200, sent: 1000, delivered: 2290, bounced: 8, complained: 2, failed: 0, cancelled: 0 },
+      opens: { unique: 900, total: 1400 },
+      clicks: { unique: 120, total: 180 },
+    },
+  });
+
+const messageExample = {
+  id: 'clx1abc2d0000qzrm5h3k8e7f',
+  channel: 'email',
+  apiKeyId: 'clx9key0000qzrm5h3k8e7f',
+  status: 'delivered',
+  from: 'hello@acme.test',
+  to: 'ada@example.org',
+  subject: 'Your receipt for order 1234',
+  provider: 'ses',
+  providerMessageId: '0102018e1b2c3d4e-5f6a7b8c-9d0e-1f2a-3b4c-5d6e7f8a9b0c-000000',
+  campaignId: null,
+  templateId: null,
+  tags: ['receipt'],
+  metadata: { orderId: '1234' },
+  error: null,
+  sendAt: null,
+  attachments: [{ filename: 'invoice.pdf', contentType: 'application/pdf', contentId: null, size: 48213 }],
+  opens: 1,
+  clicks: 0,
+  createdAt: '2026-03-01T09:00:00.000Z',
+  updatedAt: '2026-03-01T09:00:04.812Z',
+};
+const message = z
+  .object({
+    id: z.string(),
+    channel: z.enum(['email', 'sms']),
+    apiKeyId: z.string().nullable().meta({ description: 'null for a message the dashboard or a campaign sent' }),
+    status: z.enum(statuses),
+    from: z.string(),
+    to: z.string().nullable().meta({ description: 'null once the recipient is erased or the message is past the account\'s retention' }),
+    subject: z.string().nullable().meta({ description: 'null for an SMS, and as `to`' }),
+    provider: z.enum(['ses', 'postmark', 'sandbox', 'sns']),
+    providerMessageId: z.string().nullable(),
+    campaignId: z.string().nullable(),
+    templateId: z.string().nullable(),
+    tags: z.array(z.string()),
+    metadata: z.record(z.string(), z.string()),
+    error: z.string().nullable().meta({ description: "the provider's last refusal" }),
+    sendAt: instant.nullable().meta({ description: 'a scheduled send: when it goes to the provider' }),
+    segments: z.number().int().optional().meta({ description: 'SMS only' }),
+    encoding: z.enum(['gsm7', 'ucs2']).optional().meta({ description: 'SMS only' }),
+    attachments: z
+      .array(z.object({ filename: z.string(), contentType: z.string(), contentId: z.string().nullable(), size: z.number().int().meta({ description: 'decoded, in bytes' }) }))
+      .optional()
+      .meta({ description: 'email only: what was attached (empty when nothing, or past retention); the bytes are not kept here' }),
+    opens: z.number().int().meta({ description: 'without suspected bots' }),
+    clicks: z.number().int().meta({ description: 'without suspected bots' }),
+    createdAt: instant,
+    updatedAt: instant,
+  })
+  .meta({ example: messageExample });
+
+const messageDetail = message
+  .extend({
+    events: z.array(
+      z.object({
+        type: z.enum(Object.values(TIMELINE_KIND) as [string, ...string[]]),
+        occurredAt: instant,
+        data: z.record(z.string(), z.unknown()).meta({ description: "the provider's report, as recorded" }),
+      }),
+    ),
+    html: z.string().nullable().optional().meta({ description: 'email only; null once erased or expired, or when the message had none' }),
+    text: z.string().nullable().optional().meta({ description: 'email only; as html' }),
+    body: z.string().nullable().optional().meta({ description: 'SMS only; null once erased or expired' }),
+    contact: contactSchema.nullable().optional().meta({ description: "with a dashboard session: the recipient's contact (null when none); absent for an API key" }),
+    campaign: z.object({ id: z.string(), name: z.string() }).nullable().optional().meta({ description: 'with a dashboard session: the campaign that sent it (null when none); absent for an API key' }),
+  })
+  .meta({
+    example: {
+      ...messageExample,
+      events: [
+        { type: 'sent', occurredAt: '2026-03-01T09:00:01.204Z', data: { providerMessageId: messageExample.providerMessageId, provider: 'ses', acceptedAt: '2026-03-01T09:00:01.204Z', attempt: 1 } },
+        { type: 'delivered', occurredAt: '2026-03-01T09:00:04.812Z', data: { providerEventId: 'f3a1c2d4-0b5e-4c6d-8e7f-9a0b1c2d3e4f', occurredAt: '2026-03-01T09:00:04.812Z', recipient: 'ada@example.org', smtpResponse: '250 2.0.0 OK' } },
+      ],
+      html: '<p>Thanks, Ada!</p>',
+      text: 'Thanks, Ada!',
+      contact: null,
+      campaign: null,
+    },
+  });
+
+const historyEvent = z.object({
+  type: z.string(),
+  version: z.number().int(),
+  occurredAt: instant.meta({ description: 'when the event was recorded' }),
+  actor: z.string().nullable(),
+  data: z.unknown(),
+  metadata: z.record(z.string(), z.unknown()),
+  state: z
+    .object({ status: nullableEnum(statuses), providerMessageId: z.string().nullable(), attempts: z.number().int(), providerEvents: z.number().int() })
+    .meta({ description: "the message's state right after this event, as the decider folds it" }),
+});
 
 export function createMessageRoutes(deps: { messages: MessageQueries; detail: MessageDetail; history: MessageHistory; cancel: CancelMessage; counts: MessageCountQueries }) {
   const auth = { kind: 'apiKeyOrJwt' as const, scope: 'read_events' as const };
@@ -59,7 +176,13 @@ export function createMessageRoutes(deps: { messages: MessageQueries; detail: Me
       tag: 'messages',
       auth,
       query: listQuery,
-      responses: { 200: { description: '{items, nextCursor}' }, 400: { description: 'Invalid filter, cursor, or limit above 100' } },
+      responses: {
+        200: {
+          description: '{items, nextCursor}: `nextCursor` (null on the last page) asks for the next page',
+          schema: z.object({ items: z.array(message), nextCursor: z.string().nullable() }).meta({ example: { items: [messageExample], nextCursor: null } }),
+        },
+        400: { description: 'Invalid filter, cursor, or limit above 100' },
+      },
       async handler({ principal, query, req }) {
         return { status: 200, body: await deps.messages.list(principal!, { ...query, ...labelFilters(query, req.query) } as never) };
       },
@@ -71,7 +194,7 @@ export function createMessageRoutes(deps: { messages: MessageQueries; detail: Me
       tag: 'messages',
       auth,
       query: aggregateQuery,
-      responses: { 200: { description: '{total, status, opens, clicks}' } },
+      responses: { 200: { description: '{total, status, opens, clicks}', schema: messageAggregate } },
       async handler({ principal, query, req }) {
         return { status: 200, body: await deps.messages.aggregate(principal!, { ...query, ...labelFilters(query, req.query) } as never) };
       },
@@ -104,7 +227,7 @@ export function createMessageRoutes(deps: { messages: MessageQueries; detail: Me
       tag: 'messages',
       auth,
       params: idParams,
-      responses: { 200: { description: 'The message with `events`' }, 404: { description: 'Not found for this caller' } },
+      responses: { 200: { description: 'The message with `events`', schema: messageDetail }, 404: { description: 'Not found for this caller' } },
       async handler({ principal, params }) {
         return { status: 200, body: await deps.detail(principal!, params.id) };
       },
@@ -135,7 +258,24 @@ export function createMessageRoutes(deps: { messages: MessageQueries; detail: Me
       tag: 'messages',
       auth: { kind: 'jwt' },
       params: idParams,
-      responses: { 200: { description: '[{type, version, occurredAt, actor, data, metadata, state}]' }, 404: { description: 'Not in this account' } },
+      responses: {
+        200: {
+          description: '[{type, version, occurredAt, actor, data, metadata, state}]',
+          schema: z.array(historyEvent).meta({
+            example: [
+              {
+                type: 'EmailQueued',
+                version: 0,
+                occurredAt: '2026-03-01T09:00:00.000Z',
+                actor: 'apikey:clx9key0000qzrm5h3k8e7f',
+                data: { messageId: 'clx1abc2d0000qzrm5h3k8e7f', to: 'ada@example.org', subject: 'Your receipt for order 1234' },
+                metadata: { clientIp: '203.0.113.7', correlationId: 'req-7f3a', causationId: 'req-7f3a' },
+                state: { status: 'queued', providerMessageId: null, attempts: 0, providerEvents: 0 },
+              },
+            ],
+          }),
+        },
+        404: { description: 'Not in this account' } },
       async handler({ principal, params }) {
         return { status: 200, body: await deps.history(principal!, params.id) };
       },

@@ -85,7 +85,7 @@ export function createSandboxRoutes(deps: { outbox: SandboxOutbox; simulateSmsOp
       path: '/api/sandbox/emails/:id/attachments/:position',
       summary: 'The bytes of one attachment the sandbox email provider recorded',
       params: z.object({ id: z.string().min(1).max(100), position: z.coerce.number().int().min(0).max(1000) }),
-      responses: { 200: { description: 'The attachment, as a download' }, 404: { description: 'No such attachment in this account' } },
+      responses: { 200: { description: 'The attachment, as a download, with its own content type', schema: z.string().meta({ format: 'binary' }), contentType: '*/*' }, 404: { description: 'No such attachment in this account' } },
       async handler({ principal, params, res }) {
         const file = await deps.outbox.attachment(accountOf(principal), params.id, params.position);
         res

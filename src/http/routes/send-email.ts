@@ -5,6 +5,7 @@ import { sendAtProblem } from '../../domain/messages/schedule.js';
 import { checkAttachments, MAX_ATTACHMENTS } from '../../domain/email/attachments.js';
 import { MAX_SUBJECT } from '../../domain/email/render.js';
 import { defineRoute, instantAhead } from '../route.js';
+import { instant } from './answer-fields.js';
 import { causeOfRequest } from './principal-helpers.js';
 import { metadataSchema, tagsSchema } from './labels.js';
 
@@ -104,6 +105,14 @@ export const sendEmailBody = z
     ],
   });
 
+/** What a send answers: POST /api/send/transactional, a template's test send. */
+export const queuedSend = z.object({ queued: z.literal(true), messageLogId: z.string(), status: z.literal('scheduled').optional(), sendAt: instant.optional() }).meta({
+  examples: [
+    { queued: true, messageLogId: 'clx1abc2d0000qzrm5h3k8e7f' },
+    { queued: true, messageLogId: 'clx1abc2d0000qzrm5h3k8e7f', status: 'scheduled', sendAt: '2030-01-01T09:00:00.000Z' },
+  ],
+});
+
 export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof createSendEmail> }) {
   return [
     defineRoute({
@@ -118,12 +127,7 @@ export function createSendEmailRoutes(deps: { sendEmail: ReturnType<typeof creat
       responses: {
         201: {
           description: 'Queued; a send with `sendAt` is scheduled and also answers `status: "scheduled"` and its `sendAt`',
-          schema: z.object({ queued: z.literal(true), messageLogId: z.string(), status: z.literal('scheduled').optional(), sendAt: z.string().optional() }).meta({
-            examples: [
-              { queued: true, messageLogId: 'clx1abc2d0000qzrm5h3k8e7f' },
-              { queued: true, messageLogId: 'clx1abc2d0000qzrm5h3k8e7f', status: 'scheduled', sendAt: '2030-01-01T09:00:00.000Z' },
-            ],
-          }),
+          schema: queuedSend,
         },
         400: { description: 'Invalid payload (including an attachment limit or a refused attachment type), suppressed recipient, unverified sender, or the per-key daily cap reached' },
         401: { description: 'Invalid, revoked or expired key, or client IP not allowed' },

@@ -2,8 +2,10 @@ import { z } from 'zod';
 import type { SuppressionListCommands } from '../../commands/suppression-list.js';
 import type { SuppressionCommands } from '../../commands/suppressions.js';
 import { MAX_SUPPRESSION_IMPORT } from '../../domain/suppression/import-entry.js';
+import type { SuppressionReason, SuppressionSource } from '../../domain/suppression/suppression.js';
 import { writeCsv } from '../csv.js';
 import { defineRoute } from '../route.js';
+import { instant } from './answer-fields.js';
 import { accountOf, callerOf } from './principal-helpers.js';
 
 const listQuery = z.object({
@@ -23,6 +25,29 @@ const importBody = z
   })
   .strict();
 
+const entryExample = {
+  email: 'bob@example.org',
+  reason: 'bounced',
+  source: 'bounce',
+  messageId: 'clx1abc2d0000qzrm5h3k8e7f',
+  campaignId: null,
+  detail: 'smtp; 550 5.1.1 unknown user',
+  createdAt: '2026-11-27T09:30:00.000Z',
+};
+const entry = z
+  .object({
+    email: z.string().nullable().optional().meta({ description: 'an address entry; null for an erased person (see person)' }),
+    phone: z.string().nullable().optional().meta({ description: 'a phone number entry (E.164); null for an erased person (see person)' }),
+    person: z.string().optional().meta({ description: "an erased person's entry, which still holds: their keyed hash, no address" }),
+    reason: z.enum(['bounced', 'complained', 'unsubscribed', 'manual', 'sms_optout'] as const satisfies readonly SuppressionReason[]),
+    source: z.enum(['one_click', 'form', 'bounce', 'complaint', 'manual', 'sms_optout', 'import'] as const satisfies readonly SuppressionSource[]),
+    messageId: z.string().nullable(),
+    campaignId: z.string().nullable(),
+    detail: z.string().nullable().meta({ description: "what an admin wrote as the reason, or a bounce's diagnostic" }),
+    createdAt: instant,
+  })
+  .meta({ example: entryExample });
+
 /** The export's columns: the list's fields, `person` for an erased person's entry (no address left). */
 const EXPORT_COLUMNS = ['email', 'phone', 'person', 'reason', 'source', 'detail', 'messageId', 'campaignId', 'createdAt'];
 
@@ -35,7 +60,12 @@ export function createSuppressionRoutes(deps: { suppressions: SuppressionCommand
       path: '/api/suppressions',
       summary: 'The account-wide suppression list, newest first',
       query: listQuery,
-      responses: { 200: { description: '{items, nextCursor}' } },
+      responses: {
+        200: {
+          description: '{items, nextCursor}: `nextCursor` (null on the last page) asks for the next page',
+          schema: z.object({ items: z.array(entry), nextCursor: z.string().nullable() }).meta({ example: { items: [entryExample], nextCursor: null } }),
+        },
+      },
       async handler({ principal, query }) {
         return { status: 200, body: await deps.suppressions.list(accountOf(principal), query) };
       },
@@ -46,7 +76,7 @@ export function createSuppressionRoutes(deps: { suppressions: SuppressionCommand
       path: '/api/suppressions',
       summary: 'Suppress an address or phone number by hand (fires contact.suppressed, source manual)',
       body: addBody,
-      responses: { 201: { description: 'Suppressed: the entry as the list shows it' }, 200: { description: 'Was already suppressed: the existing entry' } },
+      responses: { 201: { description: 'Suppressed: the entry as the list shows it', schema: entry }, 200: { description: 'Was already suppressed: the existing entry', schema: entry } },
       async handler({ principal, body, req }) {
         const result = await deps.suppressions.suppress({
           accountId: accountOf(principal),
@@ -73,6 +103,17 @@ export function createSuppressionRoutes(deps: { suppressions: SuppressionCommand
         200: {
           description:
             '{total, suppressed, alreadySuppressed, errors?: [{index, value?, message}]}: entries are `{email | phone, reason?: bounced | complained | unsubscribed | manual, detail?}`; invalid ones are listed, valid ones suppressed; an address already suppressed (or listed twice) keeps its entry',
+          schema: z
+            .object({
+              total: z.number().int(),
+              suppressed: z.number().int(),
+              alreadySuppressed: z.number().int(),
+              errors: z
+                .array(z.object({ index: z.number().int(), value: z.string().optional(), message: z.string() }))
+                .optional()
+                .meta({ description: 'the invalid entries (absent when none), by their index in `entries`' }),
+            })
+            .meta({ example: { total: 3, suppressed: 1, alreadySuppressed: 1, errors: [{ index: 2, value: 'not-a-number', message: 'phone: not a phone number' }] } }),
         },
       },
       async handler({ principal, body, req }) {
@@ -107,7 +148,15 @@ export function createSuppressionRoutes(deps: { suppressions: SuppressionCommand
       path: '/api/suppressions/:value',
       summary: 'Lift a suppression (the address may receive again)',
       params: z.object({ value: z.string().min(1).max(320) }),
-      responses: { 200: { description: 'Lifted' }, 404: { description: 'Not suppressed' } },
+      responses: {
+        200: {
+          description: 'Lifted: the address or number, as normalised',
+          schema: z
+            .object({ email: z.string().optional(), phone: z.string().optional(), lifted: z.literal(true) })
+            .meta({ example: { email: 'bob@example.org', lifted: true } }),
+        },
+        404: { description: 'Not suppressed' },
+      },
       async handler({ principal, params, req }) {
         return { status: 200, body: await deps.suppressions.lift(accountOf(principal), callerOf(principal, req), params.value) };
       },

@@ -3,8 +3,9 @@ import type { createSendEmail } from '../../commands/send-email.js';
 import type { TemplateCommands } from '../../commands/templates.js';
 import { MAX_SUBJECT } from '../../domain/email/render.js';
 import { defineRoute } from '../route.js';
+import { instant } from './answer-fields.js';
 import { accountOf, callerOf, causeOfRequest } from './principal-helpers.js';
-import { senderAddress } from './send-email.js';
+import { queuedSend, senderAddress } from './send-email.js';
 
 const MAX_BODY = 1_000_000;
 const fields = z.object({
@@ -14,7 +15,17 @@ const fields = z.object({
   text: z.string().max(MAX_BODY),
 });
 const idParams = z.object({ id: z.string().min(1).max(100) });
-const templateSchema = fields.extend({ id: z.string(), createdAt: z.string(), updatedAt: z.string() });
+const templateSchema = fields.extend({ id: z.string(), createdAt: instant, updatedAt: instant }).meta({
+  example: {
+    id: 'clx9tpl0000qzrm5h3k8e7f',
+    name: 'Receipt',
+    subject: 'Your receipt for order {{orderId}}',
+    html: '<p>Thanks, {{name}}!</p>',
+    text: 'Thanks, {{name}}!',
+    createdAt: '2026-03-01T09:00:00.000Z',
+    updatedAt: '2026-03-02T11:30:00.000Z',
+  },
+});
 const testBody = z
   .object({
     to: z.email().max(320),
@@ -45,7 +56,7 @@ export function createTemplateRoutes(deps: { templates: TemplateCommands; sendEm
       method: 'get',
       path: '/api/templates',
       summary: 'List templates',
-      responses: { 200: { description: '{items}' } },
+      responses: { 200: { description: '{items}', schema: z.object({ items: z.array(templateSchema) }) } },
       async handler({ principal }) {
         return { status: 200, body: { items: await deps.templates.list(accountOf(principal)) } };
       },
@@ -81,7 +92,7 @@ export function createTemplateRoutes(deps: { templates: TemplateCommands; sendEm
       params: idParams,
       body: testBody,
       responses: {
-        201: { description: '{queued: true, messageLogId}: follow it in GET /api/messages/:id' },
+        201: { description: '{queued: true, messageLogId}: follow it in GET /api/messages/:id', schema: queuedSend },
         400: { description: 'A send rule refused it (the same messages as POST /api/send/transactional)' },
         404: { description: 'Not in this account' },
       },
@@ -96,7 +107,10 @@ export function createTemplateRoutes(deps: { templates: TemplateCommands; sendEm
       path: '/api/templates/:id',
       summary: 'Delete a template',
       params: idParams,
-      responses: { 200: { description: '{id, deleted}' }, 404: { description: 'Not in this account' } },
+      responses: {
+        200: { description: '{id, deleted}', schema: z.object({ id: z.string(), deleted: z.literal(true) }).meta({ example: { id: 'clx9tpl0000qzrm5h3k8e7f', deleted: true } }) },
+        404: { description: 'Not in this account' },
+      },
       async handler({ principal, params, req }) {
         return { status: 200, body: await deps.templates.remove(accountOf(principal), callerOf(principal, req), params.id) };
       },

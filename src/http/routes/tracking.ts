@@ -67,7 +67,7 @@ export function createTrackingRoutes(deps: { engagement: EngagementCommands; lin
       auth: { kind: 'public' },
       params: messageParams,
       query: z.object({ s: z.string().max(200).optional() }),
-      responses: { 200: { description: 'image/gif' } },
+      responses: { 200: method === 'head' ? { description: 'image/gif' } : { description: 'A 1×1 transparent GIF', schema: z.string().meta({ format: 'binary' }), contentType: 'image/gif' } },
       async handler({ params, query, req, res }) {
         await remember(deps.engagement.recordOpen(params.messageId, visit(req), query.s));
         res.set({ 'Content-Type': 'image/gif', 'Cache-Control': 'no-store, no-cache, must-revalidate, private', Pragma: 'no-cache' });
@@ -113,7 +113,7 @@ export function createTrackingRoutes(deps: { engagement: EngagementCommands; lin
       tag: 'tracking',
       auth: { kind: 'public' },
       params: tokenParams,
-      responses: { 200: { description: 'text/html form' }, 404: { description: 'Unknown token: an HTML page for a browser (Accept: text/html), the JSON error otherwise' } },
+      responses: { 200: { description: 'The confirmation form', schema: z.string(), contentType: 'text/html' }, 404: { description: 'Unknown token: an HTML page for a browser (Accept: text/html), the JSON error otherwise' } },
       async handler({ params, req, res }) {
         const messageId = messageOf(params.token);
         const target = messageId ? await deps.engagement.unsubscribeTarget(messageId) : null;
@@ -139,7 +139,13 @@ export function createTrackingRoutes(deps: { engagement: EngagementCommands; lin
       auth: { kind: 'public' },
       params: tokenParams,
       bodyType: 'text',
-      responses: { 200: { description: 'Unsubscribed (repeats are harmless)' }, 404: { description: 'Unknown token' } },
+      responses: {
+        200: {
+          description: 'Unsubscribed (repeats are harmless): `{unsubscribed: true}` to a one-click POST; the confirmation form is answered an HTML page',
+          schema: z.object({ unsubscribed: z.literal(true) }).meta({ example: { unsubscribed: true } }),
+        },
+        404: { description: 'Unknown token' },
+      },
       async handler({ params, req, res }) {
         const messageId = messageOf(params.token);
         const body = typeof req.body === 'string' ? req.body : '';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { WebhookDeliveryCommands } from '../../commands/webhook-deliveries.js';
 import { defineRoute } from '../route.js';
+import { instant } from './answer-fields.js';
 import { accountOf, callerOf } from './principal-helpers.js';
 
 const idParams = z.object({ id: z.string().min(1).max(100) });
@@ -12,8 +13,8 @@ const deliveryItem = z.object({
   attempts: z.number().int(),
   lastResponseStatus: z.number().int().nullable(),
   lastError: z.string().nullable(),
-  nextAttemptAt: z.string().nullable(),
-  createdAt: z.string(),
+  nextAttemptAt: instant.nullable(),
+  createdAt: instant,
 });
 
 const deliveriesQuery = z
@@ -32,7 +33,19 @@ export function createWebhookDeliveryRoutes(deps: { deliveries: WebhookDeliveryC
       method: 'post',
       path: '/api/webhooks/:id/test',
       summary: 'Send one signed `webhook.test` event now and return the result (recorded in the deliveries log; a failed test is not retried by itself)',
-      responses: { 200: { description: '{delivered, responseStatus, error?}' }, 404: { description: 'Not in this account' } },
+      responses: {
+        200: {
+          description: '{delivered, responseStatus, error?}',
+          schema: z
+            .object({
+              delivered: z.boolean(),
+              responseStatus: z.number().int().nullable().meta({ description: "the endpoint's HTTP status; null when it never answered" }),
+              error: z.string().optional().meta({ description: 'why it was not delivered: `HTTP <status>`, `timed out`, or the network error' }),
+            })
+            .meta({ example: { delivered: false, responseStatus: 503, error: 'HTTP 503' } }),
+        },
+        404: { description: 'Not in this account' },
+      },
       async handler({ principal, params, req }) {
         return { status: 200, body: await deps.deliveries.test(accountOf(principal), callerOf(principal, req), params.id) };
       },
@@ -76,7 +89,7 @@ export function createWebhookDeliveryRoutes(deps: { deliveries: WebhookDeliveryC
       method: 'post',
       path: '/api/webhook-deliveries/:id/retry',
       summary: 'Re-queue a failed delivery (a new series of attempts)',
-      responses: { 200: { description: 'The delivery' }, 400: { description: 'Not failed' }, 404: { description: 'Not in this account' } },
+      responses: { 200: { description: 'The delivery, as the retry left it', schema: deliveryItem }, 400: { description: 'Not failed' }, 404: { description: 'Not in this account' } },
       async handler({ principal, params, req }) {
         return { status: 200, body: await deps.deliveries.retry(accountOf(principal), callerOf(principal, req), params.id) };
       },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { WebhookCommands } from '../../commands/webhooks.js';
 import { WEBHOOK_EVENTS } from '../../domain/webhooks/subscription.js';
 import { defineRoute, instantAhead } from '../route.js';
+import { instant } from './answer-fields.js';
 import { accountOf, callerOf } from './principal-helpers.js';
 
 // Credentials in the URL would be sent as Basic auth unannounced, and shown to every admin and in the
@@ -15,9 +16,17 @@ const events = z.array(z.enum(WEBHOOK_EVENTS)).min(1).max(20);
 const idParams = z.object({ id: z.string().min(1).max(100) });
 const pending = {
   nextSecret: z.string().optional().meta({ description: 'while a rotation waits for its time: the secret that signs from nextSecretAt' }),
-  nextSecretAt: z.string().optional(),
+  nextSecretAt: instant.optional(),
 };
-const view = z.object({ id: z.string(), url: z.string(), events: z.array(z.string()), secret: z.string(), ...pending, createdAt: z.string() });
+const view = z.object({ id: z.string(), url: z.string(), events: z.array(z.enum(WEBHOOK_EVENTS)), secret: z.string(), ...pending, createdAt: instant }).meta({
+  example: {
+    id: 'clx9whk0000qzrm5h3k8e7f',
+    url: 'https://hooks.acme.test/courier',
+    events: ['contact.unsubscribed', 'contact.bounced', 'contact.complained', 'contact.suppressed'],
+    secret: 'whsec_9fK2mQ7xV4pL1sD8hJ3gT6rW0yB5cN2e',
+    createdAt: '2026-03-01T09:00:00.000Z',
+  },
+});
 
 export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
   const base = { tag: 'webhooks', auth: { kind: 'jwt' as const } };
@@ -38,7 +47,7 @@ export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
       method: 'get',
       path: '/api/webhooks',
       summary: 'List subscriptions',
-      responses: { 200: { description: '{items}' } },
+      responses: { 200: { description: '{items}', schema: z.object({ items: z.array(view) }) } },
       async handler({ principal }) {
         return { status: 200, body: { items: await deps.webhooks.list(accountOf(principal)) } };
       },
@@ -80,7 +89,7 @@ export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
         .object({ activeAt: z.iso.datetime({ offset: true }).optional().meta({ description: 'when the new secret starts signing', get examples() { return [instantAhead(24)]; } }) })
         .strict(),
       responses: {
-        200: { description: '{id, newSecret, activeAt}', schema: z.object({ id: z.string(), newSecret: z.string(), activeAt: z.string() }) },
+        200: { description: '{id, newSecret, activeAt}', schema: z.object({ id: z.string(), newSecret: z.string(), activeAt: instant }) },
         400: { description: 'activeAt more than 7 days ahead' },
         404: { description: 'Not in this account' },
       },
@@ -94,7 +103,10 @@ export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
       path: '/api/webhooks/:id',
       summary: 'Remove a subscription',
       params: idParams,
-      responses: { 200: { description: '{id, deleted}' }, 404: { description: 'Not in this account' } },
+      responses: {
+        200: { description: '{id, deleted}', schema: z.object({ id: z.string(), deleted: z.literal(true) }).meta({ example: { id: 'clx9whk0000qzrm5h3k8e7f', deleted: true } }) },
+        404: { description: 'Not in this account' },
+      },
       async handler({ principal, params, req }) {
         return { status: 200, body: await deps.webhooks.remove(accountOf(principal), callerOf(principal, req), params.id) };
       },
