@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { CampaignCommands } from '../../commands/campaigns.js';
-import { CAMPAIGN_STATUSES } from '../../domain/campaigns/campaign.js';
+import { CAMPAIGN_STATUSES, type PauseReason } from '../../domain/campaigns/campaign.js';
 import { defineRoute } from '../route.js';
-import { instant } from './answer-fields.js';
+import { instant, nullableEnum } from './answer-fields.js';
 import { messageAggregate } from './messages.js';
 import { callerOf } from './principal-helpers.js';
 import { senderAddress } from './send-email.js';
@@ -64,12 +64,14 @@ const campaignExample = {
   },
 };
 
+const PAUSED_REASONS = ['manual', 'daily_send_cap', 'sender_not_verified', 'template_deleted', 'template_failed'] as const satisfies readonly PauseReason[];
+
 const campaign = z
   .object({
     id: z.string(),
     name: z.string(),
     status: z.enum(CAMPAIGN_STATUSES),
-    pausedReason: z.enum(['manual', 'daily_send_cap', 'sender_not_verified', 'template_deleted', 'template_failed']).nullable(),
+    pausedReason: nullableEnum(PAUSED_REASONS),
     templateId: z.string(),
     fromEmail: z.string(),
     fromName: z.string().nullable(),
