@@ -5,7 +5,7 @@ import { mapError } from '../error-mapping.js';
 import { unstorableProblem } from '../reject-nul.js';
 import { defineRoute } from '../route.js';
 import { causeOfRequest } from './principal-helpers.js';
-import { sendEmailBody } from './send-email.js';
+import { queuedSend, sendEmailBody } from './send-email.js';
 
 export const MAX_BATCH = 100;
 
@@ -32,9 +32,19 @@ export const sendBatchBody = z
     },
   });
 
+// An item's status is the HTTP status its message would have had alone, so a scheduled message's is
+// 201 too (not the `scheduled` a transactional send answers) and carries its sendAt.
 const item = z.union([
-  z.object({ status: z.literal(201), queued: z.literal(true), messageLogId: z.string() }),
-  z.object({ status: z.number().int(), message: z.string(), error: z.string() }),
+  queuedSend.omit({ status: true }).extend({ status: z.literal(201).meta({ type: 'integer' }) }),
+  z.object({
+    status: z.number().int().min(400).max(599),
+    message: z.string(),
+    error: z.string(),
+    issues: z
+      .array(z.object({ field: z.string().nullable(), message: z.string() }))
+      .optional()
+      .meta({ description: 'an invalid message: every problem found, where `message` names the first' }),
+  }),
 ]);
 
 type Item = { status: number } & Record<string, unknown>;
@@ -59,9 +69,17 @@ export function createSendBatchRoutes(deps: { sendEmail: ReturnType<typeof creat
       itemsCheckedApart: 'messages',
       responses: {
         200: {
-          description: 'One result per message, in request order: `{status: 201, queued, messageLogId}` or `{status: 4xx, message, error}`',
+          description:
+            'One result per message, in request order: `{status: 201, queued, messageLogId, sendAt?}` (sendAt: scheduled) or `{status: 4xx, message, error, issues?}`',
           schema: z.object({ items: z.array(item) }).meta({
-            example: { items: [{ status: 201, queued: true, messageLogId: 'clx0example0000000000000' }, { status: 400, message: 'alan@example.org is suppressed', error: 'Bad Request' }] },
+            example: {
+              items: [
+                { status: 201, queued: true, messageLogId: 'clx0example0000000000000' },
+                { status: 201, queued: true, messageLogId: 'clx0example0000000000001', sendAt: '2030-01-01T09:00:00.000Z' },
+                { status: 400, message: 'alan@example.org is suppressed', error: 'Bad Request' },
+                { status: 400, message: 'to: Invalid email address', error: 'Bad Request', issues: [{ field: 'to', message: 'Invalid email address' }] },
+              ],
+            },
           }),
         },
         400: { description: 'Not an object with `messages`, or `messages` not a list of 1 to 100' },
