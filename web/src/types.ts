@@ -1,5 +1,5 @@
-// Shapes of the answers whose routes do not declare a response schema (the request side of every
-// call is typed from the generated schema).
+// Shapes of the answers the pages read, written by hand: the schema (web/openapi.json) types the
+// request side of every call, and the answers as far as a page relies on them.
 
 export interface MessageSummary {
   id: string;
@@ -23,7 +23,8 @@ export interface MessageDetail extends MessageSummary {
   events: { type: string; occurredAt: string; data: Record<string, unknown> }[];
   metadata: Record<string, string>;
   sendAt: string | null;
-  attachments: { filename: string; contentType: string; size: number; contentId: string | null }[];
+  /** email only: an SMS has none */
+  attachments?: { filename: string; contentType: string; size: number; contentId: string | null }[];
   /** with a dashboard session: the campaign that sent it, and the recipient's contact (null when none) */
   campaign?: { id: string; name: string } | null;
   contact?: { email: string; status: string } | null;

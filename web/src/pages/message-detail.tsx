@@ -87,7 +87,7 @@ export function MessageDetail({ params }: { params: string[] }) {
                 </dd>
               </>
             )}
-            {m.attachments.length > 0 && (
+            {m.attachments && m.attachments.length > 0 && (
               <>
                 <dt>Attachments</dt>
                 <dd>
