@@ -46,7 +46,9 @@ await runTool(async ({ config, infra, store }) => {
         console.error('Not switched: some keys open with neither key (see docs/operations.md). The old key still opens the data.');
         return 1;
       }
-      console.log('Rotated: start every process with the new ENCRYPTION_KEY and without ENCRYPTION_KEY_PREVIOUS; the old key is now refused.');
+      console.log(
+        'Rotated: start every process with the new ENCRYPTION_KEY and without ENCRYPTION_KEY_PREVIOUS (a process that reads its key from $DATA_DIR/encryption.key: write the new key there); the old key is now refused.',
+      );
       return 0;
     } catch (err) {
       if (err instanceof RotationRefused) {

@@ -42,7 +42,10 @@ export interface KeyStore {
    * the stored one, or `proposed` stored now when there is none.
    */
   verifier(proposed: string): Promise<string>;
-  /** Whether any data key was ever stored (a database holding sealed data). */
+  /**
+   * Whether a key-encryption key was ever bound to this store: a verifier or a data key stored, or a
+   * person erased. A newly generated key could then not open what is there.
+   */
   holdsKeys(): Promise<boolean>;
 }
 

@@ -38,7 +38,7 @@ export function createMemoryKeyStore(): KeyStore {
       return verifier;
     },
     async holdsKeys() {
-      return keys.size > 0 || erasedPeople.size > 0;
+      return verifier !== undefined || keys.size > 0 || erasedPeople.size > 0;
     },
   };
 }

@@ -54,7 +54,7 @@ export function createPgKeyStore(db: Db, writer: Db = db): KeyStore {
     },
 
     async holdsKeys() {
-      const row = await db.raw("SELECT EXISTS (SELECT 1 FROM data_keys) OR EXISTS (SELECT 1 FROM erased_people) AS holds");
+      const row = await db.raw('SELECT EXISTS (SELECT 1 FROM data_key_verifier) OR EXISTS (SELECT 1 FROM data_keys) OR EXISTS (SELECT 1 FROM erased_people) AS holds');
       return Boolean(row.rows[0].holds);
     },
   };

@@ -23,28 +23,28 @@ export const KEY_FILE = 'encryption.key';
  * start). A database that already holds data keys is never given a newly generated key: that start
  * stops with one line, as does a key that does not open the stored keys.
  */
-async function loadMasterKey(options: { encryptionKey?: string; dataDir: string; store: KeyStore }): Promise<Buffer> {
-  if (options.encryptionKey) return parseMasterKey(options.encryptionKey)!;
+async function loadMasterKey(options: { encryptionKey?: string; dataDir: string; store: KeyStore }): Promise<{ key: Buffer; from: string }> {
+  if (options.encryptionKey) return { key: parseMasterKey(options.encryptionKey)!, from: 'ENCRYPTION_KEY' };
   const file = join(resolve(options.dataDir), KEY_FILE);
   if (existsSync(file)) {
     const key = parseMasterKey(readFileSync(file, 'utf8'));
     if (!key) throw new StartupError(`${file} does not hold an encryption key (32 bytes, base64): restore it, or set ENCRYPTION_KEY.`);
-    return key;
+    return { key, from: `The key in ${file} (ENCRYPTION_KEY is not set)` };
   }
   if (await options.store.holdsKeys()) {
     throw new StartupError(
-      'ENCRYPTION_KEY is not set and DATA_DIR has no encryption.key, but the database holds encrypted personal data: set ENCRYPTION_KEY to the key it was written with.',
+      `ENCRYPTION_KEY is not set and ${file} does not exist, but the database holds encrypted personal data: set ENCRYPTION_KEY to the key it was written with (processes sharing a database need the same key: set it, or give them the same DATA_DIR).`,
     );
   }
   const text = generateMasterKeyText();
   mkdirSync(resolve(options.dataDir), { recursive: true });
   writeFileSync(file, `${text}\n`, { mode: 0o600, flag: 'wx' });
-  return parseMasterKey(text)!;
+  return { key: parseMasterKey(text)!, from: `The key generated into ${file}` };
 }
 
 /** `previousKey` (ENCRYPTION_KEY_PREVIOUS): during a rotation, the key the data was written with still opens it. */
 export async function openPrivacy(options: { encryptionKey?: string; previousKey?: string; dataDir: string; store: KeyStore }): Promise<Privacy> {
-  const current = await loadMasterKey(options);
+  const { key: current, from } = await loadMasterKey(options);
   const previous = options.previousKey ? parseMasterKey(options.previousKey)! : undefined;
   const opener = createMasterKey(current, { previous });
   const stored = await options.store.verifier(opener.verifier());
@@ -52,7 +52,7 @@ export async function openPrivacy(options: { encryptionKey?: string; previousKey
     throw new StartupError(
       previous
         ? 'neither ENCRYPTION_KEY nor ENCRYPTION_KEY_PREVIOUS is the key the stored personal data was encrypted with: set ENCRYPTION_KEY_PREVIOUS to the key it was written with.'
-        : 'ENCRYPTION_KEY is not the key the stored personal data was encrypted with: set the key it was written with.',
+        : `${from} is not the key the stored personal data was encrypted with: set the key it was written with.`,
     );
   }
   const wrappedHashKey = (await options.store.find([PERSON_HASH_KEY_ID])).get(PERSON_HASH_KEY_ID);

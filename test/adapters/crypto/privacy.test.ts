@@ -31,8 +31,27 @@ describe('the encryption key at start-up', () => {
     await store.store([{ accountId: 'a', person: 'p', scope: 'profile', id: 'k', wrapped: randomBytes(60) }]);
     const err = await refusal(openPrivacy({ dataDir, store }));
     expect(err).to.be.instanceOf(StartupError);
-    expect(err.message).to.match(/^ENCRYPTION_KEY is not set .* the database holds encrypted personal data: set ENCRYPTION_KEY to the key it was written with\.$/);
+    expect(err.message).to.match(/^ENCRYPTION_KEY is not set .* the database holds encrypted personal data: set ENCRYPTION_KEY to the key it was written with /);
     expect(err.message).to.not.include('\n');
+  });
+
+  it('with no key to give, a start on a database another key was bound to stops with one line naming the file, generating none', async () => {
+    const store = createMemoryKeyStore();
+    // another process (another DATA_DIR) bound its key to the database, before any data was sealed
+    await openPrivacy({ dataDir: mkdtempSync(join(tmpdir(), 'p-erase-key-')), store });
+    const err = await refusal(openPrivacy({ dataDir, store }));
+    expect(err.message).to.equal(
+      `ENCRYPTION_KEY is not set and ${join(dataDir, KEY_FILE)} does not exist, but the database holds encrypted personal data: set ENCRYPTION_KEY to the key it was written with (processes sharing a database need the same key: set it, or give them the same DATA_DIR).`,
+    );
+    expect(() => statSync(join(dataDir, KEY_FILE))).to.throw(/ENOENT/);
+  });
+
+  it('a key file that is not the one the data was written with is named as the key refused, not ENCRYPTION_KEY', async () => {
+    const store = createMemoryKeyStore();
+    await openPrivacy({ dataDir, store, encryptionKey: randomBytes(32).toString('base64') });
+    writeFileSync(join(dataDir, KEY_FILE), `${randomBytes(32).toString('base64')}\n`);
+    const err = await refusal(openPrivacy({ dataDir, store }));
+    expect(err.message).to.equal(`The key in ${join(dataDir, KEY_FILE)} (ENCRYPTION_KEY is not set) is not the key the stored personal data was encrypted with: set the key it was written with.`);
   });
 
   it('a key that is not the one the data was written with stops the start', async () => {
