@@ -10,7 +10,7 @@ import { mapError } from './error-mapping.js';
 import { buildOpenApi } from './openapi.js';
 import { createApiDocs } from './api-docs.js';
 import { API_CSP } from './content-security.js';
-import { createLoggedUrl, requestSerializer } from './request-log.js';
+import { createLoggedUrl, requestLogLevel, requestSerializer } from './request-log.js';
 import type { PresentedKey } from '../commands/api-keys.js';
 import type { Principal, Scope } from '../domain/principal.js';
 import type { RouteAuth } from './principal.js';
@@ -78,7 +78,7 @@ export function createApp(deps: AppDeps): express.Express {
           // every credential a request or its answer carries: a session cookie set in an answer is as good as a password for 12 hours
           redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]', 'res.headers["set-cookie"]'],
           serializers: { req: requestSerializer(createLoggedUrl(deps.routes.map((route) => route.path))) },
-          customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+          customLogLevel: (req, res, err) => requestLogLevel(((req as Request).originalUrl ?? req.url ?? '').split('?')[0], res.statusCode, err),
         })
       : (req: Request, res: Response, next: NextFunction) => {
           req.id = requestId(req, res);

@@ -59,3 +59,16 @@ export function requestSerializer(loggedUrl: (url: string) => string) {
     return req;
   };
 }
+
+/** The probes a load balancer or orchestrator asks every few seconds. */
+const PROBES = new Set(['/healthz', '/readyz']);
+
+/**
+ * The level a request is logged at: an error when the service failed it; a probe answered 503 is a
+ * warning, as it answers so every few seconds while a process starts or a store is away (the cause is
+ * logged where it happens), and would bury real errors.
+ */
+export function requestLogLevel(path: string, status: number, err: unknown): 'error' | 'warn' | 'info' {
+  if (!err && status === 503 && PROBES.has(path)) return 'warn';
+  return err || status >= 500 ? 'error' : 'info';
+}

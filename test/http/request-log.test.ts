@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createLoggedUrl } from '../../src/http/request-log.js';
+import { createLoggedUrl, requestLogLevel } from '../../src/http/request-log.js';
 
 describe('the request log URL', () => {
   const loggedUrl = createLoggedUrl(['/api/contacts', '/api/contacts/import', '/api/contacts/:email', '/api/messages/:id/history', '/r/:messageId', '/api/sandbox/emails/:id/attachments/:position']);
@@ -22,5 +22,17 @@ describe('the request log URL', () => {
 
   it('logs a path no route matches as it came, without its query values', () => {
     expect(loggedUrl('/nowhere/at/all?x=1')).to.equal('/nowhere/at/all?x=…');
+  });
+});
+
+describe('the request log level', () => {
+  it('an error for a request the service failed; a warning for a probe answered 503, asked every few seconds while a store is away', () => {
+    expect(requestLogLevel('/api/messages', 200, undefined)).to.equal('info');
+    expect(requestLogLevel('/api/messages', 404, undefined)).to.equal('info');
+    expect(requestLogLevel('/api/messages', 503, undefined)).to.equal('error');
+    expect(requestLogLevel('/api/messages', 200, new Error('x'))).to.equal('error');
+    expect(requestLogLevel('/readyz', 503, undefined)).to.equal('warn');
+    expect(requestLogLevel('/healthz', 503, undefined)).to.equal('warn');
+    expect(requestLogLevel('/healthz', 500, undefined)).to.equal('error');
   });
 });
