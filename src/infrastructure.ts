@@ -91,7 +91,7 @@ export async function openInfrastructure(
     embedded = { databaseDir: server.databaseDir, started: server.started, ...(server.setAside ? { setAside: server.setAside } : {}) };
     stopEmbedded = server.stop;
   }
-  const db = createDb(databaseUrl);
+  const db = createDb(databaseUrl, { logger: options.logger });
   let privacy: Privacy;
   let keyWriter: Db | undefined;
   let streamsNamedByAddress: boolean;
@@ -100,7 +100,7 @@ export async function openInfrastructure(
     streamsNamedByAddress = await predatesSealing(db);
     // Keys are committed without waiting for the WAL flush only when the events sealed under them
     // are appended to this same PostgreSQL (their commit flushes it): not beside EventStoreDB.
-    keyWriter = config.EVENTSTORE_URL ? undefined : createDb(databaseUrl, { pool: 4, settings: { synchronous_commit: 'off' } });
+    keyWriter = config.EVENTSTORE_URL ? undefined : createDb(databaseUrl, { pool: 4, settings: { synchronous_commit: 'off' }, logger: options.logger });
     privacy = await openPrivacy({ encryptionKey: config.ENCRYPTION_KEY, previousKey: config.ENCRYPTION_KEY_PREVIOUS, dataDir: config.DATA_DIR, store: createPgKeyStore(db, keyWriter) });
   } catch (err) {
     await keyWriter?.destroy().catch(() => {});
@@ -112,10 +112,10 @@ export async function openInfrastructure(
   // On PostgreSQL a new key is stored in the transaction of the first append sealed under it.
   const eventStore = config.SEAL_PERSONAL_DATA ? privacy.seal(bareStore, { keysWithEvents: !config.EVENTSTORE_URL }) : bareStore;
   const queue = createJobQueue({ databaseUrl, redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX, onError: options.onQueueError });
-  const counters = createSendCounters(databaseUrl);
+  const counters = createSendCounters(databaseUrl, { logger: options.logger });
   // Two connections each: a fan-out has one batch of each kind in flight at a time, and the next gathering.
   const bulkStore = createEventStore({ databaseUrl, eventstoreUrl: config.EVENTSTORE_URL, poolSize: 2 });
-  const bulk = { eventStore: config.SEAL_PERSONAL_DATA ? privacy.seal(bulkStore) : bulkStore, counters: createSendCounters(databaseUrl, { pool: 2 }) };
+  const bulk = { eventStore: config.SEAL_PERSONAL_DATA ? privacy.seal(bulkStore) : bulkStore, counters: createSendCounters(databaseUrl, { pool: 2, logger: options.logger }) };
   const limiters = createRateLimiters({ db, redisUrl: config.REDIS_URL, redisPrefix: config.REDIS_PREFIX });
   return {
     databaseUrl,

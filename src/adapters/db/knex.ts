@@ -16,13 +16,20 @@ export type Db = Knex;
 /** Session settings of every connection of a pool (a pool that wants them gets its own). */
 export type SessionSettings = Partial<Record<'synchronous_commit' | 'enable_seqscan', 'on' | 'off'>>;
 
-export function createDb(connectionString: string, options: { pool?: number; settings?: SessionSettings } = {}): Db {
+/** Where knex's own warnings go (a connection lost, an acquire failed): the service's log, not bare text on stdout among its JSON lines. */
+export type DbLogger = { warn(message: string): void; error(message: string): void };
+
+export function createDb(connectionString: string, options: { pool?: number; settings?: SessionSettings; logger?: DbLogger } = {}): Db {
   const settings = Object.entries(options.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`);
+  const logger = options.logger;
   return knexFactory({
     client: 'pg',
     connection: settings.length > 0 ? { connectionString, options: settings.join(' ') } : connectionString,
     pool: { min: 0, max: options.pool ?? 10 },
     migrations: { migrationSource, tableName: 'knex_migrations' },
+    ...(logger
+      ? { log: { warn: (m: unknown) => logger.warn(String(m)), error: (m: unknown) => logger.error(String(m)), deprecate: (m: unknown) => logger.warn(String(m)), debug: () => {} } }
+      : {}),
   });
 }
 

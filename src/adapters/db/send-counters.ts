@@ -1,4 +1,4 @@
-import { createDb, query, type Db } from './knex.js';
+import { createDb, query, type Db, type DbLogger } from './knex.js';
 import { capRefusal, type CapOutcome } from '../../domain/messages/send-admission.js';
 import { createGroupCommit, type GroupCommit } from '../../group-commit.js';
 
@@ -57,10 +57,10 @@ const RESERVE_SLOTS = 'SELECT reserve_send_slots($1::date, $2::text[], $3::int[]
  * Sends arriving together reserve in one call of reserve_send_slots (migration 015), which decides
  * them in arrival order under the counters' row locks.
  */
-export function createSendCounters(connectionString: string, options: { pool?: number } = {}) {
+export function createSendCounters(connectionString: string, options: { pool?: number; logger?: DbLogger } = {}) {
   // Index scans only: the statements of a send (the send facts of src/read-models/send-facts.ts, reserve_send_slots) run prepared here, and a
   // plan cached while a table was small would otherwise keep scanning it whole as it grows.
-  const db = createDb(connectionString, { pool: options.pool ?? 4, settings: { synchronous_commit: 'off', enable_seqscan: 'off' } });
+  const db = createDb(connectionString, { pool: options.pool ?? 4, settings: { synchronous_commit: 'off', enable_seqscan: 'off' }, logger: options.logger });
 
   /**
    * A group commit of statements that take slots (reserve_send_slots, alone or behind checks of their

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import sinon from 'sinon';
 import { createDb, migrate, query, type Db } from '../../../src/adapters/db/knex.js';
 import { StartupError } from '../../../src/startup-error.js';
 import { createTestDatabase, type TestDatabase } from '../../support/db.js';
@@ -22,6 +23,20 @@ describe('database connections', () => {
     } finally {
       await db.destroy();
     }
+  });
+
+  it("knex's own warnings (a connection that could not be had) go to the logger given, not to stdout among the JSON log lines", async () => {
+    const warnings: string[] = [];
+    const printed = sinon.stub(console, 'log');
+    const unreachable = createDb('postgres://postgres@127.0.0.1:1/nowhere', { pool: 1, logger: { warn: (m) => warnings.push(m), error: (m) => warnings.push(m) } });
+    try {
+      await unreachable.raw('SELECT 1').then(() => expect.fail('no server listens there'), () => undefined);
+    } finally {
+      printed.restore();
+      await unreachable.destroy();
+    }
+    expect(warnings.some((w) => w.startsWith('Acquire connection error: '))).to.equal(true);
+    expect(printed.called).to.equal(false);
   });
 
   it('a database a newer version migrated is refused at start in words an operator can act on', async () => {
