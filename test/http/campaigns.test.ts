@@ -324,6 +324,23 @@ describe('campaigns: create, send, fan-out, progress and stats', function () {
     expect(later.body).to.deep.include({ status: 'cancelled', progress: body.progress });
   });
 
+  it('many pauses at once wait for one step without holding the connections the rest of the API needs', async () => {
+    const many = Array.from({ length: 300 }, (_, i) => ({ email: `crowd${i}@example.org` }));
+    expect((await app.request('POST', '/api/contacts/import', { token: token(), body: { contacts: many, listId: 'crowd' } })).status).to.equal(200);
+    const { body: c } = await create({ audience: { listId: 'crowd' } });
+    await api('POST', `/api/campaigns/${c.id}/send`);
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    // more than the API's ten connections: each waiting one held a connection, and all waited 30 s
+    const pauses = Array.from({ length: 12 }, () => api('POST', `/api/campaigns/${c.id}/pause`));
+    const settings = api('GET', '/api/settings').then((r) => ({ status: r.status, ms: Date.now() - started }));
+    const answers = await Promise.all(pauses);
+    expect(answers.map((r) => [r.status, r.body.status])).to.deep.equal(answers.map(() => [200, 'paused']));
+    expect(Date.now() - started).to.be.below(15_000);
+    expect((await settings).status).to.equal(200);
+    expect((await settings).ms).to.be.below(10_000);
+  });
+
   it('a pause answered is the state that stays: a campaign of nobody paused as it is sent stays paused, or was sent first (409)', async () => {
     const { body: c } = await create({ audience: { listId: 'nobody-at-all' } });
     await api('POST', `/api/campaigns/${c.id}/send`);
