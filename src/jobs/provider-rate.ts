@@ -13,7 +13,7 @@ const SETTING_TTL_MS = 1_000;
 const MAX_WINDOW_SECONDS = 2 ** 32;
 /** The most calls a window may count: the PostgreSQL limiter counts in a 32-bit integer. A faster rate is this many. */
 const MAX_POINTS = 2_147_483_647;
-/** setTimeout's longest delay (a longer one fires at once): a longer wait is slept in steps, each looking again. */
+/** setTimeout's longest delay (a longer one fires at once). */
 const MAX_SLEEP_MS = 2_147_483_647;
 
 /**
@@ -32,8 +32,15 @@ function windowOf(rate: number): { points: number; windowSeconds: number } {
  * may not take the last fifth of a window's calls (at least one, when the window has two or more), and
  * one refused gives back the count it took, so it never eats into what transactional sends may use.
  */
-export function createProviderRate(deps: { db: Db; limiters: RateLimiters; sleep?: (ms: number) => Promise<void> }) {
+export function createProviderRate(deps: {
+  db: Db;
+  limiters: RateLimiters;
+  sleep?: (ms: number) => Promise<void>;
+  /** how long a wait sleeps before it looks at the account's rate again (default: as long as a rate is kept) */
+  waitStepMs?: number;
+}) {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const waitStep = deps.waitStepMs ?? SETTING_TTL_MS;
   // The read itself is kept, not only its answer: the sends that ask together once it is stale wait for
   // one read (at 80 sends in flight they made one statement each, 4 a second during a campaign).
   const settings = new Map<string, { rate: Promise<number | null>; until: number }>();
@@ -67,19 +74,29 @@ export function createProviderRate(deps: { db: Db; limiters: RateLimiters; sleep
   return {
     /** Waits until the account may make one more provider call (at once when it has no rate). */
     async take(accountId: string, kind: 'transactional' | 'campaign'): Promise<void> {
+      // A wait is slept a step at a time, the account's rate looked at between steps: a rate lifted or
+      // changed meanwhile counts within a step (a wait of a slow rate's whole window, up to 24 days a
+      // timer, kept the sends of a lifted limit waiting), and the same one is asked again when its
+      // window has ended.
+      let waiting: { limiter: RateLimiter; until: number } | undefined;
       for (;;) {
         const rate = await rateOf(accountId);
         if (rate === null) return;
         const { points, windowSeconds } = windowOf(rate);
         const reserved = kind === 'campaign' && points >= 2 ? Math.max(1, Math.floor(points / 5)) : 0;
         const limiter = limiterFor(points - reserved, windowSeconds);
+        const left = waiting?.limiter === limiter ? waiting.until - Date.now() : 0;
+        if (left > 0) {
+          await sleep(Math.min(left, waitStep, MAX_SLEEP_MS));
+          continue;
+        }
         const admission = await limiter.take(accountId);
         if (admission.allowed) return;
         await limiter.giveBack(accountId);
         // Campaign sends look again a tenth of a window later, so that transactional sends waiting
         // for the same window go first even when the store answers slowly under load (at 50 ms a
         // busy CI machine let a campaign send in ahead of them).
-        await sleep(Math.min(admission.retryAfterMs + (kind === 'campaign' ? windowSeconds * 100 : 0) + Math.random() * 20, MAX_SLEEP_MS));
+        waiting = { limiter, until: Date.now() + admission.retryAfterMs + (kind === 'campaign' ? windowSeconds * 100 : 0) + Math.random() * 20 };
       }
     },
   };

@@ -40,12 +40,30 @@ function extremeRates(store: string, openLimiters: (testDb: TestDatabase) => Rat
         waits.push(ms);
         throw new Error('waits');
       };
-      const provider = createProviderRate({ db: testDb.db, limiters, sleep });
+      // a wait slept whole, to see the window's length in it
+      const provider = createProviderRate({ db: testDb.db, limiters, sleep, waitStepMs: Infinity });
       const take = (kind: 'transactional' | 'campaign') => provider.take(accountId, kind);
       /** a take that has to wait: the error its recorded sleep ends it with */
       const refused = (kind: 'transactional' | 'campaign') => take(kind).then(() => expect.fail('admitted'), (err: Error) => err.message);
       return { take, refused, waits };
     }
+
+    it('a wait looks at the rate again a step at a time: a limit lifted or changed meanwhile counts within a second or two', async () => {
+      for (const after of [null, 1000]) {
+        const accountId = `acct-${randomBytes(4).toString('hex')}`;
+        await testDb.db('accounts').insert({ id: accountId, provider_rate_per_second: 0.001 });
+        const provider = createProviderRate({ db: testDb.db, limiters, waitStepMs: 100 });
+        await provider.take(accountId, 'transactional');
+        const started = Date.now();
+        let done = false;
+        const waiting = provider.take(accountId, 'transactional').then(() => (done = true));
+        await new Promise((r) => setTimeout(r, 300));
+        expect(done, 'one call in 1,000 s: the second waits').to.equal(false);
+        await testDb.db('accounts').where({ id: accountId }).update({ provider_rate_per_second: after });
+        await waiting;
+        expect(Date.now() - started, String(after)).to.be.below(3_000);
+      }
+    });
 
     it('0.005 a second is one call, then a wait of the 200 seconds its window has left', async () => {
       const w = await worker(0.005);
