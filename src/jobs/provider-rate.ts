@@ -72,8 +72,14 @@ export function createProviderRate(deps: {
   }
 
   return {
-    /** Waits until the account may make one more provider call (at once when it has no rate). */
-    async take(accountId: string, kind: 'transactional' | 'campaign'): Promise<void> {
+    /**
+     * Waits until the account may make one more provider call (at once when it has no rate), and
+     * answers null; or, given `holdMs`, when that would be longer, answers when to ask again instead
+     * of waiting: a send holds a worker's slot while it waits, and a slow account's sends held every
+     * slot, every other account's sends waiting behind them.
+     */
+    async take(accountId: string, kind: 'transactional' | 'campaign', options: { holdMs?: number } = {}): Promise<Date | null> {
+      const started = Date.now();
       // A wait is slept a step at a time, the account's rate looked at between steps: a rate lifted or
       // changed meanwhile counts within a step (a wait of a slow rate's whole window, up to 24 days a
       // timer, kept the sends of a lifted limit waiting), and the same one is asked again when its
@@ -81,7 +87,7 @@ export function createProviderRate(deps: {
       let waiting: { limiter: RateLimiter; until: number } | undefined;
       for (;;) {
         const rate = await rateOf(accountId);
-        if (rate === null) return;
+        if (rate === null) return null;
         const { points, windowSeconds } = windowOf(rate);
         const reserved = kind === 'campaign' && points >= 2 ? Math.max(1, Math.floor(points / 5)) : 0;
         const limiter = limiterFor(points - reserved, windowSeconds);
@@ -91,12 +97,13 @@ export function createProviderRate(deps: {
           continue;
         }
         const admission = await limiter.take(accountId);
-        if (admission.allowed) return;
+        if (admission.allowed) return null;
         await limiter.giveBack(accountId);
         // Campaign sends look again a tenth of a window later, so that transactional sends waiting
         // for the same window go first even when the store answers slowly under load (at 50 ms a
         // busy CI machine let a campaign send in ahead of them).
         waiting = { limiter, until: Date.now() + admission.retryAfterMs + (kind === 'campaign' ? windowSeconds * 100 : 0) + Math.random() * 20 };
+        if (options.holdMs !== undefined && waiting.until - started > options.holdMs) return new Date(waiting.until);
       }
     },
   };

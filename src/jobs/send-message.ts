@@ -31,6 +31,12 @@ export const PROVIDER_RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_
  * the message, or the retry sends it a second time.
  */
 export const PROVIDER_SEARCH_SETTLE_MS = 60_000;
+/**
+ * The longest a send waits in its worker slot for its account's provider rate; one that would wait
+ * longer is put back until its turn (a window of a second or two is waited out, which keeps
+ * transactional sends ahead of a campaign's within it).
+ */
+const RATE_HOLD_MS = 2_000;
 
 export interface SendMessageDeps {
   db: Db;
@@ -174,6 +180,15 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       }
     }
 
+    if (emailProvider && deps.providerRate) {
+      const later = await deps.providerRate.take(queued.accountId, (queued as EmailQueued['data']).campaignId ? 'campaign' : 'transactional', { holdMs: RATE_HOLD_MS });
+      if (later) {
+        // its account's provider rate has no call left for a while: the slot goes to other sends
+        // meanwhile (nothing was called, nothing is recorded)
+        await rescheduleSideEffect(deps.db, deps.queue, sideEffectId, later);
+        return;
+      }
+    }
     let result: EmailSendResult;
     const called = performance.now();
     const seconds = () => (performance.now() - called) / 1000;
@@ -222,7 +237,6 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
 
   async function sendEmail(provider: EmailProvider, m: EmailQueued['data']) {
     const attachments = await loadAttachments(m.attachments);
-    await deps.providerRate?.take(m.accountId, m.campaignId ? 'campaign' : 'transactional');
     return provider.send({
       messageId: m.messageId,
       from: m.from,

@@ -24,6 +24,28 @@ describe('providerRatePerSecond: the account\'s provider calls a second, across 
     }
   });
 
+  it("an account's slow rate holds no worker slot: another account's send goes out while a hundred wait their turn", async () => {
+    const signup = await app.request('POST', '/api/auth/signup', { body: { accountName: 'Slow', email: 'owner@slow.example', password: 'a-long-password-1' } });
+    expect(signup.status).to.equal(201);
+    const slow = await readyToSend(app, { token: signup.body.token, domain: 'slow.example' });
+    expect((await app.request('PATCH', '/api/settings', { token: signup.body.token, body: { providerRatePerSecond: 0.01 } })).status).to.equal(200);
+    await new Promise((r) => setTimeout(r, 1_100));
+    // a hundred sends, more than the worker's 64 slots, of which one call a hundred seconds goes out
+    for (let batch = 0; batch < 2; batch++) {
+      const messages = Array.from({ length: 50 }, (_, i) => ({ to: `wait${batch}-${i}@example.org`, fromEmail: slow.from, subject: 's', text: 't', html: '<p>t</p>' }));
+      const { body } = await app.request('POST', '/api/send/batch', { apiKey: slow.key, body: { messages } });
+      expect(body.items.map((item: { status: number }) => item.status)).to.deep.equal(messages.map(() => 201));
+    }
+    await new Promise((r) => setTimeout(r, 1_000));
+    const { key, from } = await readyToSend(app);
+    expect((await settings({ providerRatePerSecond: null })).status).to.equal(200);
+    const sent = await app.request('POST', '/api/send/transactional', { apiKey: key, body: { to: 'prompt@example.org', fromEmail: from, subject: 's', text: 't', html: '<p>t</p>' } });
+    expect(sent.status, JSON.stringify(sent.body)).to.equal(201);
+    await eventually(() => app.infra.db('sandbox_emails').where({ message_id: sent.body.messageLogId }).first(), Boolean, 10_000);
+    const slowOnes = await app.infra.db('sandbox_emails').where('to_address', 'like', 'wait%').count({ n: '*' }).first();
+    expect(Number(slowOnes!.n)).to.equal(1);
+  });
+
   it('spreads the provider calls: 12 sends at 4 a second reach the provider over three windows', async () => {
     const { key, from } = await readyToSend(app);
     expect((await settings({ providerRatePerSecond: 4 })).status).to.equal(200);
