@@ -11,6 +11,13 @@ describe('dashboard: a two-step confirmation asks about one thing, once, and kee
   let h: DashboardHarness;
   let from: string;
   const api = (method: string, path: string, body?: unknown) => h.app.request(method, path, { token: h.app.adminToken, body });
+  /** A draft campaign of the first template to a list nobody is on: its id. */
+  const draftCampaign = async (name: string) => {
+    const templateId = (await api('GET', '/api/templates')).body.items[0].id;
+    const created = await api('POST', '/api/campaigns', { name, templateId, fromEmail: from, audience: { listId: 'nobody-here' } });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    return created.body.id as string;
+  };
 
   before(async () => {
     h = await startDashboard();
@@ -102,8 +109,7 @@ describe('dashboard: a two-step confirmation asks about one thing, once, and kee
     expect(await focused(page)).to.equal('Revoke kbd');
 
     // a campaign's send (a form of its own) and delete
-    const created = await api('POST', '/api/campaigns', { name: 'Kbd', templateId: (await api('GET', '/api/templates')).body.items[0].id, fromEmail: from, audience: { listId: 'none' } });
-    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const kbd = await draftCampaign('Kbd');
     await page.goto('/campaigns');
     await page.getByRole('button', { name: 'Send Kbd' }).focus();
     await page.keyboard.press('Enter');
@@ -119,15 +125,13 @@ describe('dashboard: a two-step confirmation asks about one thing, once, and kee
     expect(await focused(page)).to.equal('Yes, delete Kbd');
     await page.keyboard.press('Escape');
     expect(await focused(page)).to.equal('Delete Kbd');
-    expect((await api('GET', `/api/campaigns/${created.body.id}`)).body.status).to.equal('draft');
+    expect((await api('GET', `/api/campaigns/${kbd}`)).body.status).to.equal('draft');
     await expectAccessible(page);
   });
 
   it("a confirmation's Cancel names what it keeps: a draft campaign's row has no two buttons of one name", async () => {
     const { page } = h;
-    const templateId = (await api('GET', '/api/templates')).body.items[0].id;
-    const created = await api('POST', '/api/campaigns', { name: 'Twin', templateId, fromEmail: from, audience: { listId: 'none' } });
-    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const twin = await draftCampaign('Twin');
     await page.goto('/campaigns');
     const row = page.getByRole('row').filter({ hasText: 'Twin' });
     await page.getByRole('button', { name: 'Delete Twin' }).click();
@@ -144,15 +148,13 @@ describe('dashboard: a two-step confirmation asks about one thing, once, and kee
     await back.click();
     await page.getByRole('button', { name: 'Delete Twin' }).waitFor();
     expect(await focused(page)).to.equal('Delete Twin');
-    expect((await api('GET', `/api/campaigns/${created.body.id}`)).body.status).to.equal('draft');
+    expect((await api('GET', `/api/campaigns/${twin}`)).body.status).to.equal('draft');
     await expectAccessible(page);
   });
 
   it('a campaign scheduled at a time already past says, before it goes, that it will start now', async () => {
     const { page } = h;
-    const templateId = (await api('GET', '/api/templates')).body.items[0].id;
-    const created = await api('POST', '/api/campaigns', { name: 'Late', templateId, fromEmail: from, audience: { listId: 'nobody-here' } });
-    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const late = await draftCampaign('Late');
     await page.goto('/campaigns');
     const row = page.getByRole('row').filter({ hasText: 'Late' });
     const when = page.getByLabel('Schedule at Late');
@@ -170,7 +172,7 @@ describe('dashboard: a two-step confirmation asks about one thing, once, and kee
     await when.fill('2020-01-01T10:00');
     await page.getByRole('button', { name: 'Send Late' }).click();
     await page.getByRole('button', { name: 'Yes, send Late' }).click();
-    const status = await eventually(async () => (await api('GET', `/api/campaigns/${created.body.id}`)).body.status, (s) => s !== 'draft');
+    const status = await eventually(async () => (await api('GET', `/api/campaigns/${late}`)).body.status, (s) => s !== 'draft');
     expect(status).to.not.equal('scheduled');
   });
 });
