@@ -12,8 +12,8 @@ import type { Knex } from 'knex';
  */
 export const config = { transaction: false };
 
-/** The contacts read model's live generation table, if there is one yet (035 adds its index the same way). */
-export async function liveContactsTable(knex: Knex): Promise<string | undefined> {
+/** The contacts read model's live generation table, if there is one yet. */
+async function liveContactsTable(knex: Knex): Promise<string | undefined> {
   const hasRegistry = await knex.schema.hasTable('projection_registry');
   const live = hasRegistry ? await knex('projection_registry').where({ name: 'contacts' }).first('active_generation') : undefined;
   if (!live) return undefined; // a new database: the projection's setup creates the table with the index
@@ -21,17 +21,24 @@ export async function liveContactsTable(knex: Knex): Promise<string | undefined>
   return (await knex.schema.hasTable(table)) ? table : undefined;
 }
 
-export async function up(knex: Knex): Promise<void> {
+/**
+ * Adds `<live table>_<suffix>` (`how`: the part after ON the table, ours alone) to the live generation
+ * if there is one, CONCURRENTLY; a build interrupted earlier leaves an invalid index under the name,
+ * which is dropped to start again.
+ */
+export async function indexLiveContacts(knex: Knex, suffix: string, how: string): Promise<void> {
   const table = await liveContactsTable(knex);
   if (!table) return;
-  const index = `${table}_lists`;
-  // a build interrupted earlier leaves an invalid index under the name: start again
+  const index = `${table}_${suffix}`;
   const { rows } = await knex.raw('SELECT i.indisvalid AS valid FROM pg_index i WHERE i.indexrelid = to_regclass(?)', [index]);
   if (rows[0]?.valid === false) await knex.raw('DROP INDEX CONCURRENTLY ??', [index]);
-  await knex.raw('CREATE INDEX CONCURRENTLY IF NOT EXISTS ?? ON ?? USING gin (list_ids)', [index, table]);
+  await knex.raw(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ?? ON ?? ${how}`, [index, table]);
 }
 
-export async function down(knex: Knex): Promise<void> {
+export async function dropLiveContactsIndex(knex: Knex, suffix: string): Promise<void> {
   const table = await liveContactsTable(knex);
-  if (table) await knex.raw('DROP INDEX CONCURRENTLY IF EXISTS ??', [`${table}_lists`]);
+  if (table) await knex.raw('DROP INDEX CONCURRENTLY IF EXISTS ??', [`${table}_${suffix}`]);
 }
+
+export const up = (knex: Knex) => indexLiveContacts(knex, 'lists', 'USING gin (list_ids)');
+export const down = (knex: Knex) => dropLiveContactsIndex(knex, 'lists');

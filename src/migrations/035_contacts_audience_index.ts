@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { liveContactsTable } from './030_contacts_list_index.js';
+import { dropLiveContactsIndex, indexLiveContacts } from './030_contacts_list_index.js';
 
 /**
  * A campaign to all of an account's contacts (an audience with neither list nor tag) walks them in id
@@ -12,17 +12,5 @@ import { liveContactsTable } from './030_contacts_list_index.js';
  */
 export const config = { transaction: false };
 
-export async function up(knex: Knex): Promise<void> {
-  const table = await liveContactsTable(knex);
-  if (!table) return;
-  const index = `${table}_audience`;
-  // a build interrupted earlier leaves an invalid index under the name: start again
-  const { rows } = await knex.raw('SELECT i.indisvalid AS valid FROM pg_index i WHERE i.indexrelid = to_regclass(?)', [index]);
-  if (rows[0]?.valid === false) await knex.raw('DROP INDEX CONCURRENTLY ??', [index]);
-  await knex.raw('CREATE INDEX CONCURRENTLY IF NOT EXISTS ?? ON ?? (account_id, id)', [index, table]);
-}
-
-export async function down(knex: Knex): Promise<void> {
-  const table = await liveContactsTable(knex);
-  if (table) await knex.raw('DROP INDEX CONCURRENTLY IF EXISTS ??', [`${table}_audience`]);
-}
+export const up = (knex: Knex) => indexLiveContacts(knex, 'audience', '(account_id, id)');
+export const down = (knex: Knex) => dropLiveContactsIndex(knex, 'audience');
