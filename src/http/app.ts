@@ -78,7 +78,7 @@ export function createApp(deps: AppDeps): express.Express {
           // every credential a request or its answer carries: a session cookie set in an answer is as good as a password for 12 hours
           redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]', 'res.headers["set-cookie"]'],
           serializers: { req: requestSerializer(createLoggedUrl(deps.routes.map((route) => route.path))) },
-          customLogLevel: (req, res, err) => requestLogLevel(((req as Request).originalUrl ?? req.url ?? '').split('?')[0], res.statusCode, err),
+          customLogLevel: (req, res, err) => requestLogLevel(((req as Request).originalUrl ?? req.url ?? '').split('?')[0], res.statusCode, err, res.getHeader('retry-after') !== undefined),
         })
       : (req: Request, res: Response, next: NextFunction) => {
           req.id = requestId(req, res);

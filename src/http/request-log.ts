@@ -64,11 +64,12 @@ export function requestSerializer(loggedUrl: (url: string) => string) {
 const PROBES = new Set(['/healthz', '/readyz']);
 
 /**
- * The level a request is logged at: an error when the service failed it; a probe answered 503 is a
- * warning, as it answers so every few seconds while a process starts or a store is away (the cause is
- * logged where it happens), and would bury real errors.
+ * The level a request is logged at: an error when the service failed it; a 503 the service chose is a
+ * warning: a probe's, as it answers so every few seconds while a process starts or a store is away
+ * (the cause is logged where it happens), and one that tells its client when to come back
+ * (`Retry-After`: the database away, a campaign's step still running), as they would bury real errors.
  */
-export function requestLogLevel(path: string, status: number, err: unknown): 'error' | 'warn' | 'info' {
-  if (!err && status === 503 && PROBES.has(path)) return 'warn';
+export function requestLogLevel(path: string, status: number, err: unknown, retryAfter = false): 'error' | 'warn' | 'info' {
+  if (!err && status === 503 && (retryAfter || PROBES.has(path))) return 'warn';
   return err || status >= 500 ? 'error' : 'info';
 }

@@ -26,7 +26,7 @@ describe('the request log URL', () => {
 });
 
 describe('the request log level', () => {
-  it('an error for a request the service failed; a warning for a probe answered 503, asked every few seconds while a store is away', () => {
+  it('an error for a request the service failed; a warning for a 503 it chose: a probe answering so, or an answer saying when to come back', () => {
     expect(requestLogLevel('/api/messages', 200, undefined)).to.equal('info');
     expect(requestLogLevel('/api/messages', 404, undefined)).to.equal('info');
     expect(requestLogLevel('/api/messages', 503, undefined)).to.equal('error');
@@ -34,5 +34,7 @@ describe('the request log level', () => {
     expect(requestLogLevel('/readyz', 503, undefined)).to.equal('warn');
     expect(requestLogLevel('/healthz', 503, undefined)).to.equal('warn');
     expect(requestLogLevel('/healthz', 500, undefined)).to.equal('error');
+    expect(requestLogLevel('/api/campaigns/c1/pause', 503, undefined, true)).to.equal('warn');
+    expect(requestLogLevel('/api/messages', 500, undefined, true)).to.equal('error');
   });
 });
