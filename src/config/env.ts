@@ -139,8 +139,12 @@ const schema = z.object({
   LOGIN_FAILURES_PER_ACCOUNT_AND_IP: positiveInt.default(5),
   /** failed sign-ins for one account from any addresses */
   LOGIN_FAILURES_PER_ACCOUNT: positiveInt.default(20),
-  /** failed sign-ins from one address, for any accounts */
-  LOGIN_FAILURES_PER_IP: positiveInt.default(20),
+  /**
+   * failed sign-ins from one address, for any accounts: one client trying many accounts, each of
+   * which has its own smaller limits; high enough that one office (or a test suite) behind one
+   * address, mistyping passwords of many accounts, is not shut out of all of them
+   */
+  LOGIN_FAILURES_PER_IP: positiveInt.default(100),
   /**
    * refused API keys (unknown, revoked, expired, IP not allowed) from one address. Keys are 32 random
    * bytes, beyond any guessing, so the count only bounds a flood; high enough that a client (or a test

@@ -198,11 +198,11 @@ describe('TRUST_PROXY: express\'s `trust proxy` syntax', () => {
 });
 
 describe('throttling settings', () => {
-  it('default to 5 failures per account and address, 20 per account, 20 per address, 100 refused keys per address, in 15 minutes', () => {
+  it('default to 5 failures per account and address, 20 per account, 100 per address, 1,000 refused keys per address, in 15 minutes', () => {
     expect(loadConfig({})).to.include({
       LOGIN_FAILURES_PER_ACCOUNT_AND_IP: 5,
       LOGIN_FAILURES_PER_ACCOUNT: 20,
-      LOGIN_FAILURES_PER_IP: 20,
+      LOGIN_FAILURES_PER_IP: 100,
       API_KEY_FAILURES_PER_IP: 1000,
       THROTTLE_WINDOW_SECONDS: 900,
     });
