@@ -9,6 +9,15 @@ import type { Knex } from 'knex';
  */
 const here = dirname(fileURLToPath(import.meta.url));
 
+/**
+ * Migrations that took another name after databases had recorded them under the old one (two files
+ * once shared the number 017): the old name is recorded under the new before knex compares its list
+ * with the files, as the code is the same.
+ */
+export const RENAMED_MIGRATIONS: Readonly<Record<string, string>> = {
+  '017_sandbox_email_attachments': '018_sandbox_email_attachments',
+};
+
 export const migrationSource: Knex.MigrationSource<string> = {
   async getMigrations() {
     return readdirSync(here)

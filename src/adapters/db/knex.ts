@@ -1,6 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
-import { migrationSource } from '../../migrations/source.js';
+import { migrationSource, RENAMED_MIGRATIONS } from '../../migrations/source.js';
 import { StartupError } from '../../startup-error.js';
 
 // int8 (bigint), numeric: keep exactness as strings by default, but counts from COUNT(*) are int8 and
@@ -49,6 +49,7 @@ export async function migrate(db: Db): Promise<void> {
   try {
     await connection.query('SELECT pg_advisory_lock(hashtext($1))', [MIGRATION_LOCK]);
     try {
+      await recordRenamedMigrations(connection);
       await db.migrate.latest();
     } catch (err) {
       // knex's words for migrations recorded in the database that this code does not have
@@ -65,6 +66,14 @@ export async function migrate(db: Db): Promise<void> {
     }
   } finally {
     await connections.releaseConnection(connection);
+  }
+}
+
+async function recordRenamedMigrations(connection: pg.PoolClient): Promise<void> {
+  const { rows } = await connection.query<{ exists: boolean }>("SELECT to_regclass('knex_migrations') IS NOT NULL AS exists");
+  if (!rows[0].exists) return;
+  for (const [old, name] of Object.entries(RENAMED_MIGRATIONS)) {
+    await connection.query('UPDATE knex_migrations SET name = $2 WHERE name = $1', [old, name]);
   }
 }
 

@@ -55,6 +55,19 @@ describe('database connections', () => {
     }
   });
 
+  it('a database migrated before a migration was renamed (017_sandbox_email_attachments, now 018) starts, the renamed one not run again', async () => {
+    const db = createDb(testDb.url, { pool: 2 });
+    try {
+      await migrate(db);
+      await db('knex_migrations').where({ name: '018_sandbox_email_attachments' }).update({ name: '017_sandbox_email_attachments' });
+      await migrate(db);
+      const names = (await db('knex_migrations').select('name')).map((row: { name: string }) => row.name);
+      expect(names.filter((name) => name.endsWith('_sandbox_email_attachments'))).to.deep.equal(['018_sandbox_email_attachments']);
+    } finally {
+      await db.destroy();
+    }
+  });
+
   describe('query() with a prepared statement', () => {
     let db: Db;
     before(async () => {
