@@ -8,7 +8,7 @@ import type { EmailProviderKind } from '../domain/accounts/account.js';
 import { messageStream, type EmailQueued, type SmsQueued } from '../domain/messages/events.js';
 import { messageDecider, needsProviderCall, type MessageState } from '../domain/messages/message.js';
 import { fold } from '../domain/decider.js';
-import type { QueuedAttachment } from '../domain/email/attachments.js';
+import { attachmentSummary, type QueuedAttachment } from '../domain/email/attachments.js';
 import type { AttachmentStore } from '../ports/attachment-store.js';
 import { ProviderError, type EmailProvider, type EmailSendResult } from '../ports/email-provider.js';
 import { reportedAt, type NormalizedProviderEvent } from '../domain/provider-events/normalized.js';
@@ -253,14 +253,17 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     });
   }
 
-  /** The queued attachments with their bytes from the store; one whose bytes are gone fails the send for good. */
+  /**
+   * The queued attachments with their bytes, from the store or from the event that carries them; one
+   * whose bytes are gone (erased, or past retention) fails the send for good.
+   */
   async function loadAttachments(list: QueuedAttachment[] | undefined) {
     if (!list?.length) return undefined;
-    const blobs = await deps.attachmentStore.get(list.map((a) => a.blobId));
-    return list.map(({ blobId, ...summary }) => {
-      const content = blobs.get(blobId);
-      if (!content) throw new ProviderError(`the bytes of attachment ${summary.filename} are no longer kept`, false);
-      return { ...summary, content };
+    const blobs = await deps.attachmentStore.get(list.flatMap((a) => ('blobId' in a ? [a.blobId] : [])));
+    return list.map((attachment) => {
+      const content = 'blobId' in attachment ? blobs.get(attachment.blobId) : typeof attachment.content === 'string' ? Buffer.from(attachment.content, 'base64') : undefined;
+      if (!content) throw new ProviderError(`the bytes of attachment ${attachment.filename} are no longer kept`, false);
+      return { ...attachmentSummary(attachment), content };
     });
   }
 

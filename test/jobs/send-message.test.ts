@@ -296,4 +296,14 @@ describe('send worker: crashes and concurrency', function () {
       const history = await app.infra.eventStore.readStream(`message-${id}`);
       expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
     }));
+
+  it('a message queued before attachment bytes had a store of their own (the event carries them) is sent with them', () =>
+    withPostmark(async ({ app, fake }) => {
+      const accountId = (await app.infra.db('accounts').where({ name: 'default' }).first('id')).id;
+      const report = { filename: 'report.txt', contentType: 'text/plain', contentId: null, size: 5, content: Buffer.from('hello').toString('base64') };
+      const id = await queueDirect(app, { accountId, provider: 'postmark', to: 'legacy@example.org', attachments: [report] });
+      const m = await eventually(() => app.request('GET', `/api/messages/${id}`, { token: app.adminToken }), (r) => r.body?.status === 'sent' || r.body?.status === 'failed');
+      expect(m.body.status, JSON.stringify(m.body)).to.equal('sent');
+      expect(fake.sent[0].body.Attachments).to.deep.equal([{ Name: 'report.txt', Content: report.content, ContentType: 'text/plain', ContentID: null }]);
+    }));
 });

@@ -30,10 +30,11 @@ export interface CheckedAttachment extends AttachmentSummary {
   bytes: Buffer;
 }
 
-/** An attachment as the message's queue event carries it: the summary and where its bytes are kept. */
-export interface QueuedAttachment extends AttachmentSummary {
-  blobId: string;
-}
+/**
+ * An attachment as the message's queue event carries it: the summary and where its bytes are kept;
+ * events written before the attachment store existed carry the bytes themselves (base64).
+ */
+export type QueuedAttachment = AttachmentSummary & ({ blobId: string } | { content: string });
 
 /** The bytes of a message's attachment `position` are kept under this id (stable across a retried command). */
 export const attachmentBlobId = (messageId: string, position: number) => `${messageId}/${position}`;
