@@ -110,10 +110,10 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     streams: shared.personStreams,
     keys: privacy.store,
     forget: privacy.keys.forget,
-    forgetCopies: async (accountId, person) => {
+    forgetCopies: async (accountId, person, address) => {
       await forgetPersonMessageCopies(db, accountId, person);
-      await forgetPersonParkedProviderEvents(db, person);
-      await forgetDeliveryBodies(db, person, undefined, infra.queue);
+      await forgetPersonParkedProviderEvents(db, person, address);
+      await forgetDeliveryBodies(db, [person, address], undefined, infra.queue);
     },
   });
   const engagement = createEngagementCommands({ eventStore, suppressions, db, linkSecret });

@@ -3,6 +3,7 @@ import type { Db } from '../adapters/db/knex.js';
 import { contactDecider, contactEraser, type ContactState, type ContactStatus, type UpsertContact } from '../domain/contacts/contact.js';
 import { checkImportRows, MAX_IMPORT, type ContactInput } from '../domain/contacts/contact-input.js';
 import { normaliseEmail } from '../domain/email/address.js';
+import { normaliseAddress } from '../domain/privacy/personal-data.js';
 import { deterministicEventId } from '../domain/event-id.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { laterPosition, WrongExpectedRevisionError, type EventStore, type Position, type StreamAppend } from '../ports/event-store.js';
@@ -58,8 +59,12 @@ export interface ContactDeps {
   keys: Pick<KeyStore, 'erase' | 'holds'>;
   /** drops this process's cached keys of the person at once (others drop theirs when they read the erasure) */
   forget(accountId: string, person: string): void;
-  /** forgets copies of the person's data kept outside the log (the sandbox providers' records, webhook bodies waiting to be sent), once the read models have the erasure */
-  forgetCopies?(accountId: string, person: string): Promise<void>;
+  /**
+   * forgets copies of the person's data kept outside the log (the sandbox providers' records, webhook
+   * bodies waiting to be sent), once the read models have the erasure; `address` (normalised) finds
+   * the copies made before sealing, which name the person by it
+   */
+  forgetCopies?(accountId: string, person: string, address: string): Promise<void>;
 }
 
 /** How often one erasure may find the person's messages sent meanwhile and erase again. */
@@ -222,7 +227,7 @@ export function createContactCommands(deps: ContactDeps) {
         await deps.keys.erase(accountId, person);
         deps.forget(accountId, person);
         await Promise.all([deps.waitFor('contacts', result.position), deps.waitFor('messages', result.position), deps.waitFor('suppressions', result.position)]);
-        await deps.forgetCopies?.(accountId, person);
+        await deps.forgetCopies?.(accountId, person, normaliseAddress(email));
       }
       return { erased: true as const };
     },

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { createEventStore } from '../../src/adapters/eventstore/index.js';
+import { DELIVER_WEBHOOK_JOB } from '../../src/domain/webhooks/delivery.js';
 import { migrationSource } from '../../src/migrations/source.js';
 import type { EventStore } from '../../src/ports/event-store.js';
 import { startTestApp, type TestApp } from '../support/app.js';
@@ -93,5 +94,24 @@ describe('a database from before personal data was sealed, upgraded', function (
     expect((await app.request('POST', '/api/suppressions', { token: app.adminToken, body: { email: 'ada@example.org' } })).status).to.equal(201);
     const hook = (await eventually(async () => sink.received.find((r) => r.body?.data?.email === 'ada@example.org'), Boolean, 20_000))!;
     expect(hook.body.data).to.include({ contactId: 'c-then', firstName: 'Augusta', lastName: 'Lovelace' });
+  });
+
+  it("erasing a person recorded then drops the copies that name them by address: a webhook delivery's body, a parked provider report", async () => {
+    const { db } = app.infra;
+    await appendedThen(`contact-${accountId}-eve@example.org`, 'ContactUpserted', {
+      contactId: 'c-eve', accountId, email: 'eve@example.org', created: true,
+      fields: { firstName: 'Eve', lastName: 'Erasable', company: null, tags: [], status: 'subscribed', listIds: [] }, at: '2026-11-20T10:00:00.000Z',
+    });
+    const delivery = (to: string) => ({ id: `deliver:then-${to}`, kind: DELIVER_WEBHOOK_JOB, status: 'done', ordering_key: `sub-then:${to}`,
+      payload: JSON.stringify({ schedule: { orderingKey: `sub-then:${to}`, body: { event: 'contact.suppressed', data: { email: to, firstName: 'Eve' } } } }) });
+    await db('side_effects').insert([delivery('eve@example.org'), delivery('bob@example.org')]);
+    const parked = (id: string, email: string) => ({ provider_event_id: id, provider_message_id: `pm-${id}`, payload: JSON.stringify({ RecordType: 'Bounce', Email: email }) });
+    await db('unmatched_provider_events').insert([parked('then-eve', 'Eve@Example.org'), parked('then-bob', 'bob@example.org')]);
+
+    const erased = await app.request('DELETE', '/api/contacts/eve@example.org?erase=true', { token: app.adminToken });
+    expect(erased.status, JSON.stringify(erased.body)).to.equal(200);
+    const bodies = await db('side_effects').whereIn('id', ['deliver:then-eve@example.org', 'deliver:then-bob@example.org']).orderBy('id').select('id', db.raw(`payload->'schedule'->'body' AS body`));
+    expect(bodies.map((b) => [b.id, b.body === null])).to.deep.equal([['deliver:then-bob@example.org', false], ['deliver:then-eve@example.org', true]]);
+    expect((await db('unmatched_provider_events').whereIn('provider_event_id', ['then-eve', 'then-bob']).pluck('provider_event_id'))).to.deep.equal(['then-bob']);
   });
 });

@@ -27,9 +27,14 @@ export const forgetExpiredMessageCopies = (db: Db, accountId: string, before: st
  * Provider events parked until their message is known (`unmatched_provider_events`) hold the
  * provider's payload in clear: the recipient, a bounce's diagnostic, a click's URL. An erasure deletes
  * the person's (they name no account: the parked events of the address, whichever account's message
- * they will turn out to be about).
+ * they will turn out to be about): by the keyed hash they are parked under, and those parked before
+ * rows had one by the address in their payload.
  */
-export const forgetPersonParkedProviderEvents = (db: Db, person: string) => db('unmatched_provider_events').where({ person }).delete();
+export const forgetPersonParkedProviderEvents = (db: Db, person: string, address: string) =>
+  db('unmatched_provider_events')
+    .where({ person })
+    .orWhere((parkedBefore) => parkedBefore.whereNull('person').andWhereRaw('strpos(lower(payload::text), ?) > 0', [address.toLowerCase()]))
+    .delete();
 
 /**
  * What retention deletes beside the keys for an account and the UTC day `before`: the copies of its

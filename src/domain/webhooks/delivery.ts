@@ -123,9 +123,13 @@ export const deliveryDecider: Decider<DeliveryState, DeliveryCommand, DeliveryEv
   },
 };
 
-/** A delivery job's data with the body nulled, when it is about `person` and still has one. */
-export function withoutBodyOf(data: unknown, person: string): unknown | undefined {
+/**
+ * A delivery job's data with the body nulled, when it is about the person and still has one: its
+ * ordering key ends with one of `names` (the person's keyed hash; before sealing, their address).
+ */
+export function withoutBodyOf(data: unknown, names: readonly string[]): unknown | undefined {
   const schedule = (data as { schedule?: { orderingKey?: string; body?: unknown } } | null)?.schedule;
-  if (!schedule?.orderingKey?.endsWith(`:${person}`) || schedule.body == null) return undefined;
+  const key = schedule?.orderingKey;
+  if (!key || !names.some((name) => key.endsWith(`:${name}`)) || schedule.body == null) return undefined;
   return { ...(data as object), schedule: { ...schedule, body: null } };
 }

@@ -48,7 +48,7 @@ describe('BullMQ job queue: redact (an erasure reaching payloads in Redis)', fun
     const job = (person: string) => ({ deliveryId: person, series: 1, schedule: { orderingKey: `sub1:${person}`, body: `{"email":"${person}@example.org"}` } });
     await queue.enqueue(name, job('erased'), { jobId: 'a', delayMs: 60_000 });
     await queue.enqueue(name, job('kept'), { jobId: 'b', delayMs: 60_000 });
-    await queue.redact!(name, (data) => withoutBodyOf(data, 'erased'));
+    await queue.redact!(name, (data) => withoutBodyOf(data, ['erased']));
     const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
     const reader = new Queue(name, { connection, prefix });
     try {
