@@ -63,8 +63,10 @@ export function createIdentityCommands(deps: {
     async verify(accountId: string, caller: Caller, kind: IdentityKind, id: string) {
       const row = await identityRow(deps.db, accountId, id, kind);
       if (!row) throw notFound(`${id} not found`);
-      // another account took a domain above it since: the provider would answer that one's status
-      if (await heldByAnotherAccount(deps.db, accountId, kind, row.value)) throw conflict(`${row.value} is registered to another account`);
+      // Another account verified it, or a domain above it, since: the provider would answer that one's
+      // status. Only a verified one: two accounts holding one domain (added by versions that allowed it,
+      // then put back to pending by a change of provider) would otherwise each refuse the other for good.
+      if (await heldByAnotherAccount(deps.db, accountId, kind, row.value, { verified: true })) throw conflict(`${row.value} is registered to another account`);
       const p = await provider(accountId);
       // Added under another provider (the account switched since): register it with this one.
       const checks = await p.getIdentityStatus(row.value).catch((err) => {

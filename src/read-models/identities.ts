@@ -12,14 +12,15 @@ export const hasIdentity = async (db: Db, accountId: string, kind: IdentityKind,
 
 /**
  * Whether another account has this identity, or a domain it is under (for an address, its domain or
- * one above; for a domain, one above): the provider's identities are shared by every account sending
- * through one provider account, which would answer their status to this one, and a provider that has
- * verified a domain lets the names under it send too.
+ * one above; for a domain, one above), verified when `verified` says so: the provider's identities are
+ * shared by every account sending through one provider account, which would answer their status to
+ * this one, and a provider that has verified a domain lets the names under it send too.
  */
-export const heldByAnotherAccount = async (db: Db, accountId: string, kind: IdentityKind, value: string): Promise<boolean> =>
+export const heldByAnotherAccount = async (db: Db, accountId: string, kind: IdentityKind, value: string, options: { verified?: boolean } = {}): Promise<boolean> =>
   Boolean(
     await db('identities')
       .whereNot({ account_id: accountId })
+      .modify((q) => (options.verified ? q.where({ verified: true }) : q))
       .andWhere((q) => {
         q.where({ kind, value });
         q.orWhere((d) => d.where({ kind: 'domain' }).whereIn('value', domainAndParents(kind === 'email' ? emailDomain(value) : value)));

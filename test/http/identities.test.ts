@@ -1,5 +1,9 @@
 import { expect } from 'chai';
+import { execute } from '../../src/commands/execute.js';
+import { createId } from '../../src/cuid.js';
+import { identityDecider, identityStream, type IdentityChecks, type IdentityCommand } from '../../src/domain/accounts/identity.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { eventually } from '../support/email-setup.js';
 import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
 
 const send = (app: TestApp, key: string, fromEmail: string) =>
@@ -117,6 +121,26 @@ describe('domains and single senders with the sandbox provider', function () {
     const refused = await req('POST', `/api/domains/${early.id}/verify`, undefined, other.body.token);
     expect(refused.status).to.equal(409);
     expect(refused.body.message).to.equal('mail.later-parent.example is registered to another account');
+  });
+
+  it('two accounts holding one domain (added by a version that allowed it), both pending: the first to verify it has it, the other is refused', async () => {
+    const other = await app.request('POST', '/api/auth/signup', { body: { accountName: 'T', email: 'owner@twice.example', password: 'other-password' } });
+    const pending: IdentityChecks = { dkim: 'pending', spf: 'pending', mailFrom: 'pending', dnsRecords: [] };
+    const recordThen = (command: IdentityCommand) =>
+      execute(identityDecider, command, { eventStore: app.infra.eventStore, streamId: identityStream(command.id), metadata: { actor: 'user:then' } });
+    const now = new Date().toISOString();
+    const mine = createId();
+    const theirs = createId();
+    await recordThen({ kind: 'add', id: mine, accountId: (await app.infra.db('accounts').where({ name: 'default' }).first('id')).id, identityKind: 'domain', value: 'twice.example', now, checks: pending });
+    await recordThen({ kind: 'add', id: theirs, accountId: other.body.accountId, identityKind: 'domain', value: 'twice.example', now, checks: pending });
+    await eventually(() => req('GET', '/api/domains', undefined, other.body.token), (r) => r.body.items.some((d: { id: string }) => d.id === theirs));
+
+    const first = await req('POST', `/api/domains/${theirs}/verify`, undefined, other.body.token);
+    expect(first.status, JSON.stringify(first.body)).to.equal(200);
+    expect(first.body.verified).to.equal(true);
+    const second = await req('POST', `/api/domains/${mine}/verify`);
+    expect(second.status).to.equal(409);
+    expect(second.body.message).to.equal('twice.example is registered to another account');
   });
 
   it('an API key cannot manage identities', async () => {
