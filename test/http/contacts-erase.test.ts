@@ -65,7 +65,8 @@ describe('DELETE /api/contacts/:email?erase=true: forgetting a person in an appe
           html: `<p>${marker}${BODY} {{name}}</p>`,
           text: `${marker}${BODY} {{name}}`,
           variables: { name },
-          ...(to === ADDRESS ? { attachments: [attachment] } : {}),
+          // a caller's unsubscribe link often names the recipient
+          ...(to === ADDRESS ? { attachments: [attachment], unsubscribeUrl: `https://shop.example/unsubscribe?email=${ADDRESS}` } : {}),
         },
       });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);

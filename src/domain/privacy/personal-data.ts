@@ -59,9 +59,10 @@ function webhookSubject(d: Record<string, any>): Owner {
 }
 
 export const PERSONAL_DATA: Readonly<Record<string, PersonalDataRule>> = {
+  // the caller's unsubscribe URL is often the recipient's own (`…/unsubscribe?email=<address>`)
   EmailQueued: {
-    fields: ['to', 'subject', 'html', 'text', 'headers', 'attachments'],
-    redacted: { to: null, subject: null, html: null, text: null, headers: [], attachments: undefined },
+    fields: ['to', 'subject', 'html', 'text', 'headers', 'attachments', 'unsubscribeUrl'],
+    redacted: { to: null, subject: null, html: null, text: null, headers: [], attachments: undefined, unsubscribeUrl: null },
     owner: (d) => ({ accountId: d.accountId, address: d.to }),
     scope: 'day',
   },

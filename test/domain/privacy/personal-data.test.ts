@@ -13,16 +13,16 @@ describe('personal data in events', () => {
 
   it('seals what names or speaks of the person, never what counts, statuses and aggregates need', () => {
     const { personal, rest } = personalPart(PERSONAL_DATA.EmailQueued, {
-      to: 't', subject: 's', html: 'h', text: 'x', headers: [], attachments: [], accountId: 'a', status: 'queued', campaignId: 'c', tags: ['k'], provider: 'sandbox',
+      to: 't', subject: 's', html: 'h', text: 'x', headers: [], attachments: [], unsubscribeUrl: 'https://shop.example/u?email=t', accountId: 'a', status: 'queued', campaignId: 'c', tags: ['k'], provider: 'sandbox',
     });
-    expect(Object.keys(personal).sort()).to.deep.equal(['attachments', 'headers', 'html', 'subject', 'text', 'to']);
+    expect(Object.keys(personal).sort()).to.deep.equal(['attachments', 'headers', 'html', 'subject', 'text', 'to', 'unsubscribeUrl']);
     expect(rest).to.deep.equal({ accountId: 'a', status: 'queued', campaignId: 'c', tags: ['k'], provider: 'sandbox' });
     const outcome = personalPart(PERSONAL_DATA.Opened, { recipient: 'r', ip: '1.2.3.4', userAgent: 'ua', suspectedBot: false, occurredAt: 't' });
     expect(outcome.rest).to.deep.equal({ suspectedBot: false, occurredAt: 't' });
   });
 
   it('a redacted event keeps its other fields, with the personal ones null (attachments left out)', () => {
-    expect(redact(PERSONAL_DATA.EmailQueued, { accountId: 'a', queuedAt: 't' })).to.deep.equal({ accountId: 'a', queuedAt: 't', to: null, subject: null, html: null, text: null, headers: [] });
+    expect(redact(PERSONAL_DATA.EmailQueued, { accountId: 'a', queuedAt: 't' })).to.deep.equal({ accountId: 'a', queuedAt: 't', to: null, subject: null, html: null, text: null, headers: [], unsubscribeUrl: null });
     expect(redact(PERSONAL_DATA.ContactUpserted, { contactId: 'c', email: 'e', fields: {} })).to.deep.equal({ contactId: 'c', email: null, fields: null });
   });
 
