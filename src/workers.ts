@@ -54,7 +54,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
   // pairs of the send bench, 64 against 32 delivered everything 2.7-3.1 s after the last 201 instead
   // of 5.2-6.1 s, at p99 38.9-41.5 against 36.5-44.6 ms and 6 % fewer sends/s; 128 kept up with the
   // API but took its p99 to 52-62 ms.
-  const sendMessage = createSendMessageHandler({ db, eventStore, queue, attachmentStore: infra.attachmentStore, ...providers, retryDelaysMs: config.PROVIDER_RETRY_DELAYS_MS, searchSettleMs: config.PROVIDER_SEARCH_SETTLE_MS, sesSendEvents: { enabled: config.SES_SEND_EVENTS, settleMs: config.SES_SEND_SETTLE_MS }, providerRate: createProviderRate({ db, limiters: infra.limiters }), leaseMs: config.SIDE_EFFECT_LEASE_MS, logger, metrics, recordReports: (reports) => ingest.ingest(reports) });
+  const sendMessage = createSendMessageHandler({ db, eventStore, queue, attachmentStore: infra.attachmentStore, personOf: infra.privacy.personOf, ...providers, retryDelaysMs: config.PROVIDER_RETRY_DELAYS_MS, searchSettleMs: config.PROVIDER_SEARCH_SETTLE_MS, sesSendEvents: { enabled: config.SES_SEND_EVENTS, settleMs: config.SES_SEND_SETTLE_MS }, providerRate: createProviderRate({ db, limiters: infra.limiters }), leaseMs: config.SIDE_EFFECT_LEASE_MS, logger, metrics, recordReports: (reports) => ingest.ingest(reports) });
   await queue.work(SEND_JOB, sendMessage as never, { concurrency: 64 });
   // Campaign messages get a quarter of the hands: transactional sends keep theirs during a fan-out.
   await queue.work(CAMPAIGN_SEND_JOB, sendMessage as never, { concurrency: 16 });

@@ -4,6 +4,7 @@ import type { ProviderRate } from './provider-rate.js';
 import type { Db } from '../adapters/db/knex.js';
 import { correlationOf } from '../commands/caller.js';
 import { execute } from '../commands/execute.js';
+import { createSuppressionRecheck } from '../commands/recheck-suppression.js';
 import type { EmailProviderKind } from '../domain/accounts/account.js';
 import { messageStream, type EmailQueued, type SmsQueued } from '../domain/messages/events.js';
 import { messageDecider, needsProviderCall, type MessageState } from '../domain/messages/message.js';
@@ -14,6 +15,7 @@ import { ProviderError, type EmailProvider, type EmailSendResult } from '../port
 import { reportedAt, type NormalizedProviderEvent } from '../domain/provider-events/normalized.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
+import type { PersonOf } from '../ports/key-store.js';
 import type { SmsProvider } from '../ports/sms-provider.js';
 import { NO_METRICS, type Metrics } from '../ports/metrics.js';
 import { persistently } from '../persistently.js';
@@ -43,6 +45,8 @@ export interface SendMessageDeps {
   eventStore: EventStore;
   queue: JobQueue;
   attachmentStore: AttachmentStore;
+  /** the keyed hash a recipient is on the suppression list under */
+  personOf: PersonOf;
   emailProviderFor(kind: EmailProviderKind): EmailProvider;
   smsProviderFor(kind: 'sns' | 'sandbox'): SmsProvider;
   retryDelaysMs?: number[];
@@ -81,6 +85,7 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
   const delays = deps.retryDelaysMs ?? PROVIDER_RETRY_DELAYS_MS;
   const metrics = deps.metrics ?? NO_METRICS;
   const leases = createSideEffectLeases(deps.db, deps.queue, { leaseMs: deps.leaseMs, logger: deps.logger });
+  const recheckSuppression = createSuppressionRecheck(deps);
 
   return async function handle(job: Job<SideEffectJob & { messageId: string }>): Promise<void> {
     const { messageId, sideEffectId } = job.data;
@@ -178,6 +183,16 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
           );
         }
       }
+    }
+
+    // Admitted long ago (a scheduled send, a retry, a campaign's turn): a recipient who unsubscribed,
+    // bounced or complained since is not sent to. After the lookups above, so that a send an earlier
+    // run made is recorded as sent rather than withheld.
+    const checked = await recheckSuppression({ streamId, history, state, metadata, now: now() });
+    if (!needsProviderCall(checked.state)) {
+      if (checked.withheld) deps.logger?.info({ messageId }, 'recipient suppressed since the message was accepted: failed, not sent');
+      await leases.markDone(sideEffectId);
+      return;
     }
 
     if (emailProvider && deps.providerRate) {

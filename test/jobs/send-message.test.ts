@@ -165,9 +165,9 @@ const sendOne = async (app: TestApp, key: string, from: string) => {
 const sendJob = (id: string, jobId = 'direct') => ({ id: jobId, name: SEND_JOB, attempt: 1, data: { sideEffectId: `send:${id}`, messageId: id } });
 /** A send worker of another process on the app's database. */
 const otherWorker = (app: TestApp) => {
-  const { db, eventStore, queue, attachmentStore } = app.infra;
+  const { db, eventStore, queue, attachmentStore, privacy } = app.infra;
   // A run in doubt waits for the provider's search to settle; the test's provider answers at once.
-  return createSendMessageHandler({ db, eventStore, queue, attachmentStore, searchSettleMs: 300, ...createProviderRegistry({ db, config: app.config }) });
+  return createSendMessageHandler({ db, eventStore, queue, attachmentStore, personOf: privacy.personOf, searchSettleMs: 300, ...createProviderRegistry({ db, config: app.config }) });
 };
 
 describe('send worker: crashes and concurrency', function () {

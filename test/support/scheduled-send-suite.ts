@@ -101,6 +101,35 @@ export function scheduledSendSuite(title: string, env: () => Promise<Record<stri
       expect((await app.infra.eventStore.readStream(`message-${id}`)).map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderFailed']);
     });
 
+    it('a send whose recipient unsubscribed (one click) before its time fails naming the suppression, without reaching the provider; the feed and detail show it', async () => {
+      const to = 'changed-their-mind@example.org';
+      const first = (await send({ to, unsubscribeUrl: 'https://example.com/prefs' })).body.messageLogId;
+      const id = (await send({ to, sendAt: ahead(2_000), subject: 'After the unsubscribe' })).body.messageLogId;
+      const [queued] = await app.infra.eventStore.readStream(`message-${first}`);
+      const url = queued.data.headers.find((h: { name: string }) => h.name === 'List-Unsubscribe').value.slice(1, -1);
+      const oneClick = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+      expect(oneClick.status).to.equal(200);
+      expect((await send({ to })).body.message).to.equal(`${to} is suppressed`);
+
+      const error = `${to} is suppressed (unsubscribed): not sent, the recipient was suppressed after the message was accepted`;
+      const failed = await eventually(() => detail(id), (m) => m.status === 'failed', 20_000);
+      expect(failed).to.include({ error, providerMessageId: null });
+      expect(await inSandbox(id)).to.equal(undefined);
+      const history = await app.infra.eventStore.readStream(`message-${id}`);
+      expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderFailed']);
+      expect(history[1].metadata.actor).to.equal('system:send-worker');
+      const feed = await eventually(
+        () => app.request('GET', '/api/messages/changes?limit=1000', { apiKey: key }).then((r) => r.body.items.filter((c: any) => c.messageLogId === id)),
+        (items) => items.length === 2,
+      );
+      expect(feed.map((c: any) => c.type)).to.deep.equal(['queued', 'failed']);
+      expect(feed[1].data).to.deep.include({ attempt: 0, error });
+      const cancelled = await cancel(id);
+      expect(cancelled.status).to.equal(409);
+      expect(cancelled.body.message).to.equal('message has already failed without being sent and cannot be cancelled');
+      await eventually(() => app.infra.db('side_effects').where({ id: `send:${id}` }).first(), (r) => r?.status === 'done');
+    });
+
     full('a dashboard user (JWT) may cancel any message of the account; another key gets 404, as for an unknown id', async () => {
       const id = (await send({ sendAt: ahead(DAY) })).body.messageLogId;
       const other = await app.createApiKey(['send', 'read_events']);

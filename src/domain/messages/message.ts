@@ -3,6 +3,8 @@ import { conflict, notFound } from '../errors.js';
 import { admitProviderEvent, type MessageSent, type ProviderEventOrigin } from '../provider-events/event-admission.js';
 import type { EmailQueued, MessageEvent, ProviderOutcome, SmsQueued } from './events.js';
 import type { Principal } from '../principal.js';
+import type { SuppressionReason } from '../suppression/suppression.js';
+import { suppressedSinceAccepted } from './suppression-recheck.js';
 
 export type MessageStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'failed' | 'cancelled';
 
@@ -22,6 +24,11 @@ export type MessageCommand =
    * taken the provider call (it may be calling the provider now)
    */
   | { kind: 'cancel'; now: string; sendClaimed?: boolean }
+  /**
+   * the suppression list looked at again as the provider call comes due long after the send was
+   * admitted (rechecksSuppression): why the recipient is on it now, or null when they are not
+   */
+  | { kind: 'recheckSuppression'; suppressedFor: SuppressionReason | null; now: string }
   /**
    * A provider event. `acceptedAs` is set when the provider named the message by our id (SES tag,
    * Postmark Metadata) along with its own: proof that it accepted the message. `origin`, set for
@@ -82,6 +89,8 @@ export function mayCancel(principal: Principal, state: MessageState): boolean {
 
 /** The refusal of a cancel that comes too late. */
 export const HANDED_TO_PROVIDER = 'message has already been handed to the provider and cannot be cancelled';
+/** The refusal of a cancel of a message that failed before any provider call (its recipient suppressed before its time). */
+export const FAILED_UNSENT = 'message has already failed without being sent and cannot be cancelled';
 
 export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent> = {
   initialState: { queued: null, channel: null, status: null, providerMessageId: null, attempts: 0, seenProviderEvents: new Set() },
@@ -133,6 +142,8 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
         if (!state.queued) throw notFound('message not found');
         // Cancelling twice answers the same: the message is cancelled, nothing more to record.
         if (state.status === 'cancelled') return [];
+        // Nothing went out and nothing will, but it is `failed` (see its error), not cancelled.
+        if (state.status === 'failed' && state.attempts === 0) throw conflict(FAILED_UNSENT);
         // Once the provider has been asked (accepted, failed, or an attempt that may have reached it),
         // withdrawing the message here would not withdraw it there.
         if (command.sendClaimed || state.providerMessageId || state.status === 'failed' || state.attempts > 0) {
@@ -145,6 +156,17 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
         return command.retryAt
           ? [{ type: 'ProviderAttemptFailed', data: { attempt: command.attempt, error: command.error, nextAttemptAt: command.retryAt, failedAt: command.now } }]
           : [{ type: 'ProviderFailed', data: { attempt: command.attempt, error: command.error, failedAt: command.now } }];
+      case 'recheckSuppression':
+        if (!state.queued) throw notFound('message not found');
+        if (!command.suppressedFor || !needsProviderCall(state)) return [];
+        // Failed, not cancelled: `cancelled` is the sender's own withdrawal. `attempt` stays the number
+        // of provider calls made, none for a scheduled send at its time.
+        return [
+          {
+            type: 'ProviderFailed',
+            data: { attempt: state.attempts, error: suppressedSinceAccepted(state.queued.to, command.suppressedFor), failedAt: command.now },
+          },
+        ];
       case 'recordOutcome': {
         if (!state.queued) throw notFound('message not found');
         // Decided here, on the stream as appended to, and not only by the caller beforehand: the send

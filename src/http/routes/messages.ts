@@ -245,7 +245,7 @@ export function createMessageRoutes(deps: { messages: MessageQueries; detail: Me
           schema: z.object({ id: z.string(), status: z.literal('cancelled') }).meta({ examples: [{ id: 'clx1abc2d0000qzrm5h3k8e7f', status: 'cancelled' }] }),
         },
         404: { description: "Not found for this caller (another key's message, another account's)" },
-        409: { description: 'Already handed to the provider (sent, failed, or being sent): it cannot be cancelled' },
+        409: { description: 'Already handed to the provider (sent, failed, or being sent), or failed without being sent (its recipient suppressed before its time): it cannot be cancelled' },
       },
       async handler({ principal, params, req }) {
         return { status: 200, body: await deps.cancel(principal!, params.id, causeOfRequest(req)) };
