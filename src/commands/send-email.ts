@@ -126,10 +126,15 @@ export function createSendEmail(deps: SendEmailDeps) {
         return resultOf(earlier.messageId, earlier.sendAt ? new Date(earlier.sendAt) : null);
       }
     }
-    // Checked before any slot is taken; the route checks it too, this guards every other caller.
+    // Checked before any slot is taken, and here rather than in the route's body schema: it depends on
+    // the time, and a request answered before (under its Idempotency-Key) is answered again once its
+    // sendAt has passed, or (a dead attempt's retry, above) with what it queued.
     const sendAt = input.sendAt === undefined ? null : new Date(input.sendAt);
     const sendAtRefusal = sendAt && sendAtProblem(sendAt, new Date());
-    if (sendAtRefusal) throw badRequest(`sendAt: ${sendAtRefusal}`);
+    if (sendAtRefusal) {
+      if (isKey(sender)) await deps.keys!.check(sender); // a bad key is answered before any 400
+      throw badRequest(`sendAt: ${sendAtRefusal}`, { issues: [{ field: 'sendAt', message: sendAtRefusal }] });
+    }
     let key = isKey(sender) ? sender : null;
     let known = isKey(sender) ? null : sender;
     if (key && input.templateId) {

@@ -67,7 +67,10 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
   itemsCheckedApart?: string;
   /**
    * Honours an `Idempotency-Key` header: the same key and body from the same caller within 24 h answer
-   * the first response again and do nothing; the handler names its messages with `messageId`.
+   * the first response again and do nothing; the handler names its messages with `messageId`. The
+   * `body` schema runs before the key's record is read, so it must not depend on the time: a rule
+   * that does (a sendAt that must lie ahead) goes in the handler, or a remembered request would be
+   * refused once its time had passed instead of answered again.
    */
   idempotent?: boolean;
   handler(ctx: RouteContext<B, Q, P>): Promise<RouteResult> | RouteResult;

@@ -67,6 +67,45 @@ describe('Idempotency-Key on the send endpoints', function () {
     expect(again.text).to.equal(first.text);
   });
 
+  /** a sendAt a second ahead, and a wait until it has passed */
+  const soon = () => {
+    const sendAt = new Date(Date.now() + 1_000).toISOString();
+    return { sendAt, passed: () => new Promise((r) => setTimeout(r, Date.parse(sendAt) - Date.now() + 100)) };
+  };
+
+  it('a scheduled send again after its sendAt has passed: the first 201, Idempotent-Replayed: true, nothing queued (not 400 sendAt)', async () => {
+    const k = fresh();
+    const { sendAt, passed } = soon();
+    const first = await send(k, body({ sendAt }));
+    expect(first.status, first.text).to.equal(201);
+    await passed();
+    const before = await queuedCount();
+    const again = await send(k, body({ sendAt }));
+    expect(again.status, again.text).to.equal(201);
+    expect(again.text).to.equal(first.text);
+    expect(again.headers.get('idempotent-replayed')).to.equal('true');
+    expect(await queuedCount()).to.equal(before);
+  });
+
+  it('once a sendAt has passed: a new request is refused 400 naming it, the key it was remembered under with another body 409, a bad key 401', async () => {
+    const k = fresh();
+    const { sendAt, passed } = soon();
+    expect((await send(k, body({ sendAt }))).status).to.equal(201);
+    await passed();
+    const late = await send(fresh(), body({ sendAt }));
+    expect(late.status).to.equal(400);
+    expect(late.body).to.deep.equal({
+      issues: [{ field: 'sendAt', message: 'must be in the future, at most 30 days ahead' }],
+      message: 'sendAt: must be in the future, at most 30 days ahead',
+      error: 'Bad Request',
+      statusCode: 400,
+    });
+    const other = await send(k, body({ sendAt, subject: 'Other' }));
+    expect(other.status).to.equal(409);
+    expect(other.body.message).to.equal(MISMATCH_MESSAGE);
+    expect((await send(fresh(), body({ sendAt }), 'cl_not_a_key')).status).to.equal(401);
+  });
+
   it('the same body with its keys in another order is the same request', async () => {
     const k = fresh();
     const first = await send(k, { text: 'Hi', html: '<p>Hi</p>', subject: 'Hi', fromEmail: from, to: 'reader@example.org' });
@@ -196,6 +235,27 @@ describe('Idempotency-Key on the send endpoints', function () {
     const before = await queuedCount();
     const again = await sendBatch();
     expect(again.body, 'not: daily send limit reached for this API key').to.deep.equal(sent.body);
+    expect(await queuedCount()).to.equal(before);
+  });
+
+  it('the retry of a dead attempt after its sendAt has passed answers what it queued, alone and in a batch', async () => {
+    const k = fresh();
+    const { sendAt, passed } = soon();
+    const first = await send(k, body({ sendAt, subject: 'Scheduled, then a crash' }));
+    expect(first.status, first.text).to.equal(201);
+    const inBatch = fresh();
+    const batch = { messages: [body({ sendAt, subject: 'Scheduled in a batch, then a crash' })] };
+    const sendBatch = () => app.request('POST', '/api/send/batch', { apiKey: key, body: batch, headers: { 'idempotency-key': inBatch } });
+    const sent = await sendBatch();
+    expect(sent.body.items[0].status, sent.text).to.equal(201);
+    await passed();
+    await leftInFlight(k);
+    await leftInFlight(inBatch);
+    const before = await queuedCount();
+    const retry = await send(k, body({ sendAt, subject: 'Scheduled, then a crash' }));
+    expect(retry.status, retry.text).to.equal(201);
+    expect(retry.body).to.deep.equal(first.body);
+    expect((await sendBatch()).body).to.deep.equal(sent.body);
     expect(await queuedCount()).to.equal(before);
   });
 

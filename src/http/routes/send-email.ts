@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { detectMimeType } from 'nodemailer/lib/mime-funcs/mime-types';
 import type { createSendEmail } from '../../commands/send-email.js';
-import { sendAtProblem } from '../../domain/messages/schedule.js';
 import { checkAttachments, MAX_ATTACHMENTS } from '../../domain/email/attachments.js';
 import { MAX_SUBJECT } from '../../domain/email/render.js';
 import { defineRoute, instantAhead } from '../route.js';
@@ -78,10 +77,9 @@ export const sendEmailBody = z
   })
   .strict()
   .superRefine((body, ctx) => {
-    // a sendAt that is no instant at all has its issue already
-    const at = body.sendAt === undefined ? null : new Date(body.sendAt);
-    const late = at && !Number.isNaN(at.getTime()) ? sendAtProblem(at, new Date()) : null;
-    if (late) ctx.addIssue({ code: 'custom', path: ['sendAt'], message: late });
+    // Whether sendAt lies ahead is for the send command to say, not this schema: the body is checked
+    // before an Idempotency-Key's record is read, and a request remembered there must be answered
+    // again after its sendAt has passed (see `idempotent` in ../route.ts).
     if (body.templateId) return;
     for (const field of ['subject', 'html', 'text'] as const) {
       if (body[field] === undefined) {
