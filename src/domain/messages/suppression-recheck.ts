@@ -4,7 +4,7 @@ import type { SuppressionReason } from '../suppression/suppression.js';
  * A send is admitted against the suppression list as the list stands at that moment. A provider call
  * that comes much later (a scheduled send at its time, a retry, a campaign's message that waited its
  * turn) would otherwise reach an address that unsubscribed, bounced or complained in between, and
- * sends to those are rejected (SPEC §1). Such a call looks at the list again first. An immediate send
+ * sends to those are rejected. Such a call looks at the list again first. An immediate send
  * is called milliseconds after its admission looked: it is not looked at twice, so the hot path keeps
  * its one statement.
  */
