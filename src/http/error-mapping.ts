@@ -2,6 +2,7 @@ import { z, ZodError } from 'zod';
 import { AppError, STATUS_NAMES, describeZodError, listZodIssues } from '../domain/errors.js';
 import { ProviderError } from '../ports/email-provider.js';
 import { WrongExpectedRevisionError } from '../ports/event-store.js';
+import { RateLimiterUnavailable } from '../ports/rate-limiter.js';
 import { isStoreUnavailable } from '../adapters/db/unavailable.js';
 
 // A field left out reads `to: required`, not zod's `Invalid input: expected string, received undefined`.
@@ -24,6 +25,7 @@ export const MALFORMED_JSON = 'Malformed JSON in request body';
 export const BODY_TOO_LARGE = 'Request body exceeds the 10 MB limit';
 
 export const DATABASE_UNAVAILABLE = 'The database is unavailable (its connection was lost or refused); try again in a moment';
+export const RATE_LIMITER_UNAVAILABLE = 'The rate limiter is unavailable (its store could not be reached); try again in a moment';
 
 /**
  * The single place where anything thrown becomes the error shape `{message, error, statusCode}` (docs/api.md). Unknown errors
@@ -58,6 +60,10 @@ export function mapError(err: unknown): { status: number; body: ErrorBody; unexp
   if (isStoreUnavailable(err)) {
     // Nothing was wrong with the request: the client tries again, and the pool reconnects meanwhile.
     return { status: 503, body: errorBody(503, DATABASE_UNAVAILABLE), unexpected: false, headers: { 'retry-after': '1' } };
+  }
+  if (err instanceof RateLimiterUnavailable) {
+    // Redis away: a sign-in or a refused key cannot be counted, and is not let through uncounted.
+    return { status: 503, body: errorBody(503, RATE_LIMITER_UNAVAILABLE), unexpected: false, headers: { 'retry-after': '1' } };
   }
   const status = e?.status ?? e?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

@@ -24,6 +24,14 @@ export interface RateLimiter {
   clear(key: string): Promise<void>;
 }
 
+/** The limiter's store could not count (Redis away, the database away): the attempt is neither allowed nor refused. */
+export class RateLimiterUnavailable extends Error {
+  constructor(cause: unknown) {
+    super(`the rate limiter's store is unavailable: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'RateLimiterUnavailable';
+  }
+}
+
 export interface RateLimiters {
   limiter(limit: RateLimit): RateLimiter;
   close(): Promise<void>;

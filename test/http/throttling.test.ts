@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestApp, type TestApp } from '../support/app.js';
 
 const LOGIN_MESSAGE = 'too many failed sign-in attempts';
 const KEY_MESSAGE = 'too many failed API key attempts from this address';
@@ -143,5 +143,33 @@ describe('throttling when no proxy is trusted', function () {
       app.request('POST', '/api/auth/login', { body: { email: 'admin@localhost', password: 'wrong-password' }, headers: { 'x-forwarded-for': from } });
     for (let i = 1; i <= 3; i++) expect((await login(`198.51.100.${i}`)).status).to.equal(401);
     expectThrottled(await login('198.51.100.99'), LOGIN_MESSAGE);
+  });
+
+});
+
+describe("sign-in and API key throttling with the limiter's store away", function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(async () => app?.close());
+
+  it('a sign-in and a refused key are answered 503 with Retry-After, not let through uncounted; a valid key still works', async () => {
+    const login = () => app.request('POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
+    const { key } = await app.createApiKey(['read_events']);
+    const { db } = app.infra;
+    await db.raw('ALTER TABLE rate_limits RENAME TO rate_limits_away');
+    try {
+      for (const res of [await login(), await app.request('GET', '/api/messages', { apiKey: 'cl_unknown' })]) {
+        expect(res.status, JSON.stringify(res.body)).to.equal(503);
+        expect(res.headers.get('retry-after')).to.equal('1');
+        expect(res.body).to.deep.equal({ message: 'The rate limiter is unavailable (its store could not be reached); try again in a moment', error: 'Service Unavailable', statusCode: 503 });
+      }
+      expect((await app.request('GET', '/api/messages', { apiKey: key })).status).to.equal(200);
+    } finally {
+      await db.raw('ALTER TABLE rate_limits_away RENAME TO rate_limits');
+    }
+    expect((await login()).status).to.equal(200);
   });
 });

@@ -1,8 +1,11 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { RateLimiter } from '../../ports/rate-limiter.js';
+import { RateLimiterUnavailable, type RateLimiter } from '../../ports/rate-limiter.js';
 
 /** The port over one rate-limiter-flexible limiter, whatever its store. */
 export function fromFlexible(limiter: RateLimiterAbstract): RateLimiter {
+  const unavailable = (err: unknown): never => {
+    throw new RateLimiterUnavailable(err);
+  };
   return {
     async take(key) {
       try {
@@ -10,15 +13,15 @@ export function fromFlexible(limiter: RateLimiterAbstract): RateLimiter {
         return { allowed: true };
       } catch (refusal) {
         // A refusal comes as the limiter's result; anything else is the store failing.
-        if (!(refusal instanceof RateLimiterRes)) throw refusal;
-        return { allowed: false, retryAfterMs: Math.max(refusal.msBeforeNext, 1) };
+        if (!(refusal instanceof RateLimiterRes)) unavailable(refusal);
+        return { allowed: false, retryAfterMs: Math.max((refusal as RateLimiterRes).msBeforeNext, 1) };
       }
     },
     async giveBack(key) {
-      await limiter.reward(key, 1);
+      await limiter.reward(key, 1).catch(unavailable);
     },
     async clear(key) {
-      await limiter.delete(key);
+      await limiter.delete(key).catch(unavailable);
     },
   };
 }

@@ -5,7 +5,8 @@ import { fromFlexible } from './flexible.js';
 
 /** Counters in Redis under `<prefix>:rate:`, on a connection of their own opened at the first use. */
 export function createRedisRateLimiters(options: { redisUrl: string; prefix?: string }): RateLimiters {
-  const redis = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 });
+  // One retry: with Redis away, a sign-in or a refused key is answered 503 within a couple of seconds, not twenty.
+  const redis = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
   redis.on('error', () => {
     // ioredis reconnects by itself; a command that fails meanwhile rejects and is answered as an error.
   });
