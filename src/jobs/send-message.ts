@@ -162,7 +162,9 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     const emailProvider = state.channel === 'email' ? deps.emailProviderFor((queued as EmailQueued['data']).provider) : undefined;
     const askable = emailProvider?.findSent ? emailProvider : undefined;
 
-    run.onFailure = askable ? 'handOn' : 'keep';
+    // A run in doubt that fails stays in doubt: an askable provider is asked again at once, another
+    // send waits for the lease to end.
+    if (inDoubt) run.onFailure = askable ? 'handOn' : 'keep';
     // A retry follows an error that may have come after the provider took the message (a timeout, a
     // 5xx): a provider that can be asked is asked then too.
     if (inDoubt || (askable && state.attempts > 0)) {
@@ -204,6 +206,9 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
         return;
       }
     }
+    // Until here nothing was called: a failure gave the effect back, and the next run is not in doubt.
+    // From here a failure may come after the provider took the message.
+    run.onFailure = askable ? 'handOn' : 'keep';
     let result: EmailSendResult;
     const called = performance.now();
     const seconds = () => (performance.now() - called) / 1000;

@@ -297,6 +297,25 @@ describe('send worker: crashes and concurrency', function () {
       expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
     }));
 
+  it("the provider rate's store failing before the call gives the send back: its next run sends it without a search, not in doubt", () =>
+    withPostmark(async ({ app, fake, key, from }) => {
+      const { db } = app.infra;
+      expect((await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { providerRatePerSecond: 50 } })).status).to.equal(200);
+      // the limiter's first count fails, as a store that went away would
+      await db.raw(`
+        CREATE SEQUENCE fail_rate;
+        CREATE FUNCTION fail_rate() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.key LIKE 'provider-rate%' AND nextval('fail_rate') <= 1 THEN RAISE EXCEPTION 'rate store down'; END IF;
+          RETURN NEW;
+        END $$;
+        CREATE TRIGGER fail_rate BEFORE INSERT ON rate_limits FOR EACH ROW EXECUTE FUNCTION fail_rate();`);
+      const id = await sendOne(app, key, from);
+      await eventually(() => app.request('GET', `/api/messages/${id}`, { token: app.adminToken }), (r) => r.body?.status === 'sent', 30_000);
+      expect((await db.raw('SELECT last_value, is_called FROM fail_rate')).rows[0]).to.deep.equal({ last_value: 2, is_called: true });
+      expect(fake.requests.map((r) => r.path)).to.deep.equal(['/email']);
+    }));
+
   it('a message queued before attachment bytes had a store of their own (the event carries them) is sent with them', () =>
     withPostmark(async ({ app, fake }) => {
       const accountId = (await app.infra.db('accounts').where({ name: 'default' }).first('id')).id;
