@@ -26,7 +26,7 @@ export function createSharedServices(config: Config, infra: Infrastructure, logg
     position ? waiter.waitFor(name, position, READ_YOUR_WRITES_TIMEOUT_MS) : Promise.resolve();
   const personStreams = createPersonStreams({ eventStore, personOf: infra.privacy.personOf, namedByAddress: infra.streamsNamedByAddress });
   const suppressions = createSuppressionCommands({ eventStore, db, waitFor, personOf: infra.privacy.personOf, streams: personStreams });
-  const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider', logger, personOf: infra.privacy.personOf });
+  const ingest = createProviderEventIngest({ eventStore, db, suppressions, actor: 'provider', logger, personOf: infra.privacy.personOf, streams: personStreams });
   const optOuts = createSmsOptOutSync({ db, provider: providers.smsProviderFor(config.SMS_PROVIDER), suppressions, runs: createSyncRuns(db), waiter });
   const webhookSender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
   // one set of metrics per process, whichever roles it runs; each role says what it follows

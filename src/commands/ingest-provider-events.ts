@@ -4,6 +4,9 @@ import { messageDecider } from '../domain/messages/message.js';
 import type { NormalizedProviderEvent } from '../domain/provider-events/normalized.js';
 import { fold } from '../domain/decider.js';
 import { admitProviderEvent, type ProviderEventOrigin } from '../domain/provider-events/event-admission.js';
+import { reportedSuppression } from '../domain/provider-events/reported-suppression.js';
+import { contactEraser } from '../domain/contacts/contact.js';
+import { normaliseEmail } from '../domain/email/address.js';
 import type { Logger } from 'pino';
 import type { EventStore } from '../ports/event-store.js';
 import { correlationOf } from './caller.js';
@@ -11,6 +14,7 @@ import { execute } from './execute.js';
 import { executeTogether, type Step } from './execute-together.js';
 import type { SuppressionCommands } from './suppressions.js';
 import type { PersonOf } from '../ports/key-store.js';
+import { createPersonStreams, type PersonStreams } from './person-streams.js';
 import { messageIdForProvider, parkedEventsNowMatched } from '../read-models/provider-message-ids.js';
 
 /** How long an event naming an unknown provider message id is kept waiting for that id. */
@@ -27,9 +31,19 @@ export function createProviderEventIngest(deps: {
   suppressions: SuppressionCommands;
   actor: string;
   logger?: Logger;
-  /** names a parked event's recipient, so that an erasure finds it */
-  personOf?: PersonOf;
+  /** names a report's recipient by keyed hash: to match a message whose address is gone, and a parked event, so that an erasure finds it */
+  personOf: PersonOf;
+  /** where a person's contact stream is, which says whether they were erased */
+  streams?: Pick<PersonStreams, 'contact'>;
 }) {
+  const streams = deps.streams ?? createPersonStreams({ eventStore: deps.eventStore, personOf: deps.personOf, namedByAddress: false });
+
+  /** Whether the person of `email` was erased (and not added again since), as their contact stream says. */
+  async function erased(accountId: string, email: string): Promise<boolean> {
+    const history = await deps.eventStore.readStream(await streams.contact(accountId, normaliseEmail(email)));
+    return fold(contactEraser, history).erased === true;
+  }
+
   async function resolveMessageId(e: NormalizedProviderEvent): Promise<string | null> {
     if (e.messageId) return e.messageId;
     if (!e.providerMessageId) return null;
@@ -55,6 +69,7 @@ export function createProviderEventIngest(deps: {
       provider: e.provider ?? (e.providerEventId.startsWith('pm:') ? 'postmark' : 'ses'),
       providerMessageId: e.providerMessageId,
       recipient: e.recipient,
+      person: deps.personOf(e.recipient),
       receivedAt: new Date().toISOString(),
     };
     // Decided on the stream as read: the acceptance an event may record carries the event's own
@@ -76,19 +91,22 @@ export function createProviderEventIngest(deps: {
       if (records) await execute(messageDecider, outcome, { eventStore: deps.eventStore, streamId, history, ...options });
       return 'recorded';
     }
+    const { accountId } = state.queued;
+    // the message's address reads as null once its person is erased or its content expired
+    const messageTo = typeof state.queued.to === 'string' ? state.queued.to : null;
+    const whom = reportedSuppression({
+      messageTo,
+      person: state.person,
+      reported: e.recipient,
+      detail: e.outcome?.type === 'Bounced' ? (e.outcome.data.diagnostic ?? null) : null,
+      erased: messageTo === null && (await erased(accountId, e.recipient)),
+    });
     const steps: Step[] = [
-      await deps.suppressions.step({
-        accountId: state.queued.accountId,
-        email: e.recipient,
-        reason: e.suppress.reason,
-        source: e.suppress.source,
-        messageId,
-        occurredAt: e.outcome?.data.occurredAt,
-        detail: e.outcome?.type === 'Bounced' ? (e.outcome.data.diagnostic ?? null) : null,
-      }),
+      await deps.suppressions.step({ accountId, ...whom, reason: e.suppress.reason, source: e.suppress.source, messageId, occurredAt: e.outcome?.data.occurredAt }),
     ];
     if (records) steps.push({ decider: messageDecider, command: outcome, streamId });
-    const [suppressed] = await executeTogether(deps.eventStore, steps, options);
+    // a suppression by hash alone names its person in its metadata (the read model keys the entry on it)
+    const [suppressed] = await executeTogether(deps.eventStore, steps, 'person' in whom ? { ...options, metadata: { ...options.metadata, person: whom.person } } : options);
     await deps.suppressions.listed(suppressed.position);
     return 'recorded';
   }
@@ -108,7 +126,7 @@ export function createProviderEventIngest(deps: {
               provider_event_id: e.providerEventId,
               provider_message_id: e.providerMessageId,
               payload: JSON.stringify(e),
-              person: e.recipient && deps.personOf ? deps.personOf(e.recipient) : null,
+              person: e.recipient ? deps.personOf(e.recipient) : null,
             })
             .onConflict('provider_event_id')
             .ignore();

@@ -41,7 +41,7 @@ describe('provider event ingest: the outcome and the suppression it calls for ar
     const waiter = createProjectionWaiter({ db: app.infra.db });
     const waitFor = (name: string, position: Parameters<typeof waiter.waitFor>[1] | undefined) => (position ? waiter.waitFor(name, position, 10_000) : Promise.resolve());
     const suppressions = createSuppressionCommands({ eventStore, db: app.infra.db, waitFor, personOf: app.infra.privacy.personOf });
-    return createProviderEventIngest({ eventStore, db: app.infra.db, suppressions, actor: 'provider' });
+    return createProviderEventIngest({ eventStore, db: app.infra.db, suppressions, actor: 'provider', personOf: app.infra.privacy.personOf });
   };
   /** a queued message to `to` and the hard bounce of it */
   const bouncedMessage = async (to: string): Promise<{ messageId: string; bounce: NormalizedProviderEvent }> => {

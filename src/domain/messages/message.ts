@@ -5,6 +5,7 @@ import type { EmailQueued, MessageEvent, ProviderOutcome, SmsQueued } from './ev
 import type { Principal } from '../principal.js';
 import type { SuppressionReason } from '../suppression/suppression.js';
 import { suppressedSinceAccepted } from './suppression-recheck.js';
+import type { RecordedEvent } from '../../ports/event-store.js';
 
 export type MessageStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'failed' | 'cancelled';
 
@@ -92,16 +93,18 @@ export const HANDED_TO_PROVIDER = 'message has already been handed to the provid
 /** The refusal of a cancel of a message that failed before any provider call (its recipient suppressed before its time). */
 export const FAILED_UNSENT = 'message has already failed without being sent and cannot be cancelled';
 
+const personOf = (event: RecordedEvent) => (typeof event.metadata.person === 'string' ? event.metadata.person : null);
+
 export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent> = {
-  initialState: { queued: null, channel: null, status: null, providerMessageId: null, attempts: 0, seenProviderEvents: new Set() },
+  initialState: { queued: null, channel: null, status: null, providerMessageId: null, person: null, attempts: 0, seenProviderEvents: new Set() },
 
   evolve(state, event) {
     const e = event as unknown as MessageEvent;
     switch (e.type) {
       case 'EmailQueued':
-        return { ...state, queued: e.data, channel: 'email', status: statusAfter(state.status, e) };
+        return { ...state, queued: e.data, channel: 'email', status: statusAfter(state.status, e), person: personOf(event) };
       case 'SmsQueued':
-        return { ...state, queued: e.data, channel: 'sms', status: statusAfter(state.status, e) };
+        return { ...state, queued: e.data, channel: 'sms', status: statusAfter(state.status, e), person: personOf(event) };
       case 'ProviderAccepted':
         return { ...state, status: statusAfter(state.status, e), providerMessageId: e.data.providerMessageId, attempts: e.data.attempt };
       case 'ProviderAttemptFailed':

@@ -9,6 +9,11 @@ export interface ProviderEventOrigin {
   provider: EventProvider;
   providerMessageId: string | null;
   recipient: string;
+  /**
+   * The keyed hash of `recipient`: how it is compared with the message's recipient once the message's
+   * own address can no longer be read (its person erased, its content past retention).
+   */
+  person?: string;
   /** when the event reached us */
   receivedAt: string;
 }
@@ -21,6 +26,8 @@ export interface MessageSent {
   channel: 'email' | 'sms' | null;
   providerMessageId: string | null;
   status: string | null;
+  /** the recipient's keyed hash, which the sealing store keeps in clear beside the sealed address */
+  person: string | null;
 }
 
 /**
@@ -40,7 +47,9 @@ export const SCHEDULE_CLOCK_SKEW_MS = 60_000;
  *   before that is recorded, any (the event then proves the acceptance, see `acceptedAs`), unless the
  *   message was cancelled or is not due yet (a scheduled one);
  * - its recipient is the message's recipient (compared in normal form), so a bounce can never put
- *   anyone else, of this account or another, on a suppression list.
+ *   anyone else, of this account or another, on a suppression list. Once the message's address reads
+ *   as null (erased, or past retention) the two are compared by keyed hash: the provider still
+ *   reports on the send, and a bounce or complaint must still suppress (by hash, for an erased person).
  * Pure: `message` is the message stream folded, the authority (the read models may lag behind it).
  */
 export function admitProviderEvent(message: MessageSent, origin: ProviderEventOrigin): EventAdmission {
@@ -61,6 +70,12 @@ export function admitProviderEvent(message: MessageSent, origin: ProviderEventOr
   if (message.providerMessageId && message.providerMessageId !== origin.providerMessageId) {
     return { ok: false, reason: `provider message id ${origin.providerMessageId} is not the message's` };
   }
-  if (normaliseEmail(origin.recipient) !== normaliseEmail(queued.to)) return { ok: false, reason: "recipient is not the message's recipient" };
+  if (!isRecipient(message, origin)) return { ok: false, reason: "recipient is not the message's recipient" };
   return { ok: true };
+}
+
+function isRecipient(message: MessageSent, origin: ProviderEventOrigin): boolean {
+  const to = message.queued?.to;
+  if (typeof to === 'string') return normaliseEmail(origin.recipient) === normaliseEmail(to);
+  return Boolean(message.person && origin.person === message.person);
 }

@@ -107,6 +107,19 @@ describe('message decisions', () => {
     expect(given(messageDecider, [sesQ]).when({ ...cmd({ providerMessageId: 'ses-2' }), acceptedAs })).to.have.length(2);
   });
 
+  it('a message whose address reads as null (its person erased, its content expired) takes the events of its recipient by keyed hash', () => {
+    // as the sealing store reads it once the key is gone: `to` null, the person's keyed hash in clear
+    const forgotten = { type: 'EmailQueued', data: { ...queued, provider: 'ses', to: null }, metadata: { person: 'hash-of-r' } };
+    const sesAccepted: MessageEvent = { type: 'ProviderAccepted', data: { providerMessageId: 'ses-1', provider: 'ses', acceptedAt: 't', attempt: 1 } };
+    const origin: ProviderEventOrigin = { provider: 'ses', providerMessageId: 'ses-1', recipient: 'r@example.org', person: 'hash-of-r', receivedAt: '2026-11-27T12:00:00.000Z' };
+    const hard = { kind: 'recordOutcome' as const, event: bounce('hard') as any, origin };
+    const then = given(messageDecider, [forgotten, sesAccepted]);
+    expect(then.state.person).to.equal('hash-of-r');
+    expect(then.when(hard)).to.deep.equal([bounce('hard')]);
+    expect(then.when({ ...hard, origin: { ...origin, recipient: 'other@example.org', person: 'hash-of-other' } })).to.deep.equal([]);
+    expect(given(messageDecider, [forgotten, sesAccepted, bounce('hard')]).when(hard)).to.deep.equal([]);
+  });
+
   it('refuses outcomes for an unknown message', () => {
     expect(() => given(messageDecider).when({ kind: 'recordOutcome', event: outcome('Delivered') as any }))
       .to.throw(AppError)
