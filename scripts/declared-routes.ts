@@ -18,7 +18,7 @@ const unused = new Proxy(
 const settings: Partial<Record<keyof ApiRouteDeps, object>> = {
   metrics: { exposition: unused, token: undefined },
   auth: { accounts: unused, signIns: unused, allowSignup: false },
-  providerEvents: { ingest: unused, sns: unused, snsTopicArns: undefined, postmarkCredentials: undefined },
+  providerEvents: { ingest: unused, sns: unused, snsTopicArns: undefined, postmarkCredentials: undefined, linkDigest: unused },
 };
 
 export function declaredApiRoutes() {

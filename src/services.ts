@@ -159,6 +159,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     providerEvents: {
       ingest,
       sns,
+      linkDigest: privacy.master.digest,
       snsTopicArns: config.SNS_TOPIC_ARNS,
       postmarkCredentials:
         config.POSTMARK_WEBHOOK_USER && config.POSTMARK_WEBHOOK_PASSWORD

@@ -5,6 +5,7 @@ import type { NormalizedProviderEvent } from '../domain/provider-events/normaliz
 import { fold } from '../domain/decider.js';
 import { admitProviderEvent, type ProviderEventOrigin } from '../domain/provider-events/event-admission.js';
 import { reportedSuppression } from '../domain/provider-events/reported-suppression.js';
+import { parkedReport } from '../domain/provider-events/provider-event-ids.js';
 import { contactEraser } from '../domain/contacts/contact.js';
 import { normaliseEmail } from '../domain/email/address.js';
 import type { Logger } from 'pino';
@@ -85,7 +86,7 @@ export function createProviderEventIngest(deps: {
     const acceptedAs =
       e.messageId && e.providerMessageId ? { providerMessageId: e.providerMessageId, at: e.acceptedAt ?? e.outcome?.data.occurredAt ?? new Date().toISOString() } : undefined;
     const records = Boolean(e.outcome || acceptedAs);
-    const outcome = { kind: 'recordOutcome' as const, event: e.outcome, acceptedAs, origin };
+    const outcome = { kind: 'recordOutcome' as const, event: e.outcome, acceptedAs, origin, formerId: e.formerId };
     const options = { commandId: e.providerEventId, metadata: { actor: deps.actor, causationId: e.providerEventId, ...correlationOf(history[0]) } };
     if (!e.suppress) {
       if (records) await execute(messageDecider, outcome, { eventStore: deps.eventStore, streamId, history, ...options });
@@ -145,7 +146,7 @@ export function createProviderEventIngest(deps: {
       const rows = await parkedEventsNowMatched(deps.db, limit);
       for (const row of rows) {
         // Applied, then unparked: a stop in between leaves the row, and applying it again appends nothing.
-        await apply(row.payload as NormalizedProviderEvent, row.message_id);
+        await apply(parkedReport(row.payload as NormalizedProviderEvent), row.message_id);
         await deps.db('unmatched_provider_events').where({ provider_event_id: row.provider_event_id }).delete();
       }
       return rows.length;

@@ -5,6 +5,7 @@ import { CONTACT_ERASED, CONTACT_STREAM_PREFIX } from '../domain/contacts/contac
 import { PERSONAL_DATA } from '../domain/privacy/personal-data.js';
 import { ACCOUNT_STREAM_PREFIX, CONTENT_EXPIRED } from '../domain/accounts/account.js';
 import { insertRows } from './bulk-writes.js';
+import { formerIdsWithoutPersonalPart } from './former-event-ids.js';
 import type { Projection } from './projection.js';
 import { TIMELINE_KIND } from './messages.js';
 
@@ -58,7 +59,8 @@ const OUTCOME_KINDS = ['delivered', 'bounced', 'complained', 'opened', 'clicked'
 
 /**
  * An erasure (or retention's cutoff) nulls what the feed showed of the person (the address and subject of `queued`, the
- * recipient, IP, user agent and URL of outcomes, the provider's error of `failed`), exactly as the redacted events would write it.
+ * recipient, IP, user agent and URL of outcomes and the address or link an earlier version ended their provider event id
+ * with, the provider's error of `failed`), exactly as the redacted events would write it.
  */
 async function redact(trx: Knex.Transaction, t: (base: string) => string, accountId: string, whose: { person: string } | { before: string }) {
   const ids = () => {
@@ -69,7 +71,10 @@ async function redact(trx: Knex.Transaction, t: (base: string) => string, accoun
   const where = () => trx(c).whereIn('message_id', ids());
   await where().where({ type: 'queued' }).whereRaw(`jsonb_exists(data, 'subject')`).update({ data: trx.raw(`data || '{"to":null,"subject":null}'::jsonb`) });
   await where().where({ type: 'queued' }).whereRaw(`NOT jsonb_exists(data, 'subject')`).update({ data: trx.raw(`data || '{"to":null}'::jsonb`) });
-  await where().whereIn('type', OUTCOME_KINDS).update({ data: trx.raw('data || ?::jsonb', [JSON.stringify(PERSONAL_DATA.Delivered.redacted)]) });
+  const formerIds = formerIdsWithoutPersonalPart();
+  await where()
+    .whereIn('type', OUTCOME_KINDS)
+    .update({ data: trx.raw(`data || ?::jsonb || ${formerIds.sql}`, [JSON.stringify(PERSONAL_DATA.Delivered.redacted), ...formerIds.bindings]) });
   await where().where({ type: 'failed' }).update({ data: trx.raw('data || ?::jsonb', [JSON.stringify(PERSONAL_DATA.ProviderFailed.redacted)]) });
 }
 

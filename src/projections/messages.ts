@@ -8,6 +8,7 @@ import { attachmentSummary, type QueuedAttachment } from '../domain/email/attach
 import { insertRows, rowsById, updateRows } from './bulk-writes.js';
 import { erasedPerson, PERSONAL_DATA } from '../domain/privacy/personal-data.js';
 import { campaignStatsChange, CAMPAIGN_STATS_TABLE, setupCampaignStats } from './campaign-stats.js';
+import { formerIdsWithoutPersonalPart } from './former-event-ids.js';
 import type { Projection } from './projection.js';
 
 /** The message timeline's kinds (sent, delivered, bounced, complained, opened, clicked), by event type. */
@@ -234,7 +235,12 @@ export const messagesProjection: Projection = {
         const q = trx(t('messages')).where({ account_id: accountId }).whereNotIn('id', [...created.keys()]).select('id');
         return person ? q.andWhere({ person }) : q.andWhere('created_at', '<', `${before}T00:00:00.000Z`);
       };
-      await trx.raw(`UPDATE ?? SET data = data || ?::jsonb WHERE type <> 'sent' AND message_id IN (${ids().toQuery()})`, [t('message_events'), JSON.stringify(REDACTED_OUTCOME)]);
+      const formerIds = formerIdsWithoutPersonalPart();
+      await trx.raw(`UPDATE ?? SET data = data || ?::jsonb || ${formerIds.sql} WHERE type <> 'sent' AND message_id IN (${ids().toQuery()})`, [
+        t('message_events'),
+        JSON.stringify(REDACTED_OUTCOME),
+        ...formerIds.bindings,
+      ]);
       await trx(t('messages')).whereIn('id', ids()).update(person ? erasedRow(person) : REDACTED_ROW);
     }
   },

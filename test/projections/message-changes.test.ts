@@ -54,6 +54,22 @@ describe('message_changes projection (given events, then rows)', function () {
     expect(done.occurred_at.toISOString()).to.equal('2024-05-01T11:30:00.000Z');
   });
 
+  it('an erasure or retention takes off the address or link an earlier version ended a provider event id with, where it nulls the rest', async () => {
+    const withId = (e: { type: string; data: Record<string, unknown> }, providerEventId: string) => ({ ...e, data: { ...e.data, providerEventId } });
+    await spec.given(
+      ['m1', [{ ...emailQueued('m1'), metadata: { person: 'p-ada' } }, withId(delivered(), 'ses:feedback:fb-1:ada@example.org'), withId(clicked(), 'pm:click:pm-1:2024-05-01T11:00:00Z:https://example.com/a')]],
+      ['m2', [{ ...emailQueued('m2', { to: 'bob@example.org', queuedAt: '2024-04-01T10:00:00.000Z' }), metadata: { person: 'p-bob' } }, withId(delivered(), 'pm:delivery:pm-2:bob@example.org')]],
+      ['m3', [{ ...emailQueued('m3', { to: 'cy@example.org' }), metadata: { person: 'p-cy' } }, withId(delivered(), 'pm:delivery:pm-3:cy@example.org')]],
+    );
+    const ids = async (id: string) => (await spec.rows('message_changes').where({ message_id: id }).orderBy('commit_pos')).filter((r) => r.type !== 'queued').map((r) => r.data.providerEventId);
+    await spec.given(['contact', [{ type: 'ContactErased', data: { accountId: 'acc1', person: 'p-ada', contactId: null, erasedAt: '2024-05-02T00:00:00.000Z' } }]]);
+    expect(await ids('m1')).to.deep.equal(['ses:feedback:fb-1', 'pm:click:pm-1:2024-05-01T11:00:00Z']);
+    await spec.given(['account', [{ type: 'MessageContentExpired', data: { accountId: 'acc1', before: '2024-04-15', expiredAt: '2024-05-02T00:00:00.000Z' } }]]);
+    expect(await ids('m2')).to.deep.equal(['pm:delivery:pm-2']);
+    // neither erased nor expired
+    expect(await ids('m3')).to.deep.equal(['pm:delivery:pm-3:cy@example.org']);
+  });
+
   it('an outcome for a message it never saw queued adds nothing; a replayed batch adds nothing twice', async () => {
     await spec.given(['ghost', [delivered()]]);
     expect(await rows()).to.deep.equal([]);

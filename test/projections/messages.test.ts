@@ -62,6 +62,25 @@ describe('messages projection (given events, then rows)', function () {
     expect(await spec.message('m4')).to.deep.include({ to_address: 'ada@example.org', person: 'p-ada' });
   });
 
+  it('an erasure takes off the address or link an earlier version ended a provider event id with (as a rebuild reads it); ids of this version stay', async () => {
+    const to = (person: string) => ({ metadata: { person } });
+    const withId = (e: { type: string; data: Record<string, unknown> }, providerEventId: string) => ({ ...e, data: { ...e.data, providerEventId } });
+    const events = [
+      withId(delivered(), 'pm:delivery:pm-1:ada@example.org'),
+      withId(clicked(), 'pm:click:pm-1:2024-05-01T11:00:00Z:https://example.com/a'),
+      withId(opened(), 'pm:open:pm-1:2024-05-01T11:00:00Z'),
+      withId(clicked(), 'pm:click:pm-1:0123456789abcdef0123456789abcdef'),
+    ];
+    await spec.given(['m1', [{ ...emailQueued('m1'), ...to('p-ada') }, accepted(), ...events]], ['m2', [{ ...emailQueued('m2', { to: 'bob@example.org' }), ...to('p-bob') }, withId(delivered(), 'ses:n-1:bob@example.org')]]);
+    const ids = async (id: string) => (await spec.timeline(id)).filter((e) => e.type !== 'sent').map((e) => e.data.providerEventId);
+    const erased = { type: 'ContactErased', data: { accountId: 'acc1', person: 'p-ada', contactId: null, erasedAt: '2024-05-02T00:00:00.000Z' } };
+    await spec.given(['contact', [erased]]);
+    expect(await ids('m1')).to.deep.equal(['pm:delivery:pm-1', 'pm:click:pm-1:2024-05-01T11:00:00Z', 'pm:open:pm-1:2024-05-01T11:00:00Z', 'pm:click:pm-1:0123456789abcdef0123456789abcdef']);
+    expect((await spec.timeline('m1'))[2].data).to.include({ url: null, recipient: null });
+    // someone else's rows are not touched
+    expect(await ids('m2')).to.deep.equal(['ses:n-1:bob@example.org']);
+  });
+
   it('sent → delivered; a hard bounce → bounced; a soft bounce leaves the status; a complaint wins over delivered', async () => {
     await spec.given(
       ['d', [emailQueued('d'), accepted(), delivered()]],

@@ -23,6 +23,13 @@ export interface MasterKey {
    * before its statement has resolved which account the API key belongs to.
    */
   person(address: string): string;
+  /**
+   * A keyed digest of a text that must be told apart without being kept (a clicked link, in a provider
+   * event id kept in clear): HMAC-SHA-256 under the address-hashing key, apart from addresses by a
+   * prefix, in 32 hex digits. Like the person hash, it survives a rotation, and a guess cannot be
+   * checked against it without the key.
+   */
+  digest(text: string): string;
   /** A value only this key produces and checks (see KeyStore.verifier). */
   verifier(): string;
   verifies(value: string): boolean;
@@ -41,6 +48,8 @@ export function generateMasterKeyText(): string {
 
 const derive = (master: Buffer, info: string) => Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), info, 32));
 const VERIFIER_AAD = 'courier-ledger key verifier';
+/** What a digest's text is hashed after: no normalised address starts with a NUL, so no digest is a person's hash. */
+const DIGEST_PREFIX = '\0digest\n';
 
 /** The id under which a rotated database keeps its address-hashing key (a data key of no account). */
 export const PERSON_HASH_KEY_ID = '00000000-0000-4000-8000-000000000001';
@@ -70,6 +79,7 @@ export function createMasterKey(master: Buffer, options: { previous?: Buffer; ha
       }
       return hash;
     },
+    digest: (text) => createHmac('sha256', hashing).update(DIGEST_PREFIX).update(text, 'utf8').digest('hex').slice(0, 32),
     verifier: () => seal(wrapping, Buffer.from(VERIFIER_AAD), VERIFIER_AAD).toString('base64'),
     verifies: (value) => [wrapping, before].some((k) => k && open(k, Buffer.from(value, 'base64'), VERIFIER_AAD) !== null),
   };

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { CONTACT_ERASED } from '../../domain/contacts/contact.js';
 import { keyScopeName, PERSONAL_DATA, personalPart, redact, type PersonalDataRule } from '../../domain/privacy/personal-data.js';
+import { metadataWithoutPersonalIds } from '../../domain/provider-events/provider-event-ids.js';
 import type { EventStore, NewEvent, RecordedEvent } from '../../ports/event-store.js';
 import type { KeySlot, KeyStore } from '../../ports/key-store.js';
 import { open, seal } from './aes-gcm.js';
@@ -28,7 +29,9 @@ interface Sealing {
  * keyed hash; on the way out they are opened again, or read as redacted when the key is gone. It sits
  * above the store port, so both stores (PostgreSQL, EventStoreDB) keep the same append-only log and
  * erasing a person (destroying their keys) works the same on both. Events written in clear before the
- * log was sealed are read as redacted once their person is erased (docs/privacy.md).
+ * log was sealed are read as redacted once their person is erased. Provider event ids that earlier
+ * versions ended with an address or link lose it with the rest when an event reads as redacted, and
+ * in the metadata always (docs/privacy.md).
  */
 export function createSealingEventStore(
   inner: EventStore,
@@ -177,7 +180,9 @@ export function createSealingEventStore(
     }
     const keys = refs.size ? await deps.keys.byIds(refs.values()) : new Map<string, Buffer | null>();
     const erased = clear.size ? await deps.store.erased([...clear.values()]) : new Set<string>();
-    return events.map((e) => {
+    return events.map((e) => metadataWithoutPersonalIds(openOne(e)));
+
+    function openOne(e: RecordedEvent): RecordedEvent {
       if (e.type === CONTACT_ERASED) deps.keys.forget(e.data.accountId, e.data.person);
       const rule = PERSONAL_DATA[e.type];
       if (!rule) return e;
@@ -200,7 +205,7 @@ export function createSealingEventStore(
         if (text !== undefined && live) deps.keys.rememberOpened(e.id, text, rest.accountId as string | undefined, e.metadata.person as string | undefined);
       }
       return { ...e, data: text !== undefined ? Object.assign(rest, JSON.parse(text)) : redact(rule, rest) };
-    });
+    }
   }
 
   const store: EventStore = {

@@ -34,9 +34,10 @@ export type MessageCommand =
    * A provider event. `acceptedAs` is set when the provider named the message by our id (SES tag,
    * Postmark Metadata) along with its own: proof that it accepted the message. `origin`, set for
    * events from outside, is what the event claims about the send: it must agree with the message, or
-   * nothing is recorded (admitProviderEvent).
+   * nothing is recorded (admitProviderEvent). `formerId`: the id an earlier version recorded the same
+   * report under (NormalizedProviderEvent), which counts as seen too.
    */
-  | { kind: 'recordOutcome'; event?: ProviderOutcome; acceptedAs?: { providerMessageId: string; at: string }; origin?: ProviderEventOrigin };
+  | { kind: 'recordOutcome'; event?: ProviderOutcome; acceptedAs?: { providerMessageId: string; at: string }; origin?: ProviderEventOrigin; formerId?: string };
 
 /**
  * Status moves forward only: (scheduled →) queued → sent → delivered, and bounced/complained win over
@@ -182,7 +183,8 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
           const { providerMessageId, at } = command.acceptedAs;
           events.push({ type: 'ProviderAccepted', data: { providerMessageId, provider: state.queued.provider, acceptedAt: at, attempt: state.attempts + 1 } });
         }
-        if (command.event && !state.seenProviderEvents.has(command.event.data.providerEventId)) events.push(command.event);
+        const seen = (id: string | undefined) => id !== undefined && state.seenProviderEvents.has(id);
+        if (command.event && !seen(command.event.data.providerEventId) && !seen(command.formerId)) events.push(command.event);
         return events;
       }
     }

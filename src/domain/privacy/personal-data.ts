@@ -1,5 +1,6 @@
 import { normaliseEmail } from '../email/address.js';
 import type { RecordedEvent } from '../../ports/event-store.js';
+import { withoutPersonalPart } from '../provider-events/provider-event-ids.js';
 
 /**
  * What a read model keeps in place of an erased person's keyed hash: a contact added later with the
@@ -139,13 +140,17 @@ export function personalPart(rule: PersonalDataRule, data: Record<string, unknow
   return { personal, rest };
 }
 
-/** The event's data once its personal part can no longer be read. */
+/**
+ * The event's data once its personal part can no longer be read; a provider event id an earlier version
+ * ended with the recipient's address or a link (kept in clear) without it.
+ */
 export function redact(rule: PersonalDataRule, data: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...data };
   for (const [f, v] of Object.entries(rule.redacted)) {
     if (v === undefined) delete out[f];
     else out[f] = v;
   }
+  if (typeof out.providerEventId === 'string') out.providerEventId = withoutPersonalPart(out.providerEventId);
   return out;
 }
 

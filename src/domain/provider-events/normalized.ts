@@ -17,8 +17,17 @@ export interface NormalizedProviderEvent {
    */
   outcome?: ProviderOutcome;
   recipient: string;
-  /** unique per provider event and recipient: a redelivery is recorded once */
+  /**
+   * unique per provider event and recipient: a redelivery is recorded once. Recorded in clear, so it
+   * holds nothing of the person (provider-event-ids.ts)
+   */
   providerEventId: string;
+  /**
+   * The id earlier versions recorded the same report under (ending with the recipient's address or the
+   * link), where it differs: compared, never recorded, so a report first recorded before an upgrade
+   * and delivered again after it is still recorded once.
+   */
+  formerId?: string;
   /** set when the event must put the recipient on the suppression list */
   suppress?: { reason: SuppressionReason; source: SuppressionSource };
 }

@@ -1,5 +1,6 @@
 import type { ProviderOutcome } from '../messages/events.js';
 import { reportedText, type NormalizedProviderEvent } from './normalized.js';
+import type { KeyedDigest } from './provider-event-ids.js';
 
 /**
  * Bounce types that mean the address will never accept mail; Postmark's own `Inactive` (it stopped
@@ -20,22 +21,42 @@ function subscriptionSuppression(reason: unknown, origin: unknown): NonNullable<
   return { reason: 'manual', source: 'manual' };
 }
 
-/** Postmark webhooks (delivery, bounce, spam complaint, open, click) to our events; ids make a redelivered webhook a no-op. */
-export function parsePostmarkEvent(p: any): NormalizedProviderEvent[] {
+/**
+ * Postmark webhooks (delivery, bounce, spam complaint, open, click) to our events; ids make a
+ * redelivered webhook a no-op, and name no one: a delivery is its message's (one recipient each),
+ * a click its message's and its link's, by `linkDigest` (Postmark reports each link of a message once).
+ */
+export function parsePostmarkEvent(p: any, linkDigest: KeyedDigest): NormalizedProviderEvent[] {
   const messageId: string | null = typeof p?.Metadata?.msg_id === 'string' ? p.Metadata.msg_id : null;
   const providerMessageId: string | null = typeof p?.MessageID === 'string' ? p.MessageID : null;
   const at = (ts: unknown) => (typeof ts === 'string' && !Number.isNaN(Date.parse(ts)) ? new Date(ts).toISOString() : new Date().toISOString());
-  const one = (outcome: ProviderOutcome, suppress?: NormalizedProviderEvent['suppress']): NormalizedProviderEvent[] =>
+  // `formerId`: the id earlier versions gave the report, which ended with the recipient or the link
+  const one = (outcome: ProviderOutcome, suppress?: NormalizedProviderEvent['suppress'], formerId?: string): NormalizedProviderEvent[] =>
     typeof outcome.data.recipient === 'string' && outcome.data.recipient
-      ? [{ provider: 'postmark', messageId, providerMessageId, outcome, recipient: outcome.data.recipient, providerEventId: outcome.data.providerEventId, ...(suppress ? { suppress } : {}) }]
+      ? [
+          {
+            provider: 'postmark',
+            messageId,
+            providerMessageId,
+            outcome,
+            recipient: outcome.data.recipient,
+            providerEventId: outcome.data.providerEventId,
+            ...(suppress ? { suppress } : {}),
+            ...(formerId ? { formerId } : {}),
+          },
+        ]
       : [];
 
   switch (p?.RecordType) {
     case 'Delivery':
-      return one({
-        type: 'Delivered',
-        data: { providerEventId: `pm:delivery:${p.MessageID}:${p.Recipient}`, recipient: p.Recipient, occurredAt: at(p.DeliveredAt), smtpResponse: reportedText(p.Details) },
-      });
+      return one(
+        {
+          type: 'Delivered',
+          data: { providerEventId: `pm:delivery:${p.MessageID}`, recipient: p.Recipient, occurredAt: at(p.DeliveredAt), smtpResponse: reportedText(p.Details) },
+        },
+        undefined,
+        `pm:delivery:${p.MessageID}:${p.Recipient}`,
+      );
     case 'Bounce': {
       const hard = p.Inactive === true || HARD_BOUNCE_TYPES.has(p.Type);
       return one(
@@ -72,18 +93,22 @@ export function parsePostmarkEvent(p: any): NormalizedProviderEvent[] {
       });
     case 'Click': {
       const url = reportedText(p.OriginalLink) ?? '';
-      return one({
-        type: 'Clicked',
-        data: {
-          providerEventId: `pm:click:${p.MessageID}:${p.ReceivedAt}:${url}`,
-          recipient: p.Recipient,
-          occurredAt: at(p.ReceivedAt),
-          url,
-          userAgent: reportedText(p.UserAgent),
-          suspectedBot: false,
-          source: 'provider',
+      return one(
+        {
+          type: 'Clicked',
+          data: {
+            providerEventId: `pm:click:${p.MessageID}:${linkDigest(url)}`,
+            recipient: p.Recipient,
+            occurredAt: at(p.ReceivedAt),
+            url,
+            userAgent: reportedText(p.UserAgent),
+            suspectedBot: false,
+            source: 'provider',
+          },
         },
-      });
+        undefined,
+        `pm:click:${p.MessageID}:${p.ReceivedAt}:${url}`,
+      );
     }
     case 'SubscriptionChange':
       // Only a change that starts suppressing concerns us; reactivation is done through our own API.

@@ -2,12 +2,13 @@ import { reportedText, type NormalizedProviderEvent } from './normalized.js';
 
 /**
  * SES event notifications (configuration-set `eventType` or identity `notificationType`, as AWS documents them)
- * to our events. `notificationId` (the SNS MessageId) makes each (notification, recipient) unique, so a
+ * to our events. `notificationId` (the SNS MessageId) makes each notification unique, so a
  * redelivered SNS message is recorded once; a bounce or complaint is keyed by its own `feedbackId`
  * instead, which stays the same when SES reports it twice (identity notifications and a
- * configuration set's event publishing both on). Every event names the send SES accepted (`mail`); Send says
- * nothing else, and counts only with our `msg_id` tag (it can then prove a send whose answer we never
- * recorded). Kinds we do not track (Reject, DeliveryDelay, ...) give [].
+ * configuration set's event publishing both on). The ids name no recipient (they are kept in clear):
+ * each of our messages has one, so the notification names the event. Every event names the send SES
+ * accepted (`mail`); Send says nothing else, and counts only with our `msg_id` tag (it can then prove
+ * a send whose answer we never recorded). Kinds we do not track (Reject, DeliveryDelay, ...) give [].
  */
 export function parseSesEvent(notificationId: string, payload: any): NormalizedProviderEvent[] {
   const kind: string | undefined = payload?.eventType ?? payload?.notificationType;
@@ -17,9 +18,11 @@ export function parseSesEvent(notificationId: string, payload: any): NormalizedP
   const providerMessageId: string | null = typeof mail.messageId === 'string' ? mail.messageId : null;
   const acceptedAt = typeof mail.timestamp === 'string' && !Number.isNaN(Date.parse(mail.timestamp)) ? new Date(mail.timestamp).toISOString() : undefined;
   const base = (recipient: string, feedbackId?: unknown) => ({
-    providerEventId: typeof feedbackId === 'string' && feedbackId ? `ses:feedback:${feedbackId}:${recipient}` : `ses:${notificationId}:${recipient}`,
+    providerEventId: typeof feedbackId === 'string' && feedbackId ? `ses:feedback:${feedbackId}` : `ses:${notificationId}`,
     recipient,
   });
+  // the id earlier versions gave the report, which ended with the recipient
+  const formerId = (e: NormalizedProviderEvent) => `${e.providerEventId}:${e.recipient}`;
   const at = (ts: unknown) => (typeof ts === 'string' && !Number.isNaN(Date.parse(ts)) ? new Date(ts).toISOString() : new Date().toISOString());
   const emails = (list: unknown, field = 'emailAddress'): string[] =>
     Array.isArray(list) ? list.map((r) => (typeof r === 'string' ? r : r?.[field])).filter((r): r is string => typeof r === 'string') : [];
@@ -27,7 +30,8 @@ export function parseSesEvent(notificationId: string, payload: any): NormalizedP
   const withKeys = (events: Omit<NormalizedProviderEvent, 'provider' | 'recipient' | 'providerEventId'>[]): NormalizedProviderEvent[] =>
     events
       .filter((e) => typeof e.outcome?.data.recipient === 'string')
-      .map((e) => ({ provider: 'ses' as const, ...e, ...(acceptedAt ? { acceptedAt } : {}), recipient: e.outcome!.data.recipient, providerEventId: e.outcome!.data.providerEventId }));
+      .map((e) => ({ provider: 'ses' as const, ...e, ...(acceptedAt ? { acceptedAt } : {}), recipient: e.outcome!.data.recipient, providerEventId: e.outcome!.data.providerEventId }))
+      .map((e) => ({ ...e, formerId: formerId(e) }));
 
   switch (kind) {
     case 'Bounce': {

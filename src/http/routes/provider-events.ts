@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ProviderEventIngest } from '../../commands/ingest-provider-events.js';
 import { AppError, badRequest, forbidden, unauthorized } from '../../domain/errors.js';
 import { parsePostmarkEvent } from '../../domain/provider-events/postmark-events.js';
+import type { KeyedDigest } from '../../domain/provider-events/provider-event-ids.js';
 import { parseSesEvent } from '../../domain/provider-events/ses-events.js';
 import { admitSnsMessage } from '../../domain/provider-events/sns-admission.js';
 import { SnsVerificationError } from '../../adapters/sns-verify/sns-verification-error.js';
@@ -32,6 +33,8 @@ export function createProviderEventRoutes(deps: {
   /** SNS_TOPIC_ARNS: the topics whose messages we act on; undefined accepts any */
   snsTopicArns?: readonly string[];
   postmarkCredentials?: { user: string; password: string };
+  /** tells a Postmark click's link apart in its event id without keeping it there */
+  linkDigest: KeyedDigest;
   /** the clock SNS Timestamps are judged by */
   now?: () => Date;
 }) {
@@ -119,7 +122,7 @@ export function createProviderEventRoutes(deps: {
         }
       },
       async handler({ body }) {
-        return { status: 200, body: await deps.ingest.ingest(parsePostmarkEvent(body)) };
+        return { status: 200, body: await deps.ingest.ingest(parsePostmarkEvent(body, deps.linkDigest)) };
       },
     }),
   ];

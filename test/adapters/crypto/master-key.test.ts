@@ -35,4 +35,16 @@ describe('the key-encryption key and AES-256-GCM boxes', () => {
     expect(master.person('ada@example.org')).to.not.equal(master.person('bob@example.org'));
     expect(master.person('ada@example.org')).to.not.equal(createMasterKey(randomBytes(32)).person('ada@example.org'));
   });
+
+  it('digests a text under the hashing key: the same text alike, exactly as written; no person hash; the same key after a rotation', () => {
+    const key = randomBytes(32);
+    const master = createMasterKey(key);
+    const link = 'https://example.com/welcome?u=ada';
+    expect(master.digest(link)).to.match(/^[0-9a-f]{32}$/).and.equal(master.digest(link));
+    expect(master.digest(link.toUpperCase())).to.not.equal(master.digest(link));
+    expect(master.digest('ada@example.org')).to.not.equal(master.person('ada@example.org').slice(0, 32));
+    expect(createMasterKey(randomBytes(32)).digest(link)).to.not.equal(master.digest(link));
+    // a rotated database keeps its hashing key: digests made before still match
+    expect(createMasterKey(randomBytes(32), { previous: key }).digest(link)).to.equal(master.digest(link));
+  });
 });

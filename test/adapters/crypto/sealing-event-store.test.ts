@@ -89,4 +89,41 @@ describe('Sealing event store, keys stored with the events (PostgreSQL)', functi
     const cold = sealing();
     for (const [s, to] of streams) expect((await cold.readStream(s))[0].data.to).to.equal(to);
   });
+
+  it('every reader gets provider event ids an earlier version ended with an address or link without it: in the metadata always, in the data once the event reads as redacted', async () => {
+    const store = sealing();
+    const s = `message-${randomUUID()}`;
+    const legacy = 'pm:delivery:pm-7:g@example.org';
+    const provider = { actor: 'provider', commandId: legacy, causationId: legacy };
+    await store.append(s, [queued(accountId, 'g@example.org')]);
+    // as an earlier version appended them: the outcome sealed, its id in clear; the acceptance it proved, not personal at all
+    await store.append(s, [
+      { id: randomUUID(), type: 'ProviderAccepted', data: { providerMessageId: 'pm-7', provider: 'postmark', acceptedAt: 't', attempt: 1 }, metadata: provider },
+      { id: randomUUID(), type: 'Delivered', data: { providerEventId: legacy, occurredAt: 't', recipient: 'g@example.org' }, metadata: provider },
+    ]);
+    const text = (events: { data: unknown; metadata: unknown }[]) => JSON.stringify(events.map((e) => [e.data, e.metadata]));
+    expect(text(await bare.readStream(s))).to.include(legacy);
+    const read = async () => {
+      const fromStream = await sealing().readStream(s);
+      const fromLog = (await sealing().readAll({ streamPrefixes: [s] })).filter((e) => e.streamId === s);
+      const followed: typeof fromStream = [];
+      const subscription = sealing().subscribe({ streamPrefixes: [s], onEvents: async (events) => void followed.push(...events.filter((e) => e.streamId === s)) });
+      const deadline = Date.now() + 10_000;
+      while (followed.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await subscription.close();
+      return [fromStream, fromLog, followed];
+    };
+    for (const events of await read()) {
+      expect(events.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted', 'Delivered']);
+      expect(JSON.stringify(events.map((e) => e.metadata))).to.not.include('g@example.org');
+      expect(events[1].metadata).to.include({ commandId: 'pm:delivery:pm-7', causationId: 'pm:delivery:pm-7' });
+      // readable: the id as recorded (the decider tells a redelivery under the old id apart by it)
+      expect(events[2].data).to.include({ providerEventId: legacy, recipient: 'g@example.org' });
+    }
+    await keyStore.erase(accountId, master.person('g@example.org'));
+    for (const erased of await read()) {
+      expect(erased[2].data).to.include({ providerEventId: 'pm:delivery:pm-7', recipient: null });
+      expect(text(erased)).to.not.include('g@example.org');
+    }
+  });
 });

@@ -77,6 +77,13 @@ describe('message decisions', () => {
     expect(given(messageDecider, [Q, accepted, outcome('Delivered')]).when(cmd)).to.deep.equal([]);
   });
 
+  it('a provider event recorded by an earlier version under another id (`formerId`) is not recorded again', () => {
+    const former = outcome('Delivered', 'pm:click:p1:2026-01-01T00:00:00Z');
+    const cmd = { kind: 'recordOutcome' as const, event: outcome('Delivered', 'pm:click:p1:digest') as any, formerId: 'pm:click:p1:2026-01-01T00:00:00Z' };
+    expect(given(messageDecider, [Q, accepted, former]).when(cmd)).to.deep.equal([]);
+    expect(given(messageDecider, [Q, accepted]).when(cmd)).to.deep.equal([outcome('Delivered', 'pm:click:p1:digest')]);
+  });
+
   it('a provider event naming the message by our id and its own records the acceptance first, once', () => {
     const acceptedAs = { providerMessageId: 'p9', at: 't0' };
     const provenAccepted = { type: 'ProviderAccepted', data: { providerMessageId: 'p9', provider: 'sandbox', acceptedAt: 't0', attempt: 1 } };

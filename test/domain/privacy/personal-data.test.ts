@@ -21,6 +21,17 @@ describe('personal data in events', () => {
     expect(outcome.rest).to.deep.equal({ suspectedBot: false, occurredAt: 't' });
   });
 
+  it('a redacted outcome loses the address or link an earlier version ended its provider event id with; an id of this version stays', () => {
+    expect(redact(PERSONAL_DATA.Delivered, { providerEventId: 'pm:delivery:pm-1:ada@example.org', recipient: 'ada@example.org' })).to.deep.include({
+      providerEventId: 'pm:delivery:pm-1',
+      recipient: null,
+    });
+    expect(redact(PERSONAL_DATA.Clicked, { providerEventId: 'pm:click:pm-1:0123456789abcdef0123456789abcdef', url: 'https://example.com/a' })).to.deep.include({
+      providerEventId: 'pm:click:pm-1:0123456789abcdef0123456789abcdef',
+      url: null,
+    });
+  });
+
   it('a redacted event keeps its other fields, with the personal ones null (attachments left out)', () => {
     expect(redact(PERSONAL_DATA.EmailQueued, { accountId: 'a', queuedAt: 't' })).to.deep.equal({ accountId: 'a', queuedAt: 't', to: null, subject: null, html: null, text: null, headers: [], unsubscribeUrl: null });
     expect(redact(PERSONAL_DATA.ContactUpserted, { contactId: 'c', email: 'e', fields: {} })).to.deep.equal({ contactId: 'c', email: null, fields: null });
