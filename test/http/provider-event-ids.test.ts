@@ -4,17 +4,16 @@ import { expect } from 'chai';
 import { execute } from '../../src/commands/execute.js';
 import { messageDecider } from '../../src/domain/messages/message.js';
 import type { ProviderOutcome } from '../../src/domain/messages/events.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { eventually, readyToSend, switchProvider } from '../support/email-setup.js';
-import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
+import type { FakeSes } from '../support/fake-ses.js';
 import { runScript } from '../support/messages-http.js';
 import { otherAccount, providerEventsClient } from '../support/provider-events-app.js';
 import { postmark, sesEvent, type SesEventOptions, type SesKind } from '../support/provider-events-payloads.js';
-import { startPostmarkApi, type PostmarkApi } from '../support/provider-events-postmark-api.js';
-import { SNS_TEST_TOPIC_ARN, signedSnsNotification, startSnsCertServer, type SnsCertServer } from '../support/sns-signing.js';
+import { POSTMARK_HOOK, startProviderEventsServers, type ProviderEventsServers } from '../support/provider-events-servers.js';
+import { signedSnsNotification, type SnsCertServer } from '../support/sns-signing.js';
 
-const USER = 'pm-hook';
-const PASSWORD = 'pm-secret-password';
+const { user: USER, password: PASSWORD } = POSTMARK_HOOK;
 
 /** The tables of a `pg_dump` whose rows hold `text`. */
 async function tablesHolding(app: TestApp, ...texts: string[]): Promise<string[]> {
@@ -37,7 +36,7 @@ describe('provider event ids name no one', function () {
   this.timeout(120_000);
   let certs: SnsCertServer;
   let ses: FakeSes;
-  let api: PostmarkApi;
+  let servers: ProviderEventsServers;
   let app: TestApp;
   let pm: ReturnType<typeof providerEventsClient>;
   let other: Awaited<ReturnType<typeof otherAccount>>;
@@ -69,18 +68,8 @@ describe('provider event ids name no one', function () {
   };
 
   before(async () => {
-    certs = await startSnsCertServer();
-    ses = await startFakeSes();
-    api = await startPostmarkApi();
-    app = await startTestApp({
-      POSTMARK_WEBHOOK_USER: USER,
-      POSTMARK_WEBHOOK_PASSWORD: PASSWORD,
-      POSTMARK_SERVER_TOKEN: 'server-token',
-      POSTMARK_API_URL: api.url,
-      SNS_CERT_URL_PATTERN: certs.pattern.source,
-      SNS_TOPIC_ARNS: SNS_TEST_TOPIC_ARN,
-      ...sesEnv(ses),
-    });
+    servers = await startProviderEventsServers();
+    ({ app, certs, ses } = servers);
     const sender = await readyToSend(app);
     await switchProvider(app, 'postmark');
     pm = providerEventsClient(app, sender);
@@ -88,10 +77,7 @@ describe('provider event ids name no one', function () {
     sesClient = providerEventsClient(app, other.sender);
   });
   after(async () => {
-    await app?.close();
-    await api?.close();
-    await ses?.close();
-    await certs?.close();
+    await servers?.close();
   });
 
   it('what this version records of Postmark and SES reports holds neither address nor link in clear; after the erasure, nothing shows them', async () => {

@@ -3,32 +3,31 @@ import { execute } from '../../src/commands/execute.js';
 import { createRetention } from '../../src/commands/retention.js';
 import { forgetExpiredCopies } from '../../src/adapters/db/message-copies.js';
 import { messageDecider } from '../../src/domain/messages/message.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { eventually, readyToSend, switchProvider } from '../support/email-setup.js';
-import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
+import type { FakeSes } from '../support/fake-ses.js';
 import { queueDirect } from '../support/messages-http.js';
 import { otherAccount, providerEventsClient } from '../support/provider-events-app.js';
 import { postmark, sesEvent, type SesEventOptions, type SesKind } from '../support/provider-events-payloads.js';
-import { startPostmarkApi, type PostmarkApi } from '../support/provider-events-postmark-api.js';
-import { SNS_TEST_TOPIC_ARN, signedSnsNotification, startSnsCertServer, type SnsCertServer } from '../support/sns-signing.js';
+import { POSTMARK_HOOK, startProviderEventsServers, type ProviderEventsServers } from '../support/provider-events-servers.js';
+import { signedSnsNotification, type SnsCertServer } from '../support/sns-signing.js';
 import { startScriptedReceiver, webhookClient, type ScriptedReceiver } from '../support/webhook-receiver.js';
 
 const DAY = 86_400_000;
-const USER = 'pm-hook';
-const PASSWORD = 'pm-secret-password';
+const { user: USER, password: PASSWORD } = POSTMARK_HOOK;
 
 /**
  * A provider reports on a send long after it: a complaint can come days later, when the recipient may
  * have been erased, or the message be past the account's retention. Its address then reads as null;
- * the report must still be recorded on the message and suppress the address (CONTRACT §4: no 500
- * unless the service is failing; SPEC §1: bounced and complained addresses are suppressed), without
- * writing an erased person's address down again (docs/privacy.md).
+ * the report must still be recorded on the message and suppress the address (no 500 unless the service
+ * is failing; bounced and complained addresses are suppressed), without writing an erased person's
+ * address down again (docs/privacy.md).
  */
 describe('provider events about a recipient no longer on record (erased, or past retention)', function () {
   this.timeout(120_000);
   let certs: SnsCertServer;
   let ses: FakeSes;
-  let api: PostmarkApi;
+  let servers: ProviderEventsServers;
   let app: TestApp;
   let receiver: ScriptedReceiver;
   let sender: { key: string; from: string };
@@ -44,18 +43,8 @@ describe('provider events about a recipient no longer on record (erased, or past
     });
 
   before(async () => {
-    certs = await startSnsCertServer();
-    ses = await startFakeSes();
-    api = await startPostmarkApi();
-    app = await startTestApp({
-      POSTMARK_WEBHOOK_USER: USER,
-      POSTMARK_WEBHOOK_PASSWORD: PASSWORD,
-      POSTMARK_SERVER_TOKEN: 'server-token',
-      POSTMARK_API_URL: api.url,
-      SNS_CERT_URL_PATTERN: certs.pattern.source,
-      SNS_TOPIC_ARNS: SNS_TEST_TOPIC_ARN,
-      ...sesEnv(ses),
-    });
+    servers = await startProviderEventsServers();
+    ({ app, certs, ses } = servers);
     receiver = await startScriptedReceiver([200]);
     sender = await readyToSend(app);
     await switchProvider(app, 'postmark');
@@ -70,11 +59,8 @@ describe('provider events about a recipient no longer on record (erased, or past
     };
   });
   after(async () => {
-    await app?.close();
+    await servers?.close();
     await receiver?.close();
-    await api?.close();
-    await ses?.close();
-    await certs?.close();
   });
 
   const view = (provider: 'postmark' | 'ses', id: string, ok: (m: any) => boolean) =>
