@@ -4,30 +4,19 @@ import { FAILED_UNSENT, messageDecider, needsProviderCall } from '../../../src/d
 import { RECHECK_AFTER_MS, rechecksSuppression } from '../../../src/domain/messages/suppression-recheck.js';
 import { AppError } from '../../../src/domain/errors.js';
 import { given } from '../../support/given.js';
+import { emailQueued } from '../../support/messages-projection.js';
 
 const queuedAt = '2026-01-01T00:00:00.000Z';
 const sendAt = '2026-01-02T00:00:00.000Z';
-const email: EmailQueued['data'] = {
-  messageId: 'm1',
+const email: EmailQueued['data'] = emailQueued('m1', {
   accountId: 'a1',
   apiKeyId: 'k1',
-  campaignId: null,
-  templateId: null,
   unsubscribeUrl: 'https://example.com/unsubscribe',
-  tracking: 'service',
-  provider: 'sandbox',
-  from: 'App <app@example.com>',
-  fromEmail: 'app@example.com',
-  fromName: 'App',
   to: 'r@example.org',
-  replyTo: null,
   subject: 'Hi',
-  html: '<p>Hi</p>',
-  text: 'Hi',
-  headers: [],
   queuedAt,
   sendAt,
-};
+}).data;
 const sms: SmsQueued['data'] = {
   messageId: 'm2',
   accountId: 'a1',
