@@ -21,8 +21,6 @@ export function parseSesEvent(notificationId: string, payload: any): NormalizedP
     providerEventId: typeof feedbackId === 'string' && feedbackId ? `ses:feedback:${feedbackId}` : `ses:${notificationId}`,
     recipient,
   });
-  // the id earlier versions gave the report, which ended with the recipient
-  const formerId = (e: NormalizedProviderEvent) => `${e.providerEventId}:${e.recipient}`;
   const at = (ts: unknown) => (typeof ts === 'string' && !Number.isNaN(Date.parse(ts)) ? new Date(ts).toISOString() : new Date().toISOString());
   const emails = (list: unknown, field = 'emailAddress'): string[] =>
     Array.isArray(list) ? list.map((r) => (typeof r === 'string' ? r : r?.[field])).filter((r): r is string => typeof r === 'string') : [];
@@ -30,8 +28,11 @@ export function parseSesEvent(notificationId: string, payload: any): NormalizedP
   const withKeys = (events: Omit<NormalizedProviderEvent, 'provider' | 'recipient' | 'providerEventId'>[]): NormalizedProviderEvent[] =>
     events
       .filter((e) => typeof e.outcome?.data.recipient === 'string')
-      .map((e) => ({ provider: 'ses' as const, ...e, ...(acceptedAt ? { acceptedAt } : {}), recipient: e.outcome!.data.recipient, providerEventId: e.outcome!.data.providerEventId }))
-      .map((e) => ({ ...e, formerId: formerId(e) }));
+      .map((e) => {
+        const { recipient, providerEventId } = e.outcome!.data;
+        // `formerId`: the id earlier versions gave the report, which ended with the recipient
+        return { provider: 'ses' as const, ...e, ...(acceptedAt ? { acceptedAt } : {}), recipient, providerEventId, formerId: `${providerEventId}:${recipient}` };
+      });
 
   switch (kind) {
     case 'Bounce': {
