@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { execute } from '../../src/commands/execute.js';
-import { createRetention } from '../../src/commands/retention.js';
-import { forgetExpiredCopies } from '../../src/adapters/db/message-copies.js';
+import { retentionOf } from '../support/retention.js';
 import { messageDecider } from '../../src/domain/messages/message.js';
 import type { TestApp } from '../support/app.js';
 import { eventually, readyToSend, switchProvider } from '../support/email-setup.js';
@@ -238,14 +237,7 @@ describe('provider events about a recipient no longer on record (erased, or past
   /** a retention of 30 days for the account, applied now: message `id` (queued 41 days ago) reads as null */
   async function expire(token: string, id: string) {
     expect((await app.request('PATCH', '/api/settings', { token, body: { retentionDays: 30 } })).status).to.equal(200);
-    const retention = createRetention({
-      db: app.infra.db,
-      eventStore: app.infra.eventStore,
-      keys: app.infra.privacy.store,
-      forgetAll: app.infra.privacy.keys.forgetAll,
-      forgetCopies: (accountId, before) => forgetExpiredCopies(app.infra.db, accountId, before),
-    });
-    await retention.apply();
+    await retentionOf(app).apply();
     await eventually(() => app.infra.db('messages').where({ id }).first('to_address'), (r) => r?.to_address === null);
   }
 });

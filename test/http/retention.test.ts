@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { createRetention } from '../../src/commands/retention.js';
-import { forgetExpiredCopies } from '../../src/adapters/db/message-copies.js';
+import { retentionOf } from '../support/retention.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { queueDirect, runScript, untilSent } from '../support/messages-http.js';
 import { eventually } from '../support/email-setup.js';
@@ -27,14 +26,7 @@ describe('retention: PATCH /api/settings {retentionDays} and the daily job', fun
   });
   after(async () => app?.close());
 
-  const retention = () =>
-    createRetention({
-      db: app.infra.db,
-      eventStore: app.infra.eventStore,
-      keys: app.infra.privacy.store,
-      forgetAll: app.infra.privacy.keys.forgetAll,
-      forgetCopies: (id, before) => forgetExpiredCopies(app.infra.db, id, before),
-    });
+  const retention = () => retentionOf(app);
 
   it('is unset (keep everything) by default, takes a number of days or null, and refuses anything else', async () => {
     expect((await app.request('GET', '/api/settings', { token: app.adminToken })).body).to.not.have.property('retentionDays');

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { createRetention } from '../../src/commands/retention.js';
-import { forgetExpiredCopies } from '../../src/adapters/db/message-copies.js';
+import { retentionOf } from '../support/retention.js';
 import { getOrCreateSecret } from '../../src/adapters/db/secrets.js';
 import { createUnsubscribeToken } from '../../src/domain/email/unsubscribe-token.js';
 import { startTestApp, type TestApp } from '../support/app.js';
@@ -68,14 +67,7 @@ describe('unsubscribe links of messages whose recipient is no longer on record',
     const old = await queueDirect(app, { accountId, to: address, unsubscribeUrl: 'https://example.com/prefs', queuedAt: new Date(Date.now() - 41 * DAY).toISOString() });
     await untilSent(app, [old]);
     expect((await app.request('PATCH', '/api/settings', { token: app.adminToken, body: { retentionDays: 30 } })).status).to.equal(200);
-    const retention = createRetention({
-      db: app.infra.db,
-      eventStore: app.infra.eventStore,
-      keys: app.infra.privacy.store,
-      forgetAll: app.infra.privacy.keys.forgetAll,
-      forgetCopies: (id, before) => forgetExpiredCopies(app.infra.db, id, before),
-    });
-    expect((await retention.apply()).keys).to.be.greaterThan(0);
+    expect((await retentionOf(app).apply()).keys).to.be.greaterThan(0);
     await eventually(() => app.infra.db('messages').where({ id: old }).first('to_address'), (r) => r.to_address === null);
 
     const url = `${app.baseUrl}/u/${createUnsubscribeToken(await getOrCreateSecret(app.infra.db, 'links'), old)}`;
