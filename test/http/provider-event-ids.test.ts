@@ -57,6 +57,20 @@ describe('provider event ids name no one', function () {
   };
   const erase = async (address: string, token: string) =>
     expect((await app.request('DELETE', `/api/contacts/${encodeURIComponent(address)}?erase=true`, { token })).status).to.equal(200);
+  /**
+   * Erases the Postmark reader (default account) and the SES reader (the other one), each [address,
+   * message id]; then nothing either message shows names either address, nor holds `marker`.
+   */
+  const eraseBoth = async (readers: Record<'pm' | 'ses', [string, string]>, marker: string) => {
+    const [[pmAddress, pmId], [sesAddress, sesId]] = [readers.pm, readers.ses];
+    await erase(pmAddress, app.adminToken);
+    await erase(sesAddress, other.token);
+    await eventually(() => app.infra.db('messages').whereIn('id', [pmId, sesId]).whereNull('to_address'), (r) => r.length === 2);
+    for (const [id, token] of [[pmId, app.adminToken], [sesId, other.token]]) {
+      const text = (await shown(id, token)).toLowerCase();
+      expect(text).to.not.include(pmAddress).and.not.include(sesAddress).and.not.include(marker);
+    }
+  };
   /** everything the API and `npm run replay` show of a message, as text */
   const shown = async (id: string, token: string) => {
     const view = await app.request('GET', `/api/messages/${id}`, { token });
@@ -103,13 +117,7 @@ describe('provider event ids name no one', function () {
     ]);
     expect(rows[0].n).to.equal(0);
 
-    await erase(pmAddress, app.adminToken);
-    await erase(sesAddress, other.token);
-    await eventually(() => app.infra.db('messages').whereIn('id', [a.id, b.id]).whereNull('to_address'), (r) => r.length === 2);
-    for (const [id, token] of [[a.id, app.adminToken], [b.id, other.token]]) {
-      const text = (await shown(id, token)).toLowerCase();
-      expect(text).to.not.include(pmAddress).and.not.include(sesAddress).and.not.include('link-marker');
-    }
+    await eraseBoth({ pm: [pmAddress, a.id], ses: [sesAddress, b.id] }, 'link-marker');
     expect(await tablesHolding(app, pmAddress, sesAddress, 'Link-Marker')).to.deep.equal([]);
   });
 
@@ -148,13 +156,7 @@ describe('provider event ids name no one', function () {
     expect(await postPostmark({ ...postmark.click({ ...hook, link: 'https://example.com/other' }), ReceivedAt: receivedAt })).to.deep.equal({ recorded: 1, pending: 0 });
     expect((await pm.historyTypes(a.id)).filter((t) => t === 'Clicked')).to.have.length(2);
 
-    await erase(pmAddress, app.adminToken);
-    await erase(sesAddress, other.token);
-    await eventually(() => app.infra.db('messages').whereIn('id', [a.id, b.id]).whereNull('to_address'), (r) => r.length === 2);
-    for (const [id, token] of [[a.id, app.adminToken], [b.id, other.token]]) {
-      const text = (await shown(id, token)).toLowerCase();
-      expect(text).to.not.include(pmAddress).and.not.include(sesAddress).and.not.include('old-link');
-    }
+    await eraseBoth({ pm: [pmAddress, a.id], ses: [sesAddress, b.id] }, 'old-link');
     const timeline = (await app.request('GET', `/api/messages/${a.id}`, { token: app.adminToken })).body.events.map((e: any) => e.data.providerEventId);
     expect(timeline).to.include.members([`pm:delivery:${a.providerMessageId}`, `pm:click:${a.providerMessageId}:${receivedAt}`]);
     // the log is append-only: the ids it holds in clear keep what they were written with (docs/privacy.md)
