@@ -151,7 +151,7 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     if (!queued.to) {
       // Erased before it went out (its person, or its day's content by retention; a scheduled send
       // waits long enough): nothing is left to send, and no retry brings it back.
-      await record({ kind: 'providerError', attempt, error: ERASED_BEFORE_SENT, retryAt: null, now: now() });
+      await record({ kind: 'failUnsent', error: ERASED_BEFORE_SENT, now: now() });
       await leases.markDone(sideEffectId);
       return;
     }

@@ -98,7 +98,11 @@ export function scheduledSendSuite(title: string, env: () => Promise<Record<stri
       // its error is sealed under the message's key like all it holds, which the erasure destroyed
       await eventually(() => detail(id), (m) => m.status === 'failed', 20_000);
       expect(await inSandbox(id)).to.equal(undefined);
-      expect((await app.infra.eventStore.readStream(`message-${id}`)).map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderFailed']);
+      const history = await app.infra.eventStore.readStream(`message-${id}`);
+      expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderFailed']);
+      expect(history[1].data.attempt).to.equal(0);
+      const cancelled = await cancel(id);
+      expect([cancelled.status, cancelled.body.message]).to.deep.equal([409, 'message has already failed without being sent and cannot be cancelled']);
     });
 
     it('a send whose recipient unsubscribed (one click) before its time fails naming the suppression, without reaching the provider; the feed and detail show it', async () => {

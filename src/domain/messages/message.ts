@@ -30,6 +30,8 @@ export type MessageCommand =
    * admitted (rechecksSuppression): why the recipient is on it now, or null when they are not
    */
   | { kind: 'recheckSuppression'; suppressedFor: SuppressionReason | null; now: string }
+  /** the provider will not be asked at all (what it would send was erased before its time): fail it so */
+  | { kind: 'failUnsent'; error: string; now: string }
   /**
    * A provider event. `acceptedAs` is set when the provider named the message by our id (SES tag,
    * Postmark Metadata) along with its own: proof that it accepted the message. `origin`, set for
@@ -162,15 +164,11 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
           : [{ type: 'ProviderFailed', data: { attempt: command.attempt, error: command.error, failedAt: command.now } }];
       case 'recheckSuppression':
         if (!state.queued) throw notFound('message not found');
-        if (!command.suppressedFor || !needsProviderCall(state)) return [];
-        // Failed, not cancelled: `cancelled` is the sender's own withdrawal. `attempt` stays the number
-        // of provider calls made, none for a scheduled send at its time.
-        return [
-          {
-            type: 'ProviderFailed',
-            data: { attempt: state.attempts, error: suppressedSinceAccepted(state.queued.to, command.suppressedFor), failedAt: command.now },
-          },
-        ];
+        if (!command.suppressedFor) return [];
+        return failUnsent(state, suppressedSinceAccepted(state.queued.to, command.suppressedFor), command.now);
+      case 'failUnsent':
+        if (!state.queued) throw notFound('message not found');
+        return failUnsent(state, command.error, command.now);
       case 'recordOutcome': {
         if (!state.queued) throw notFound('message not found');
         // Decided here, on the stream as appended to, and not only by the caller beforehand: the send
@@ -194,3 +192,13 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
 /** Whether the provider should (still) be called for this message. */
 export const needsProviderCall = (state: MessageState) =>
   Boolean(state.queued) && !state.providerMessageId && state.status !== 'failed' && state.status !== 'cancelled';
+
+/**
+ * A message failed without its provider being called (this time): failed, not cancelled, as
+ * `cancelled` is the sender's own withdrawal. `attempt` stays the number of provider calls made (none
+ * for a scheduled send at its time), so a cancel afterwards says it failed unsent.
+ */
+function failUnsent(state: MessageState, error: string, now: string): MessageEvent[] {
+  if (!needsProviderCall(state)) return [];
+  return [{ type: 'ProviderFailed', data: { attempt: state.attempts, error, failedAt: now } }];
+}

@@ -92,6 +92,25 @@ describe('a due message whose recipient was suppressed after it was accepted', (
   });
 });
 
+describe('a due message whose content was erased before its time', () => {
+  const erased = { kind: 'failUnsent', error: 'erased', now: sendAt } as const;
+
+  it('given a scheduled email, when it cannot be sent, then it fails with no provider call counted, and a cancel says it failed unsent', () => {
+    const events = given(messageDecider, [scheduled]).when(erased);
+    expect(events).to.deep.equal([{ type: 'ProviderFailed', data: { attempt: 0, error: 'erased', failedAt: sendAt } }]);
+    const cancel = () => given(messageDecider, [scheduled, ...events]).when({ kind: 'cancel', now: sendAt, sendClaimed: true });
+    expect(cancel).to.throw(AppError, FAILED_UNSENT);
+  });
+
+  it('given a message being retried, then it keeps its attempt count; given one sent, cancelled or failed, then nothing new', () => {
+    expect(given(messageDecider, [smsQueued, retrying]).when(erased)).to.deep.equal([{ type: 'ProviderFailed', data: { attempt: 1, error: 'erased', failedAt: sendAt } }]);
+    const [failed] = given(messageDecider, [scheduled]).when(erased);
+    for (const history of [[scheduled, accepted], [scheduled, cancelled], [scheduled, failed]]) {
+      expect(given(messageDecider, history).when(erased)).to.deep.equal([]);
+    }
+  });
+});
+
 describe('which provider calls look at the suppression list again', () => {
   const at = (ms: number) => new Date(Date.parse(queuedAt) + ms).toISOString();
 
