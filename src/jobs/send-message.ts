@@ -4,7 +4,7 @@ import type { ProviderRate } from './provider-rate.js';
 import type { Db } from '../adapters/db/knex.js';
 import { correlationOf } from '../commands/caller.js';
 import { execute } from '../commands/execute.js';
-import { createSuppressionRecheck } from '../commands/recheck-suppression.js';
+import { createAdmissionRecheck } from '../commands/recheck-admission.js';
 import type { EmailProviderKind } from '../domain/accounts/account.js';
 import { messageStream, type EmailQueued, type SmsQueued } from '../domain/messages/events.js';
 import { messageDecider, needsProviderCall, type MessageState } from '../domain/messages/message.js';
@@ -85,7 +85,7 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
   const delays = deps.retryDelaysMs ?? PROVIDER_RETRY_DELAYS_MS;
   const metrics = deps.metrics ?? NO_METRICS;
   const leases = createSideEffectLeases(deps.db, deps.queue, { leaseMs: deps.leaseMs, logger: deps.logger });
-  const recheckSuppression = createSuppressionRecheck(deps);
+  const recheckAdmission = createAdmissionRecheck(deps);
 
   return async function handle(job: Job<SideEffectJob & { messageId: string }>): Promise<void> {
     const { messageId, sideEffectId } = job.data;
@@ -188,11 +188,11 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
     }
 
     // Admitted long ago (a scheduled send, a retry, a campaign's turn): a recipient who unsubscribed,
-    // bounced or complained since is not sent to. After the lookups above, so that a send an earlier
-    // run made is recorded as sent rather than withheld.
-    const checked = await recheckSuppression({ streamId, history, state, metadata, now: now() });
+    // bounced or complained since is not sent to, nor is anyone from a sender no longer verified. After
+    // the lookups above, so that a send an earlier run made is recorded as sent rather than withheld.
+    const checked = await recheckAdmission({ streamId, history, state, metadata, now: now() });
     if (!needsProviderCall(checked.state)) {
-      if (checked.withheld) deps.logger?.info({ messageId }, 'recipient suppressed since the message was accepted: failed, not sent');
+      if (checked.withheld) deps.logger?.info({ messageId }, 'recipient suppressed or sender unverified since the message was accepted: failed, not sent');
       await leases.markDone(sideEffectId);
       return;
     }

@@ -96,3 +96,23 @@ const SMS_FACTS = `
 
 export const smsSendFacts = (db: Db, items: { accountId: string; to: string; person: string }[]): Promise<SmsSendFactsRow[]> =>
   query<SmsSendFactsRow>(db, SMS_FACTS, [items.map((a) => a.accountId), items.map((a) => a.to), items.map((a) => a.person)], 'sms_facts');
+
+export interface DueSendFactsRow {
+  /** why the recipient is suppressed now, null when they are not */
+  suppression_reason: string | null;
+  /** whether the email's sender is still verified (its domain in full, or the address); true for an SMS */
+  verified_sender: boolean;
+}
+
+// What a provider call long after its admission looks at again (rechecksAdmission), in one statement:
+// the recipient's suppression and, for an email, its sender's verification, as EMAIL_SEND_FACTS reads them.
+const DUE_SEND_FACTS = `
+  SELECT (SELECT s.reason FROM suppressions s WHERE s.account_id = $1 AND s.person = $2) AS suppression_reason,
+    $3::text IS NULL OR EXISTS (SELECT 1 FROM identities i WHERE i.account_id = $1 AND i.verified
+              AND ((i.kind = 'domain' AND i.value = $3) OR (i.kind = 'email' AND i.value = $4))) AS verified_sender`;
+
+/** The facts of one message due now: its account, its recipient's keyed hash and, for an email, its sender's domain and address. */
+export async function dueSendFacts(db: Db, due: { accountId: string; person: string; sender: { domain: string; address: string } | null }): Promise<DueSendFactsRow> {
+  const [row] = await query<DueSendFactsRow>(db, DUE_SEND_FACTS, [due.accountId, due.person, due.sender?.domain ?? null, due.sender?.address ?? null], 'due_send_facts');
+  return row;
+}

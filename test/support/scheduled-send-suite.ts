@@ -105,6 +105,18 @@ export function scheduledSendSuite(title: string, env: () => Promise<Record<stri
       expect([cancelled.status, cancelled.body.message]).to.deep.equal([409, 'message has already failed without being sent and cannot be cancelled']);
     });
 
+    it('a send from a domain removed before its time fails saying so, without reaching the provider; a cancel then says it failed unsent', async () => {
+      const domain = await app.request('POST', '/api/domains', { token: app.adminToken, body: { domain: 'leaving.example' } });
+      expect((await app.request('POST', `/api/domains/${domain.body.id}/verify`, { token: app.adminToken })).status).to.equal(200);
+      const id = (await send({ fromEmail: 'news@leaving.example', sendAt: ahead(1_500) })).body.messageLogId;
+      expect(id).to.be.a('string');
+      expect((await app.request('DELETE', `/api/domains/${domain.body.id}`, { token: app.adminToken })).status).to.equal(204);
+      const failed = await eventually(() => detail(id), (m) => m.status === 'failed', 20_000);
+      expect(failed.error).to.equal('news@leaving.example is not verified for sending: not sent, the sender was no longer verified when the message was due');
+      expect(await inSandbox(id)).to.equal(undefined);
+      expect((await cancel(id)).body.message).to.equal('message has already failed without being sent and cannot be cancelled');
+    });
+
     it('a send whose recipient unsubscribed (one click) before its time fails naming the suppression, without reaching the provider; the feed and detail show it', async () => {
       const to = 'changed-their-mind@example.org';
       const first = (await send({ to, unsubscribeUrl: 'https://example.com/prefs' })).body.messageLogId;

@@ -3,8 +3,7 @@ import { conflict, notFound } from '../errors.js';
 import { admitProviderEvent, type MessageSent, type ProviderEventOrigin } from '../provider-events/event-admission.js';
 import type { EmailQueued, MessageEvent, ProviderOutcome, SmsQueued } from './events.js';
 import type { Principal } from '../principal.js';
-import type { SuppressionReason } from '../suppression/suppression.js';
-import { suppressedSinceAccepted } from './suppression-recheck.js';
+import { lateRefusal, type DueFacts } from './admission-recheck.js';
 import type { RecordedEvent } from '../../ports/event-store.js';
 
 export type MessageStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'failed' | 'cancelled';
@@ -26,10 +25,10 @@ export type MessageCommand =
    */
   | { kind: 'cancel'; now: string; sendClaimed?: boolean }
   /**
-   * the suppression list looked at again as the provider call comes due long after the send was
-   * admitted (rechecksSuppression): why the recipient is on it now, or null when they are not
+   * the suppression list and the account's verified senders looked at again as the provider call comes
+   * due long after the send was admitted (rechecksAdmission)
    */
-  | { kind: 'recheckSuppression'; suppressedFor: SuppressionReason | null; now: string }
+  | ({ kind: 'recheckAdmission'; now: string } & DueFacts)
   /** the provider will not be asked at all (what it would send was erased before its time): fail it so */
   | { kind: 'failUnsent'; error: string; now: string }
   /**
@@ -162,10 +161,11 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
         return command.retryAt
           ? [{ type: 'ProviderAttemptFailed', data: { attempt: command.attempt, error: command.error, nextAttemptAt: command.retryAt, failedAt: command.now } }]
           : [{ type: 'ProviderFailed', data: { attempt: command.attempt, error: command.error, failedAt: command.now } }];
-      case 'recheckSuppression':
+      case 'recheckAdmission': {
         if (!state.queued) throw notFound('message not found');
-        if (!command.suppressedFor) return [];
-        return failUnsent(state, suppressedSinceAccepted(state.queued.to, command.suppressedFor), command.now);
+        const refusal = lateRefusal(state.queued, command);
+        return refusal ? failUnsent(state, refusal, command.now) : [];
+      }
       case 'failUnsent':
         if (!state.queued) throw notFound('message not found');
         return failUnsent(state, command.error, command.now);

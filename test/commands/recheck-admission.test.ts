@@ -1,13 +1,16 @@
 import { expect } from 'chai';
-import { createSuppressionRecheck } from '../../src/commands/recheck-suppression.js';
+import { createAdmissionRecheck } from '../../src/commands/recheck-admission.js';
 import { execute } from '../../src/commands/execute.js';
 import type { EmailQueued, SmsQueued } from '../../src/domain/messages/events.js';
 import { messageDecider } from '../../src/domain/messages/message.js';
 import { fold } from '../../src/domain/decider.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
-/** The recheck against the suppression list as it is read: by the keyed hash of an address or a number, only for a late call. */
-describe('RecheckSuppression', function () {
+/**
+ * The recheck against the suppression list and the verified senders as they are read: the recipient by
+ * the keyed hash of an address or a number, the sender by its domain or address, only for a late call.
+ */
+describe('RecheckAdmission', function () {
   this.timeout(60_000);
   let app: TestApp;
   let accountId: string;
@@ -29,7 +32,7 @@ describe('RecheckSuppression', function () {
     await execute(messageDecider, command, { eventStore, streamId, history: [] });
     const history = await eventStore.readStream(streamId);
     const state = fold(messageDecider, history);
-    const recheck = createSuppressionRecheck({ db, eventStore, personOf: privacy.personOf });
+    const recheck = createAdmissionRecheck({ db, eventStore, personOf: privacy.personOf });
     const result = await recheck({ streamId, history, state, metadata: { actor: 'system:test' }, now: new Date().toISOString() });
     return { ...result, events: (await eventStore.readStream(streamId)).slice(1) };
   }
@@ -41,6 +44,10 @@ describe('RecheckSuppression', function () {
     accountId = (await app.infra.db('accounts').first('id')).id;
     await suppress({ email: 'gone@example.org' });
     await suppress({ phone: '+14155550123' });
+    const domain = await app.request('POST', '/api/domains', { token: app.adminToken, body: { domain: 'example.com' } });
+    expect((await app.request('POST', `/api/domains/${domain.body.id}/verify`, { token: app.adminToken })).status).to.equal(200);
+    const removed = await app.request('POST', '/api/domains', { token: app.adminToken, body: { domain: 'removed.example' } });
+    expect((await app.request('DELETE', `/api/domains/${removed.body.id}`, { token: app.adminToken })).status).to.equal(204);
   });
   after(async () => app?.close());
 
@@ -48,7 +55,7 @@ describe('RecheckSuppression', function () {
     const { withheld, state, events } = await recheckOf(email('Gone@Example.org', { sendAt: ago(0) }));
     expect(withheld).to.equal(true);
     expect(state.status).to.equal('failed');
-    expect(events.map((e) => [e.type, e.data.attempt, e.data.error])).to.deep.equal([
+    expect(events.map((e: any) => [e.type, e.data.attempt, e.data.error])).to.deep.equal([
       ['ProviderFailed', 0, 'Gone@Example.org is suppressed (manual): not sent, the recipient was suppressed after the message was accepted'],
     ]);
   });
@@ -57,6 +64,15 @@ describe('RecheckSuppression', function () {
     const { withheld, events } = await recheckOf(sms('+14155550123', ago(60_000)));
     expect(withheld).to.equal(true);
     expect(events[0].data.error).to.match(/^\+14155550123 is suppressed \(manual\): not sent/);
+  });
+
+  it('a scheduled email from a sender whose domain was removed since, written another way: failed, saying so', async () => {
+    const { withheld, state, events } = await recheckOf(email('here@example.org', { sendAt: ago(0), fromEmail: 'News@Removed.example' }));
+    expect(withheld).to.equal(true);
+    expect(state.status).to.equal('failed');
+    expect(events.map((e: any) => [e.type, e.data.attempt, e.data.error])).to.deep.equal([
+      ['ProviderFailed', 0, 'News@Removed.example is not verified for sending: not sent, the sender was no longer verified when the message was due'],
+    ]);
   });
 
   it('an immediate send called at once is not looked up again (its admission just did): nothing recorded', async () => {

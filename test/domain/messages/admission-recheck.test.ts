@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { EmailQueued, MessageEvent, SmsQueued } from '../../../src/domain/messages/events.js';
 import { FAILED_UNSENT, messageDecider, needsProviderCall } from '../../../src/domain/messages/message.js';
-import { RECHECK_AFTER_MS, rechecksSuppression } from '../../../src/domain/messages/suppression-recheck.js';
+import { RECHECK_AFTER_MS, rechecksAdmission } from '../../../src/domain/messages/admission-recheck.js';
 import { AppError } from '../../../src/domain/errors.js';
 import { given } from '../../support/given.js';
 import { emailQueued } from '../../support/messages-projection.js';
@@ -34,8 +34,8 @@ const smsQueued: MessageEvent = { type: 'SmsQueued', data: sms };
 const accepted: MessageEvent = { type: 'ProviderAccepted', data: { providerMessageId: 'p1', provider: 'sandbox', acceptedAt: sendAt, attempt: 1 } };
 const cancelled: MessageEvent = { type: 'MessageCancelled', data: { cancelledAt: queuedAt } };
 const retrying: MessageEvent = { type: 'ProviderAttemptFailed', data: { attempt: 1, error: 'throttled', nextAttemptAt: sendAt, failedAt: sendAt } };
-const recheck = (suppressedFor: 'unsubscribed' | 'bounced' | 'complained' | 'manual' | 'sms_optout' | null) =>
-  ({ kind: 'recheckSuppression', suppressedFor, now: sendAt }) as const;
+const recheck = (suppressedFor: 'unsubscribed' | 'bounced' | 'complained' | 'manual' | 'sms_optout' | null, senderVerified = true) =>
+  ({ kind: 'recheckAdmission', suppressedFor, senderVerified, now: sendAt }) as const;
 
 describe('a due message whose recipient was suppressed after it was accepted', () => {
   it('given a scheduled email, when its recipient has unsubscribed since, then it fails naming the suppression, and nothing is sent', () => {
@@ -92,6 +92,27 @@ describe('a due message whose recipient was suppressed after it was accepted', (
   });
 });
 
+describe('a due email whose sender is no longer verified', () => {
+  it('given a scheduled email, when its sender\'s domain was removed since, then it fails saying so, and nothing is sent', () => {
+    const events = given(messageDecider, [scheduled]).when(recheck(null, false));
+    expect(events).to.deep.equal([
+      {
+        type: 'ProviderFailed',
+        data: { attempt: 0, error: `${email.fromEmail} is not verified for sending: not sent, the sender was no longer verified when the message was due`, failedAt: sendAt },
+      },
+    ]);
+  });
+
+  it('given a recipient suppressed since as well, then the suppression is named, as at admission', () => {
+    const [failed] = given(messageDecider, [scheduled]).when(recheck('bounced', false));
+    expect((failed.data as { error: string }).error).to.match(/^r@example\.org is suppressed \(bounced\)/);
+  });
+
+  it('given an SMS, its sender is not a question: it goes out', () => {
+    expect(given(messageDecider, [smsQueued]).when(recheck(null, false))).to.deep.equal([]);
+  });
+});
+
 describe('a due message whose content was erased before its time', () => {
   const erased = { kind: 'failUnsent', error: 'erased', now: sendAt } as const;
 
@@ -115,17 +136,17 @@ describe('which provider calls look at the suppression list again', () => {
   const at = (ms: number) => new Date(Date.parse(queuedAt) + ms).toISOString();
 
   it('a scheduled send, at its time (whatever the clocks say)', () => {
-    expect(rechecksSuppression(email, sendAt)).to.equal(true);
-    expect(rechecksSuppression(email, queuedAt)).to.equal(true);
+    expect(rechecksAdmission(email, sendAt)).to.equal(true);
+    expect(rechecksAdmission(email, queuedAt)).to.equal(true);
   });
 
   it('not an immediate send called at once: its admission looked milliseconds before', () => {
-    expect(rechecksSuppression({ ...email, sendAt: null }, at(30))).to.equal(false);
-    expect(rechecksSuppression(sms, at(RECHECK_AFTER_MS - 1))).to.equal(false);
+    expect(rechecksAdmission({ ...email, sendAt: null }, at(30))).to.equal(false);
+    expect(rechecksAdmission(sms, at(RECHECK_AFTER_MS - 1))).to.equal(false);
   });
 
   it('any message called RECHECK_AFTER_MS or more after it was accepted (a retry, a campaign\'s turn, an SMS)', () => {
-    expect(rechecksSuppression({ ...email, sendAt: null }, at(RECHECK_AFTER_MS))).to.equal(true);
-    expect(rechecksSuppression(sms, at(30 * 60_000))).to.equal(true);
+    expect(rechecksAdmission({ ...email, sendAt: null }, at(RECHECK_AFTER_MS))).to.equal(true);
+    expect(rechecksAdmission(sms, at(30 * 60_000))).to.equal(true);
   });
 });
