@@ -5,10 +5,6 @@ import type { SuppressionReason } from '../domain/suppression/suppression.js';
 export const suppressionOfPerson = (db: Db, accountId: string, person: string): Promise<Record<string, any> | undefined> =>
   db('suppressions').where({ account_id: accountId, person }).first();
 
-/** Why the account has suppressed one person (by keyed hash), or null when it has not. */
-export const suppressionReasonOf = async (db: Db, accountId: string, person: string): Promise<SuppressionReason | null> =>
-  ((await db('suppressions').where({ account_id: accountId, person }).first('reason'))?.reason as SuppressionReason | undefined) ?? null;
-
 /**
  * Up to `limit` of an account's suppressions, newest first, from after a (createdAt, person) position:
  * each row's `after` is the position after it. The person's keyed hash orders entries of one instant
