@@ -1,5 +1,4 @@
 import { containsPattern, type Db } from '../adapters/db/knex.js';
-import type { SuppressionReason } from '../domain/suppression/suppression.js';
 
 /** The account's suppression of one person (by the keyed hash of their address or number), or undefined. */
 export const suppressionOfPerson = (db: Db, accountId: string, person: string): Promise<Record<string, any> | undefined> =>
