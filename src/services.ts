@@ -146,7 +146,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     messageChanges: {
       changes: createMessageChanges({ db, notifier: createChangeNotifier({ db, logger }), cursors: createChangeCursors(await getOrCreateSecret(db, 'changes-cursor')) }),
     },
-    messages: { messages, detail: createMessageDetail({ messages, eventStore }), history: createMessageHistory({ eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }), counts: createMessageCountQueries({ db }) },
+    messages: { messages, detail: createMessageDetail({ messages, eventStore, waitFor }), history: createMessageHistory({ eventStore }), cancel: createCancelMessage({ db, eventStore, waitFor }), counts: createMessageCountQueries({ db }) },
     campaigns: { campaigns: createCampaignCommands({ db, eventStore, waitFor, campaignStats: messages.campaignStats, turns: createCampaignTurns(db), clock: shared.clock }) },
     webhookDeliveries: { deliveries },
     audit: { audit: createAuditQueries({ db }) },

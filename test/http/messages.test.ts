@@ -330,4 +330,27 @@ describe('GET /api/messages, /:id, /aggregate, /:id/history', function () {
       expect(missing.code).to.equal(1);
     });
   });
+
+  // last: it sends one more message, which the counts above do not expect
+  describe('reading one\'s own send at once', () => {
+    it('GET /api/messages/:id right after the 201 answers the message, waiting for the read model when it trails; another key still gets 404', async () => {
+      // the messages read model held back, as on a busy machine: its checkpoint row locked, so a batch cannot commit
+      const hold = await app.infra.db.transaction();
+      try {
+        await hold('projection_checkpoints').where({ name: 'messages' }).forUpdate().select('name');
+        const id = await sendOne(app, keyA, { to: 'just-now@example.org', fromEmail: 'app@example.com', subject: 'Right away' });
+        const mine = app.request('GET', `/api/messages/${id}`, { apiKey: keyA });
+        const theirs = app.request('GET', `/api/messages/${id}`, { apiKey: keyB });
+        await new Promise((r) => setTimeout(r, 300));
+        expect(await app.infra.db('messages').where({ id }).first()).to.equal(undefined);
+        await hold.commit();
+        const res = await mine;
+        expect(res.status).to.equal(200);
+        expect(res.body).to.include({ id, to: 'just-now@example.org', subject: 'Right away' });
+        expect((await theirs).status).to.equal(404);
+      } finally {
+        if (!hold.isCompleted()) await hold.rollback();
+      }
+    });
+  });
 });
