@@ -43,9 +43,12 @@ export function createWebhookDeliveryCommands(deps: { eventStore: EventStore; db
 
     /** A failed delivery gets a new series of attempts. */
     async retry(accountId: string, caller: Caller, deliveryId: string) {
-      // only what the log lists can be retried: another account's, or one purged after 14 days, is not found
-      if (!(await deliveryRow(deps.db, accountId, deliveryId, ['id']))) throw notFound(`delivery ${deliveryId} not found`);
-      const result = await execute(deliveryDecider, { kind: 'retry', accountId, by: caller.actor, now: new Date().toISOString() }, {
+      // only what the log lists can be retried: another account's, one purged after 14 days, or one of a
+      // removed endpoint is not found
+      const listed = await deliveryRow(deps.db, accountId, deliveryId, ['subscription_id']);
+      if (!listed) throw notFound(`delivery ${deliveryId} not found`);
+      const subscriptionRemoved = !(await webhookRow(deps.db, accountId, listed.subscription_id, ['id']));
+      const result = await execute(deliveryDecider, { kind: 'retry', accountId, subscriptionRemoved, by: caller.actor, now: new Date().toISOString() }, {
         eventStore: deps.eventStore,
         streamId: deliveryStream(deliveryId),
         metadata: callerMetadata(caller),

@@ -221,13 +221,33 @@ describe('webhook deliveries', function () {
     const item = await account.settled(sub.id, 'failed', 1);
     hook.script([200]);
     // all that POST /api/webhook-deliveries/:id/retry has done when its process stops before it records the attempts' effect
-    await execute(deliveryDecider, { kind: 'retry', accountId: account.accountId, by: 'user:test', now: new Date().toISOString() }, {
+    await execute(deliveryDecider, { kind: 'retry', accountId: account.accountId, subscriptionRemoved: false, by: 'user:test', now: new Date().toISOString() }, {
       eventStore: app.infra.eventStore,
       streamId: deliveryStream(item.id),
     });
     const done = await account.settled(sub.id, 'delivered', 1);
     expect(done).to.deep.include({ id: item.id, lastResponseStatus: 200 });
     expect(hookRequests(hook).map((r) => r.headers['x-service-attempt'])).to.deep.equal(['1', '1']);
+  });
+
+  it('a failed delivery of an endpoint removed since is not found for a retry (its log went with it); one about a person erased since answers 409, and nothing is sent', async () => {
+    const account = await newAccount(app);
+    const hook = await receiver([410, 410]);
+    const removed = await account.subscribe(hook.hook);
+    await account.suppress('left-behind@example.org');
+    const orphan = await account.settled(removed.id, 'failed', 1);
+    expect((await account.call('DELETE', `/api/webhooks/${removed.id}`)).status).to.equal(200);
+    const retried = await account.call('POST', `/api/webhook-deliveries/${orphan.id}/retry`);
+    expect([retried.status, retried.body.message]).to.deep.equal([404, `delivery ${orphan.id} not found`]);
+
+    const sub = await account.subscribe(hook.hook);
+    await account.suppress('forgotten-later@example.org');
+    const item = await account.settled(sub.id, 'failed', 1);
+    expect((await account.call('DELETE', '/api/contacts/forgotten-later@example.org?erase=true')).status).to.equal(200);
+    const refused = await account.call('POST', `/api/webhook-deliveries/${item.id}/retry`);
+    expect([refused.status, refused.body.message]).to.deep.equal([409, 'the person this delivery is about was erased: it cannot be sent again']);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hookRequests(hook)).to.have.length(2);
   });
 
   it('POST /api/webhooks/:id/test sends one signed webhook.test now, returns the result and lists it in the deliveries log', async () => {

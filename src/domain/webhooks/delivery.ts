@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../ports/event-store.js';
 import type { Decider } from '../decider.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, conflict, notFound } from '../errors.js';
 
 /**
  * One webhook delivery (one event to one subscription), stream `delivery-<id>`. A delivery runs in
@@ -59,7 +59,8 @@ export type DeliveryCommand =
       /** a first attempt made before the delivery was recorded: the schedule is recorded with its outcome, in one append */
       schedule?: DeliveryScheduled['data'];
     }
-  | { kind: 'retry'; accountId: string; by: string; now: string };
+  /** `subscriptionRemoved`: the endpoint it was for has been deleted since (its deliveries went with it) */
+  | { kind: 'retry'; accountId: string; subscriptionRemoved: boolean; by: string; now: string };
 
 export interface DeliveryState {
   scheduled: DeliveryScheduled['data'] | null;
@@ -105,7 +106,9 @@ export const deliveryDecider: Decider<DeliveryState, DeliveryCommand, DeliveryEv
     }
     if (!state.scheduled) throw notFound('delivery not found');
     if (command.kind === 'retry') {
-      if (state.scheduled.accountId !== command.accountId) throw notFound('delivery not found');
+      if (state.scheduled.accountId !== command.accountId || command.subscriptionRemoved) throw notFound(`delivery ${state.scheduled.deliveryId} not found`);
+      // sealed under a person's key that was destroyed since: no attempt could send anything
+      if (state.scheduled.body == null) throw conflict('the person this delivery is about was erased: it cannot be sent again');
       if (state.status !== 'failed') throw badRequest(`only a failed delivery can be retried (this one is ${state.status})`);
       return [
         {

@@ -39,11 +39,21 @@ describe('webhook delivery decider (given events, when command, then events)', (
 
   it('only a failed delivery of the same account can be retried: a new series', () => {
     const failed = { type: 'WebhookDeliveryFailed', data: { ...result(1, 404), series: 1 } };
-    expect(given(deliveryDecider, [scheduled, failed]).when({ kind: 'retry', accountId: 'a1', by: 'user:u', now: 't' })).to.deep.equal([
+    expect(given(deliveryDecider, [scheduled, failed]).when({ kind: 'retry', accountId: 'a1', subscriptionRemoved: false, by: 'user:u', now: 't' })).to.deep.equal([
       { type: 'WebhookRetryRequested', data: { series: 2, by: 'user:u', at: 't', deliveryId: 'd1', accountId: 'a1' } },
     ]);
-    expect(() => given(deliveryDecider, [scheduled, failed]).when({ kind: 'retry', accountId: 'a2', by: 'user:u', now: 't' })).to.throw('delivery not found');
-    expect(() => given(deliveryDecider, [scheduled]).when({ kind: 'retry', accountId: 'a1', by: 'user:u', now: 't' })).to.throw('only a failed delivery can be retried (this one is retrying)');
-    expect(() => given(deliveryDecider).when({ kind: 'retry', accountId: 'a1', by: 'user:u', now: 't' })).to.throw('delivery not found');
+    expect(() => given(deliveryDecider, [scheduled, failed]).when({ kind: 'retry', accountId: 'a2', subscriptionRemoved: false, by: 'user:u', now: 't' })).to.throw('delivery d1 not found');
+    expect(() => given(deliveryDecider, [scheduled]).when({ kind: 'retry', accountId: 'a1', subscriptionRemoved: false, by: 'user:u', now: 't' })).to.throw('only a failed delivery can be retried (this one is retrying)');
+    expect(() => given(deliveryDecider).when({ kind: 'retry', accountId: 'a1', subscriptionRemoved: false, by: 'user:u', now: 't' })).to.throw('delivery not found');
+  });
+
+  it('a delivery of a removed endpoint is not found; one about a person erased since cannot be sent again: 409', () => {
+    const failed = { type: 'WebhookDeliveryFailed', data: { ...result(1, 404), series: 1 } };
+    const retry = { kind: 'retry', accountId: 'a1', by: 'user:u', now: 't' } as const;
+    expect(() => given(deliveryDecider, [scheduled, failed]).when({ ...retry, subscriptionRemoved: true })).to.throw('delivery d1 not found').with.property('status', 404);
+    const erased = { ...scheduled, data: { ...schedule, body: null as unknown as string } };
+    expect(() => given(deliveryDecider, [erased, failed]).when({ ...retry, subscriptionRemoved: false }))
+      .to.throw('the person this delivery is about was erased: it cannot be sent again')
+      .with.property('status', 409);
   });
 });
