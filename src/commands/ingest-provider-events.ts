@@ -103,7 +103,7 @@ export function createProviderEventIngest(deps: {
       erased: messageTo === null && (await erased(accountId, e.recipient)),
     });
     const steps: Step[] = [
-      await deps.suppressions.step({ accountId, ...whom, reason: e.suppress.reason, source: e.suppress.source, messageId, occurredAt: e.outcome?.data.occurredAt }),
+      await deps.suppressions.step({ accountId, ...whom, reason: e.suppress.reason, source: e.suppress.source, messageId, occurredAt: e.outcome?.data.occurredAt ?? e.suppress.occurredAt }),
     ];
     if (records) steps.push({ decider: messageDecider, command: outcome, streamId });
     // a suppression by hash alone names its person in its metadata (the read model keys the entry on it)

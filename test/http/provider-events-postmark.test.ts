@@ -171,10 +171,13 @@ describe('POST /api/provider-events/postmark (Postmark webhooks)', function () {
       expect(await client.historyTypes(m.id)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
     });
 
-    it("a SubscriptionChange of the recipient's own (Postmark's unsubscribe link) is an unsubscribe: reason unsubscribed, source form", async () => {
+    it("a SubscriptionChange of the recipient's own (Postmark's unsubscribe link) is an unsubscribe: reason unsubscribed, source form, dated when Postmark made it", async () => {
       const m = await sendAccepted('left@example.org');
-      await post(postmark.subscriptionChange({ ...m.hook, suppress: true, reason: 'ManualSuppression', origin: 'Recipient' }));
-      expect(await client.suppressionRow('left@example.org')).to.include({ reason: 'unsubscribed', source: 'form', message_id: m.id });
+      const at = new Date(Date.now() - 15 * 60_000).toISOString();
+      await post(postmark.subscriptionChange({ ...m.hook, suppress: true, reason: 'ManualSuppression', origin: 'Recipient', at }));
+      const row = await client.suppressionRow('left@example.org');
+      expect(row).to.include({ reason: 'unsubscribed', source: 'form', message_id: m.id });
+      expect(row.created_at.toISOString()).to.equal(at);
     });
 
     it('an event about a message scheduled for later, or cancelled, proves no send: acknowledged, nothing recorded, the message still goes out at its time', async () => {

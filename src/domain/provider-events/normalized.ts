@@ -28,8 +28,11 @@ export interface NormalizedProviderEvent {
    * and delivered again after it is still recorded once.
    */
   formerId?: string;
-  /** set when the event must put the recipient on the suppression list */
-  suppress?: { reason: SuppressionReason; source: SuppressionSource };
+  /**
+   * set when the event must put the recipient on the suppression list; `occurredAt`, when the provider
+   * made the change, for an event with no outcome to date it (else the outcome's time, or now)
+   */
+  suppress?: { reason: SuppressionReason; source: SuppressionSource; occurredAt?: string };
 }
 
 /** The longest text kept from a provider's report (a diagnostic, a user agent, a link). */

@@ -120,7 +120,7 @@ export function parsePostmarkEvent(p: any, linkDigest: KeyedDigest): NormalizedP
           providerMessageId,
           recipient: p.Recipient,
           providerEventId: `pm:subscription:${p.MessageID}:${p.ChangedAt}`,
-          suppress: subscriptionSuppression(p.SuppressionReason, p.Origin),
+          suppress: { ...subscriptionSuppression(p.SuppressionReason, p.Origin), occurredAt: at(p.ChangedAt) },
         },
       ];
     default:

@@ -56,6 +56,9 @@ export function parseSesEvent(notificationId: string, payload: any): NormalizedP
     }
     case 'Complaint': {
       const c = payload.complaint ?? {};
+      // A feedback loop's correction ("this is not spam") reaches us as a complaint too: the recipient
+      // did not complain, so neither the message nor the suppression list changes.
+      if (c.complaintFeedbackType === 'not-spam') return [];
       return withKeys(emails(c.complainedRecipients).map((recipient) => ({
         messageId,
         providerMessageId,

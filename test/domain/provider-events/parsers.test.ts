@@ -41,6 +41,8 @@ describe('SES event parsing', () => {
     const [c] = parseSesEvent('sns-3', { notificationType: 'Complaint', mail: { messageId: 'ses-9' }, complaint: { complainedRecipients: [{ emailAddress: 'c@x.com' }] } });
     expect(c).to.deep.include({ messageId: null, providerMessageId: 'ses-9', recipient: 'c@x.com' });
     expect(c.suppress).to.deep.equal({ reason: 'complained', source: 'complaint' });
+    // a feedback loop's correction is no complaint: nothing recorded, no one suppressed
+    expect(parseSesEvent('sns-5', { eventType: 'Complaint', mail, complaint: { complaintFeedbackType: 'not-spam', complainedRecipients: [{ emailAddress: 'c@x.com' }] } })).to.deep.equal([]);
     const d = parseSesEvent('sns-4', { eventType: 'Delivery', mail, delivery: { recipients: ['a@x.com'], smtpResponse: '250 ok' } });
     expect(d.map((e) => e.outcome!.type)).to.deep.equal(['Delivered']);
   });
@@ -91,9 +93,11 @@ describe('Postmark webhook parsing', () => {
   });
 
   it('suppresses on a SubscriptionChange that starts suppressing, without recording a message outcome', () => {
-    const [e] = parsePostmarkEvent({ RecordType: 'SubscriptionChange', MessageID: 'p', Recipient: 'a@x.com', SuppressSending: true, SuppressionReason: 'ManualSuppression', ChangedAt: 't' }, digest);
+    const ChangedAt = '2026-01-01T10:00:00Z';
+    const [e] = parsePostmarkEvent({ RecordType: 'SubscriptionChange', MessageID: 'p', Recipient: 'a@x.com', SuppressSending: true, SuppressionReason: 'ManualSuppression', ChangedAt }, digest);
     expect(e.outcome).to.equal(undefined);
-    expect(e.suppress).to.deep.equal({ reason: 'manual', source: 'manual' });
+    // dated when Postmark made the change, not when its webhook reached us
+    expect(e.suppress).to.deep.equal({ reason: 'manual', source: 'manual', occurredAt: '2026-01-01T10:00:00.000Z' });
     expect(parsePostmarkEvent({ RecordType: 'SubscriptionChange', Recipient: 'a@x.com', SuppressSending: false }, digest)).to.deep.equal([]);
     expect(parsePostmarkEvent({ RecordType: 'Unknown' }, digest)).to.deep.equal([]);
   });
