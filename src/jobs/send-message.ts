@@ -220,9 +220,9 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
       metrics.providerCall(queued.provider, retryable && delays[attempt - 1] !== undefined ? 'retry' : 'failed', seconds());
       const detail = err instanceof Error ? err.message : String(err);
       let delay = retryable ? delays[attempt - 1] : undefined;
-      if (delay !== undefined && askable && err instanceof ProviderError && err.mayHaveSent) {
-        delay = Math.max(delay, deps.searchSettleMs ?? PROVIDER_SEARCH_SETTLE_MS);
-      }
+      // The provider may have taken it: the retry waits until what shows a send (the search, SES's
+      // Send event on the stream) has had time to, and is settled by it rather than sent again.
+      if (delay !== undefined && err instanceof ProviderError && err.mayHaveSent) delay = Math.max(delay, settleFor(state));
       if (delay === undefined) {
         await record({ kind: 'providerError', attempt, error: detail, retryAt: null, now: now() });
         await leases.markDone(sideEffectId);

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { execute } from '../../src/commands/execute.js';
+import { messageDecider } from '../../src/domain/messages/message.js';
 import { createSendMessageHandler } from '../../src/jobs/send-message.js';
 import { createProviderRegistry } from '../../src/providers.js';
 import { SEND_JOB } from '../../src/process-managers/send-messages.js';
@@ -325,4 +327,47 @@ describe('send worker: crashes and concurrency', function () {
       expect(m.body.status, JSON.stringify(m.body)).to.equal('sent');
       expect(fake.sent[0].body.Attachments).to.deep.equal([{ Name: 'report.txt', Content: report.content, ContentType: 'text/plain', ContentID: null }]);
     }));
+});
+
+describe('send worker: an SES error that may come after SES took the message', function () {
+  this.timeout(60_000);
+  const SETTLE_MS = 2_000;
+
+  it('with Send events published, a retry after a 5xx waits the settle period and is settled by the Send event (one send); a throttled send waits the retry delay only', async () => {
+    const fake = await startFakeSes();
+    const app = await startTestApp({ ...sesEnv(fake), PROVIDER_RETRY_DELAYS_MS: '200,200,200,200,200', SES_SEND_EVENTS: 'true', SES_SEND_SETTLE_MS: String(SETTLE_MS) });
+    try {
+      const { key, from } = await readyToSend(app);
+      await switchProvider(app, 'ses', { ses: fake });
+      // SES publishes the Send event after its answer: here later than the retry delay, within the settle
+      // period. Recorded as the ingest of a Send event naming our id records it.
+      fake.onSend = ({ body, messageId }) => {
+        const id = body.EmailTags.find((t: any) => t.Name === 'msg_id').Value;
+        setTimeout(() => {
+          void execute(messageDecider, { kind: 'recordOutcome', acceptedAs: { providerMessageId: messageId, at: new Date().toISOString() } }, { eventStore: app.infra.eventStore, streamId: `message-${id}` });
+        }, 700);
+      };
+      const sendsOf = (id: string) => fake.sent.filter((s) => s.body.EmailTags.find((t: any) => t.Name === 'msg_id').Value === id);
+      const failedAttemptDelay = async (id: string) => {
+        const history = await eventually(() => app.infra.eventStore.readStream(`message-${id}`), (h) => h.length >= 2);
+        expect(history[1].type).to.equal('ProviderAttemptFailed');
+        return Date.parse(history[1].data.nextAttemptAt) - Date.parse(history[1].data.failedAt);
+      };
+
+      fake.failSends('InternalFailure', 'We encountered an internal error.', 1, { afterAccepting: true });
+      const taken = await sendOne(app, key, from);
+      expect(await failedAttemptDelay(taken)).to.be.within(SETTLE_MS, SETTLE_MS + 1_000);
+      await new Promise((r) => setTimeout(r, SETTLE_MS + 1_000));
+      expect(sendsOf(taken)).to.have.length(1);
+      const history = await app.infra.eventStore.readStream(`message-${taken}`);
+      expect(history.map((e) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAttemptFailed', 'ProviderAccepted']);
+      expect(history[2].data.providerMessageId).to.equal(sendsOf(taken)[0].messageId);
+
+      fake.failSends('TooManyRequestsException', 'Maximum sending rate exceeded.');
+      expect(await failedAttemptDelay(await sendOne(app, key, from))).to.be.within(0, 1_000);
+    } finally {
+      await app.close();
+      await fake.close();
+    }
+  });
 });

@@ -47,8 +47,11 @@ export interface FakeSes {
   requests: SesRequest[];
   /** SendEmail bodies accepted, with the MessageId answered, and a raw message (`Content.Raw`) parsed as a mail client would */
   sent: { body: any; messageId: string; mime?: ParsedMail }[];
-  /** the next `times` SendEmail calls fail with this AWS error code */
-  failSends(code: string, message: string, times?: number): void;
+  /**
+   * the next `times` SendEmail calls fail with this AWS error code; `afterAccepting`: each is taken
+   * (recorded as sent, its Send event published) before the error is answered, as a 5xx can come
+   */
+  failSends(code: string, message: string, times?: number, options?: { afterAccepting?: boolean }): void;
   /** milliseconds each SendEmail waits before answering */
   sendDelayMs: number;
   /** called for each accepted SendEmail once it is answered, as configuration-set event publishing of Send events would be */
@@ -61,7 +64,7 @@ export interface FakeSes {
 export async function startFakeSes(): Promise<FakeSes> {
   const requests: SesRequest[] = [];
   const sent: FakeSes['sent'] = [];
-  const failures: { code: string; message: string }[] = [];
+  const failures: { code: string; message: string; afterAccepting?: boolean }[] = [];
   const identities = new Map<string, IdentityState>();
 
   const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -99,14 +102,15 @@ export async function startFakeSes(): Promise<FakeSes> {
     if (req.method === 'POST' && url.pathname === '/v2/email/outbound-emails') {
       const failure = failures.shift();
       if (fake.sendDelayMs) await new Promise((r) => setTimeout(r, fake.sendDelayMs));
-      if (failure) return awsError(res, failure.code, failure.message);
+      if (failure && !failure.afterAccepting) return awsError(res, failure.code, failure.message);
       const messageId = `0100018f-${randomUUID()}-000000`;
       // the SDK sends a blob as base64 in the JSON body
       const raw = body?.Content?.Raw?.Data;
       if (raw !== undefined && !(typeof raw === 'string' && raw.length > 0)) return awsError(res, 'BadRequestException', 'Raw.Data must be a non-empty blob');
       const mime = raw ? await simpleParser(Buffer.from(raw, 'base64'), { skipImageLinks: true }) : undefined;
       sent.push({ body, messageId, ...(mime ? { mime } : {}) });
-      json(res, 200, { MessageId: messageId });
+      if (failure) awsError(res, failure.code, failure.message);
+      else json(res, 200, { MessageId: messageId });
       // SES publishes the Send event after it has answered
       if (fake.onSend) setImmediate(() => fake.onSend?.({ body, messageId }));
       return;
@@ -145,8 +149,8 @@ export async function startFakeSes(): Promise<FakeSes> {
     requests,
     sent,
     sendDelayMs: 0,
-    failSends(code, message, times = 1) {
-      for (let i = 0; i < times; i++) failures.push({ code, message });
+    failSends(code, message, times = 1, options = {}) {
+      for (let i = 0; i < times; i++) failures.push({ code, message, afterAccepting: options.afterAccepting });
     },
     setIdentity(identity, patch) {
       const state = identities.get(identity);

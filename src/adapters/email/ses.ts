@@ -25,8 +25,12 @@ const RETRYABLE = new Set(['TooManyRequestsException', 'ThrottlingException', 'T
 export function toProviderError(err: unknown): ProviderError {
   const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number }; $fault?: string };
   const status = e.$metadata?.httpStatusCode;
-  const retryable = RETRYABLE.has(e.name ?? '') || e.$fault === 'server' || (status !== undefined && status >= 500) || status === undefined;
-  return new ProviderError(`${e.name ?? 'Error'}: ${e.message ?? String(err)}`, retryable, e.name);
+  const serverSide = e.$fault === 'server' || (status !== undefined && status >= 500);
+  const retryable = RETRYABLE.has(e.name ?? '') || serverSide || status === undefined;
+  // A 5xx, a timeout or a dropped connection may come after SES took the message; a throttled or
+  // refused request (a 4xx) was not taken.
+  const mayHaveSent = serverSide || status === undefined;
+  return new ProviderError(`${e.name ?? 'Error'}: ${e.message ?? String(err)}`, retryable, e.name, mayHaveSent);
 }
 
 // TEMPORARY_FAILURE means SES could not look the records up this time: not a verdict, so still pending.
