@@ -47,7 +47,7 @@ export function createIdentityCommands(deps: {
     async add(accountId: string, caller: Caller, kind: IdentityKind, rawValue: string) {
       const value = rawValue.trim().toLowerCase();
       if (await hasIdentity(deps.db, accountId, kind, value)) throw conflict(`${value} already exists`);
-      // Not a claim on another account's sender: SES would answer its verified status to this one too.
+      // Not a claim on another account's verified sender: SES would answer its status to this one too.
       if (await heldByAnotherAccount(deps.db, accountId, kind, value)) throw conflict(`${value} is registered to another account`);
       const checks = await (await provider(accountId)).createIdentity(value);
       const id = createId();
@@ -64,9 +64,8 @@ export function createIdentityCommands(deps: {
       const row = await identityRow(deps.db, accountId, id, kind);
       if (!row) throw notFound(`${id} not found`);
       // Another account verified it, or a domain above it, since: the provider would answer that one's
-      // status. Only a verified one: two accounts holding one domain (added by versions that allowed it,
-      // then put back to pending by a change of provider) would otherwise each refuse the other for good.
-      if (await heldByAnotherAccount(deps.db, accountId, kind, row.value, { verified: true })) throw conflict(`${row.value} is registered to another account`);
+      // status. Of two accounts holding one pending domain, the first to verify it holds it.
+      if (await heldByAnotherAccount(deps.db, accountId, kind, row.value)) throw conflict(`${row.value} is registered to another account`);
       const p = await provider(accountId);
       // Added under another provider (the account switched since): register it with this one.
       const checks = await p.getIdentityStatus(row.value).catch((err) => {

@@ -11,21 +11,25 @@ export const hasIdentity = async (db: Db, accountId: string, kind: IdentityKind,
   Boolean(await db('identities').where({ account_id: accountId, kind, value }).first('id'));
 
 /**
- * Whether another account has this identity, or a domain it is under (for an address, its domain or
- * one above; for a domain, one above), verified when `verified` says so: the provider's identities are
- * shared by every account sending through one provider account, which would answer their status to
- * this one, and a provider that has verified a domain lets the names under it send too.
+ * Whether another account holds this identity, or a domain it is under (for an address, its domain or
+ * one above; for a domain, one above), verified through a provider that delivers: the provider's
+ * identities are shared by every account sending through one provider account, which would answer
+ * their status to this one, and a provider that has verified a domain lets the names under it send
+ * too. A claim nobody has proved (pending, or verified by the sandbox, which verifies anything) holds
+ * nothing: counted, it would let any signup lock a domain's owner out of it.
  */
-export const heldByAnotherAccount = async (db: Db, accountId: string, kind: IdentityKind, value: string, options: { verified?: boolean } = {}): Promise<boolean> =>
+export const heldByAnotherAccount = async (db: Db, accountId: string, kind: IdentityKind, value: string): Promise<boolean> =>
   Boolean(
-    await db('identities')
-      .whereNot({ account_id: accountId })
-      .modify((q) => (options.verified ? q.where({ verified: true }) : q))
+    await db('identities as i')
+      .join('accounts as a', 'a.id', 'i.account_id')
+      .whereNot('i.account_id', accountId)
+      .where('i.verified', true)
+      .whereNot('a.email_provider', 'sandbox')
       .andWhere((q) => {
-        q.where({ kind, value });
-        q.orWhere((d) => d.where({ kind: 'domain' }).whereIn('value', domainAndParents(kind === 'email' ? emailDomain(value) : value)));
+        q.where({ 'i.kind': kind, 'i.value': value });
+        q.orWhere((d) => d.where('i.kind', 'domain').whereIn('i.value', domainAndParents(kind === 'email' ? emailDomain(value) : value)));
       })
-      .first('id'),
+      .first('i.id'),
   );
 
 /** An account's identities of one kind, oldest first. */

@@ -1,9 +1,5 @@
 import { expect } from 'chai';
-import { execute } from '../../src/commands/execute.js';
-import { createId } from '../../src/cuid.js';
-import { identityDecider, identityStream, type IdentityChecks, type IdentityCommand } from '../../src/domain/accounts/identity.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { eventually } from '../support/email-setup.js';
 import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
 
 const send = (app: TestApp, key: string, fromEmail: string) =>
@@ -93,56 +89,6 @@ describe('domains and single senders with the sandbox provider', function () {
     expect((await req('GET', '/api/domains')).body.items.map((d: any) => d.id)).to.include(mine.id);
   });
 
-  it("another account's domain, one of its senders, or an address on its domain cannot be claimed (409): a shared SES account would answer their verified status", async () => {
-    await req('POST', '/api/domains', { domain: 'claimed.example.com' });
-    await req('POST', '/api/senders', { email: 'solo@elsewhere.example.org' });
-    const other = await app.request('POST', '/api/auth/signup', { body: { accountName: 'C', email: 'owner@claim.example', password: 'other-password' } });
-    const claims: [string, Record<string, string>, string][] = [
-      ['/api/domains', { domain: 'Claimed.example.com' }, 'claimed.example.com is registered to another account'],
-      ['/api/senders', { email: 'ceo@claimed.example.com' }, 'ceo@claimed.example.com is registered to another account'],
-      ['/api/senders', { email: 'solo@elsewhere.example.org' }, 'solo@elsewhere.example.org is registered to another account'],
-      // under its domain: a provider account that verified claimed.example.com lets every name below it send
-      ['/api/domains', { domain: 'billing.claimed.example.com' }, 'billing.claimed.example.com is registered to another account'],
-      ['/api/senders', { email: 'ceo@eu.billing.claimed.example.com' }, 'ceo@eu.billing.claimed.example.com is registered to another account'],
-    ];
-    for (const [path, body, message] of claims) {
-      const res = await req('POST', path, body, other.body.token);
-      expect(res.status, JSON.stringify(body)).to.equal(409);
-      expect(res.body.message).to.equal(message);
-    }
-    // a domain of its own, and another address of a domain nobody holds, are its to add
-    expect((await req('POST', '/api/domains', { domain: 'own-claim.example' }, other.body.token)).status).to.equal(201);
-    expect((await req('POST', '/api/senders', { email: 'other@elsewhere.example.org' }, other.body.token)).status).to.equal(201);
-
-    // a name added first, under a domain another account adds after it: verifying it is refused from then on
-    const early = (await req('POST', '/api/domains', { domain: 'mail.later-parent.example' }, other.body.token)).body;
-    expect((await req('POST', `/api/domains/${early.id}/verify`, undefined, other.body.token)).status).to.equal(200);
-    expect((await req('POST', '/api/domains', { domain: 'later-parent.example' })).status).to.equal(201);
-    const refused = await req('POST', `/api/domains/${early.id}/verify`, undefined, other.body.token);
-    expect(refused.status).to.equal(409);
-    expect(refused.body.message).to.equal('mail.later-parent.example is registered to another account');
-  });
-
-  it('two accounts holding one domain (added by a version that allowed it), both pending: the first to verify it has it, the other is refused', async () => {
-    const other = await app.request('POST', '/api/auth/signup', { body: { accountName: 'T', email: 'owner@twice.example', password: 'other-password' } });
-    const pending: IdentityChecks = { dkim: 'pending', spf: 'pending', mailFrom: 'pending', dnsRecords: [] };
-    const recordThen = (command: IdentityCommand) =>
-      execute(identityDecider, command, { eventStore: app.infra.eventStore, streamId: identityStream(command.id), metadata: { actor: 'user:then' } });
-    const now = new Date().toISOString();
-    const mine = createId();
-    const theirs = createId();
-    await recordThen({ kind: 'add', id: mine, accountId: (await app.infra.db('accounts').where({ name: 'default' }).first('id')).id, identityKind: 'domain', value: 'twice.example', now, checks: pending });
-    await recordThen({ kind: 'add', id: theirs, accountId: other.body.accountId, identityKind: 'domain', value: 'twice.example', now, checks: pending });
-    await eventually(() => req('GET', '/api/domains', undefined, other.body.token), (r) => r.body.items.some((d: { id: string }) => d.id === theirs));
-
-    const first = await req('POST', `/api/domains/${theirs}/verify`, undefined, other.body.token);
-    expect(first.status, JSON.stringify(first.body)).to.equal(200);
-    expect(first.body.verified).to.equal(true);
-    const second = await req('POST', `/api/domains/${mine}/verify`);
-    expect(second.status).to.equal(409);
-    expect(second.body.message).to.equal('twice.example is registered to another account');
-  });
-
   it('an API key cannot manage identities', async () => {
     const { key } = await app.createApiKey(['send']);
     expect((await app.request('POST', '/api/domains', { apiKey: key, body: { domain: 'k.example.com' } })).status).to.be.oneOf([401, 403]);
@@ -223,5 +169,84 @@ describe('domains and single senders through SES (fake SES v2 server, real SDK)'
     fake.setIdentity('moved.example.com', { dkim: 'SUCCESS', mailFrom: 'SUCCESS' });
     expect((await req('POST', `/api/domains/${d.id}/verify`)).body.verified).to.equal(true);
     expect((await send(app, key, 'app@moved.example.com')).status).to.equal(201);
+  });
+});
+
+describe('one domain and several accounts of the service, sharing one SES account (fake SES v2 server)', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  let fake: FakeSes;
+  const req = (method: string, path: string, body?: unknown, token = app.adminToken) => app.request(method, path, { token, body });
+  /** a new account of the service, sending through SES unless told otherwise */
+  const signup = async (name: string, provider: 'ses' | 'sandbox' = 'ses'): Promise<string> => {
+    const res = await app.request('POST', '/api/auth/signup', { body: { accountName: name, email: `owner@${name}.example`, password: 'other-password' } });
+    if (provider === 'ses') expect((await req('PATCH', '/api/settings', { emailProvider: 'ses' }, res.body.token)).status).to.equal(200);
+    return res.body.token;
+  };
+  /** adds a domain (or a sender) and has SES verify it, as the owner's DNS records would */
+  const proved = async (path: '/api/domains' | '/api/senders', value: string, token = app.adminToken) => {
+    const added = await req('POST', path, path === '/api/domains' ? { domain: value } : { email: value }, token);
+    expect(added.status, JSON.stringify(added.body)).to.equal(201);
+    fake.setIdentity(value, path === '/api/domains' ? { dkim: 'SUCCESS', mailFrom: 'SUCCESS' } : { verifiedForSending: true });
+    const verified = await req('POST', `${path}/${added.body.id}/verify`, undefined, token);
+    expect(verified.body.verified, JSON.stringify(verified.body)).to.equal(true);
+    return added.body;
+  };
+
+  before(async () => {
+    fake = await startFakeSes();
+    app = await startTestApp(sesEnv(fake));
+    expect((await req('PATCH', '/api/settings', { emailProvider: 'ses' })).status).to.equal(200);
+  });
+  after(async () => {
+    await app?.close();
+    await fake?.close();
+  });
+
+  it("another account's verified domain, one of its verified senders, or an address on its domain cannot be claimed (409): SES would answer their verified status", async () => {
+    await proved('/api/domains', 'claimed.example.com');
+    await proved('/api/senders', 'solo@elsewhere.example.org');
+    const other = await signup('claim', 'sandbox');
+    const claims: [string, Record<string, string>, string][] = [
+      ['/api/domains', { domain: 'Claimed.example.com' }, 'claimed.example.com is registered to another account'],
+      ['/api/senders', { email: 'ceo@claimed.example.com' }, 'ceo@claimed.example.com is registered to another account'],
+      ['/api/senders', { email: 'solo@elsewhere.example.org' }, 'solo@elsewhere.example.org is registered to another account'],
+      // under its domain: a provider account that verified claimed.example.com lets every name below it send
+      ['/api/domains', { domain: 'billing.claimed.example.com' }, 'billing.claimed.example.com is registered to another account'],
+      ['/api/senders', { email: 'ceo@eu.billing.claimed.example.com' }, 'ceo@eu.billing.claimed.example.com is registered to another account'],
+    ];
+    for (const [path, body, message] of claims) {
+      const res = await req('POST', path, body, other);
+      expect(res.status, JSON.stringify(body)).to.equal(409);
+      expect(res.body.message).to.equal(message);
+    }
+    // a domain of its own, and another address of a domain nobody holds, are its to add
+    expect((await req('POST', '/api/domains', { domain: 'own-claim.example' }, other)).status).to.equal(201);
+    expect((await req('POST', '/api/senders', { email: 'other@elsewhere.example.org' }, other)).status).to.equal(201);
+
+    // a name added first, under a domain another account verifies after it: verifying it is refused from then on
+    const early = (await req('POST', '/api/domains', { domain: 'mail.later-parent.example' }, other)).body;
+    expect((await req('POST', `/api/domains/${early.id}/verify`, undefined, other)).status).to.equal(200);
+    await proved('/api/domains', 'later-parent.example');
+    const refused = await req('POST', `/api/domains/${early.id}/verify`, undefined, other);
+    expect(refused.status).to.equal(409);
+    expect(refused.body.message).to.equal('mail.later-parent.example is registered to another account');
+  });
+
+  it('a claim nobody has proved (pending at SES, or verified by the sandbox, which verifies anything) locks no one out; the first to have SES verify it holds it', async () => {
+    const squatter = await signup('squat');
+    const pending = await req('POST', '/api/domains', { domain: 'realcustomer.example' }, squatter);
+    expect(pending.body.verified).to.equal(false);
+    const sandboxSquatter = await signup('sandboxsquat', 'sandbox');
+    expect((await req('POST', '/api/domains', { domain: 'bigmail.example' }, sandboxSquatter)).body.verified).to.equal(true);
+
+    // the owner adds and verifies its own domain, a name under the other, and an address there
+    const mine = await proved('/api/domains', 'realcustomer.example');
+    expect((await req('POST', '/api/domains', { domain: 'news.bigmail.example' })).status).to.equal(201);
+    expect((await req('POST', '/api/senders', { email: 'shop.owner@bigmail.example' })).status).to.equal(201);
+    expect(mine.domain).to.equal('realcustomer.example');
+    // from then on the squatter cannot verify it (SES would now answer the owner's status)
+    const late = await req('POST', `/api/domains/${pending.body.id}/verify`, undefined, squatter);
+    expect([late.status, late.body.message]).to.deep.equal([409, 'realcustomer.example is registered to another account']);
   });
 });
