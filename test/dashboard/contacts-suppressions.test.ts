@@ -207,4 +207,25 @@ describe('dashboard: contacts and suppressions', function () {
     await expectAccessible(page);
     await screenshot(page, 'suppressions-erased');
   });
+  it('imports a CSV of one column, addresses only, on both pages; a quote left open is still refused', async () => {
+    const { page } = h;
+    const onlyAddresses = Buffer.from('email\nsolo1@one-column.example\nsolo2@one-column.example\n');
+    await page.goto('/contacts');
+    await page.getByLabel('CSV file').setInputFiles({ name: 'addresses.csv', mimeType: 'text/csv', buffer: onlyAddresses });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByText('Imported 2 of 2 contacts: 2 created').waitFor();
+    await screenshot(page, 'contacts-import-one-column');
+    const imported = await h.app.request('GET', '/api/contacts?search=one-column.example', { token: h.app.adminToken });
+    expect(imported.body.items.map((c: { email: string }) => c.email).sort()).to.deep.equal(['solo1@one-column.example', 'solo2@one-column.example']);
+
+    await page.goto('/suppressions');
+    await page.getByLabel('CSV file').setInputFiles({ name: 'addresses.csv', mimeType: 'text/csv', buffer: onlyAddresses });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByText('Imported 2 of 2 entries: 2 newly suppressed, 0 already suppressed.').waitFor();
+    await screenshot(page, 'suppressions-import-one-column');
+
+    await page.getByLabel('CSV file').setInputFiles({ name: 'broken.csv', mimeType: 'text/csv', buffer: Buffer.from('email\n"open@one-column.example\n') });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByText(/^The CSV could not be read: .*Quoted field unterminated$/).waitFor();
+  });
 });

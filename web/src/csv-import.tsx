@@ -16,7 +16,10 @@ async function readCsv(file: File): Promise<Papa.ParseResult<Record<string, stri
   const parsed = await new Promise<Papa.ParseResult<Record<string, string>>>((resolve, reject) =>
     Papa.parse<Record<string, string>>(file, { header: true, skipEmptyLines: 'greedy', transformHeader: (h) => h.trim(), complete: resolve, error: reject }),
   );
-  if (parsed.errors.length) throw new Error(`The CSV could not be read: row ${(parsed.errors[0].row ?? 0) + 2}: ${parsed.errors[0].message}`);
+  // papaparse lists its delimiter guess among the errors: a file of one column has no delimiter to
+  // find, and the comma it falls back to reads that file as it is
+  const errors = parsed.errors.filter((e) => e.type !== 'Delimiter');
+  if (errors.length) throw new Error(`The CSV could not be read: row ${(errors[0].row ?? 0) + 2}: ${errors[0].message}`);
   return parsed;
 }
 
