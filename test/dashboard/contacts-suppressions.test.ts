@@ -228,4 +228,24 @@ describe('dashboard: contacts and suppressions', function () {
     await page.getByRole('button', { name: 'Import' }).click();
     await page.getByText(/^The CSV could not be read: .*Quoted field unterminated$/).waitFor();
   });
+  it('reports a refused row by its line in the file, counting blank lines, rows of commas and quoted cells over two lines', async () => {
+    const { page } = h;
+    const contacts = ['email,firstName,company', '', 'lines1@example.net,Ann,"Two', 'lines, Inc."', ',,', '', 'not-an-email,Bad,', 'lines2@example.net,Bo,'].join('\n');
+    await page.goto('/contacts');
+    await page.getByLabel('CSV file').setInputFiles({ name: 'gaps.csv', mimeType: 'text/csv', buffer: Buffer.from(contacts) });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByText('Imported 2 of 3 contacts: 2 created').waitFor();
+    const refused = page.getByRole('alert').filter({ hasText: '1 row was not imported' });
+    expect(await refused.getByRole('listitem').textContent()).to.match(/^Line 7 \(not-an-email\): .+/);
+    await screenshot(page, 'contacts-import-line-numbers');
+
+    const suppressions = ['email,reason,detail', '"lines3@example.net",bounced,"first', 'second"', ' , , ', '', ',manual,no address', 'not-an-address,manual,'].join('\r\n');
+    await page.goto('/suppressions');
+    await page.getByLabel('CSV file').setInputFiles({ name: 'gaps.csv', mimeType: 'text/csv', buffer: Buffer.from(suppressions) });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByText('Imported 1 of 2 entries').waitFor();
+    const skipped = page.getByRole('alert').filter({ hasText: '2 rows were not imported' });
+    expect(await skipped.getByRole('listitem').allTextContents()).to.satisfy((items: string[]) => items[0] === 'Line 6: no email or phone' && /^Line 7 \(not-an-address\): .+/.test(items[1]));
+    await screenshot(page, 'suppressions-import-line-numbers');
+  });
 });

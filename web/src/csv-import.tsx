@@ -1,6 +1,6 @@
-import Papa from 'papaparse';
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
+import { readCsv, type CsvRow } from './csv-read';
 import { ActionForm, ErrorText, useAction } from './ui';
 
 /** An entry the server refused, by its index in the batch it was sent in. */
@@ -11,18 +11,6 @@ export interface RefusedEntry {
   message: string;
 }
 
-/** Parses a CSV file with a header row, refusing a file that cannot be read with where it failed. */
-async function readCsv(file: File): Promise<Papa.ParseResult<Record<string, string>>> {
-  const parsed = await new Promise<Papa.ParseResult<Record<string, string>>>((resolve, reject) =>
-    Papa.parse<Record<string, string>>(file, { header: true, skipEmptyLines: 'greedy', transformHeader: (h) => h.trim(), complete: resolve, error: reject }),
-  );
-  // papaparse lists its delimiter guess among the errors: a file of one column has no delimiter to
-  // find, and the comma it falls back to reads that file as it is
-  const errors = parsed.errors.filter((e) => e.type !== 'Delimiter');
-  if (errors.length) throw new Error(`The CSV could not be read: row ${(errors[0].row ?? 0) + 2}: ${errors[0].message}`);
-  return parsed;
-}
-
 /**
  * A CSV import: the file read in the browser, sent `batch` rows a request with a progress bar, then a
  * summary and the rows refused, by their line in the file (the header is line 1). `read` turns the
@@ -31,7 +19,7 @@ async function readCsv(file: File): Promise<Papa.ParseResult<Record<string, stri
  */
 export function CsvImport<T, R extends { errors?: RefusedEntry[] }>(props: {
   batch: number;
-  read(fields: string[], rows: Record<string, string>[]): { items: { line: number; item: T }[]; skipped: string[] };
+  read(fields: string[], rows: CsvRow[]): { items: { line: number; item: T }[]; skipped: string[] };
   send(items: T[]): Promise<R>;
   summary(results: R[], sent: number, refused: number): string;
   help: ComponentChildren;
@@ -46,8 +34,8 @@ export function CsvImport<T, R extends { errors?: RefusedEntry[] }>(props: {
     setResult(null);
     setRefused([]);
     setProgress(null);
-    const parsed = await readCsv(file!);
-    const { items, skipped } = props.read(parsed.meta.fields ?? [], parsed.data);
+    const { fields, rows } = readCsv(await file!.text());
+    const { items, skipped } = props.read(fields, rows);
     const rejected = [...skipped];
     const results: R[] = [];
     setProgress({ done: 0, total: items.length });

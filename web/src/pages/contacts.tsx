@@ -21,7 +21,7 @@ function Import({ onDone }: { onDone: () => void }) {
         batch={BATCH}
         read={(fields, rows) => {
           const columns = contactColumns(fields);
-          return { items: rows.map((row, i) => ({ line: i + 2, item: toContact(row, columns) })), skipped: [] };
+          return { items: rows.map(({ line, record }) => ({ line, item: toContact(record, columns) })), skipped: [] };
         }}
         send={(contacts) => call<Totals>(api.POST('/api/contacts/import', { body: { contacts, listId: listId || undefined } }))}
         summary={(results, sent, refused) => {

@@ -31,11 +31,11 @@ function Transfer({ onDone }: { onDone: () => void }) {
           const columns = suppressionColumns(fields);
           const items: { line: number; item: SuppressionEntry }[] = [];
           const skipped: string[] = [];
-          rows.forEach((row, i) => {
-            const entry = toSuppression(row, columns);
-            if ('skip' in entry) skipped.push(`Line ${i + 2}: ${entry.skip}`);
-            else items.push({ line: i + 2, item: entry });
-          });
+          for (const { line, record } of rows) {
+            const entry = toSuppression(record, columns);
+            if ('skip' in entry) skipped.push(`Line ${line}: ${entry.skip}`);
+            else items.push({ line, item: entry });
+          }
           return { items, skipped };
         }}
         send={(entries) => call<Totals>(api.POST('/api/suppressions/import', { body: { entries, notify } }))}
