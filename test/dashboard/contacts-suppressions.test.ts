@@ -248,4 +248,21 @@ describe('dashboard: contacts and suppressions', function () {
     expect(await skipped.getByRole('listitem').allTextContents()).to.satisfy((items: string[]) => items[0] === 'Line 6: no email or phone' && /^Line 7 \(not-an-address\): .+/.test(items[1]));
     await screenshot(page, 'suppressions-import-line-numbers');
   });
+  it('reports a duplicate address by the line it repeats, within a batch and across batches', async () => {
+    const { page } = h;
+    const rows = ['email,firstName'];
+    for (let i = 0; i < 700; i++) rows.push(`dup${i}@d.example,D${i}`);
+    // line 20 repeats line 10 (the same request), line 652 repeats line 512 (the batch before it)
+    rows[19] = 'DUP8@d.example,Again';
+    rows[651] = 'dup510@d.example,Again';
+    await page.goto('/contacts');
+    await page.getByLabel('CSV file').setInputFiles({ name: 'dups.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n')) });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByText('Imported 698 of 698 contacts: 698 created').waitFor();
+    const refused = page.getByRole('alert').filter({ hasText: '2 rows were not imported' });
+    expect(await refused.getByRole('listitem').allTextContents()).to.deep.equal(['Line 20 (DUP8@d.example): duplicate of line 10', 'Line 652 (dup510@d.example): duplicate of line 512']);
+    const first = await h.app.request('GET', '/api/contacts?search=dup510@d.example', { token: h.app.adminToken });
+    expect(first.body.items[0]).to.deep.include({ email: 'dup510@d.example', firstName: 'D510' });
+    await screenshot(page, 'contacts-import-duplicates');
+  });
 });

@@ -1,3 +1,4 @@
+import { normaliseEmail } from '../../src/domain/email/address.js';
 import { findColumns } from './csv-columns.js';
 
 /**
@@ -34,4 +35,27 @@ export function toContact(row: Record<string, string>, columns: Partial<Record<F
     tags: list('tags'),
     listIds: list('listIds'),
   };
+}
+
+/**
+ * Rows of a file with each address once: a later row of an address already in the file is left out
+ * and said to be a duplicate of the first, by its line. Addresses compare as the service keys contacts
+ * (normaliseEmail), across the whole file: the service sees one batch at a time, and takes a
+ * duplicate in a later batch for an update.
+ */
+export function withoutDuplicates<T extends { email?: string }>(rows: { line: number; item: T }[]): { items: { line: number; item: T }[]; skipped: string[] } {
+  const firstLine = new Map<string, number>();
+  const items: { line: number; item: T }[] = [];
+  const skipped: string[] = [];
+  for (const row of rows) {
+    const address = row.item.email === undefined ? undefined : normaliseEmail(row.item.email);
+    const first = address === undefined ? undefined : firstLine.get(address);
+    if (first !== undefined) {
+      skipped.push(`Line ${row.line} (${row.item.email}): duplicate of line ${first}`);
+      continue;
+    }
+    if (address !== undefined) firstLine.set(address, row.line);
+    items.push(row);
+  }
+  return { items, skipped };
 }

@@ -1,15 +1,11 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { readCsv, type CsvRow } from './csv-read';
+import { refusalText, type RefusedEntry } from './csv-refusal';
 import { ActionForm, ErrorText, useAction } from './ui';
 
-/** An entry the server refused, by its index in the batch it was sent in. */
-export interface RefusedEntry {
-  index: number;
-  value?: string;
-  email?: string;
-  message: string;
-}
+export type { RefusedEntry };
+
 
 /**
  * A CSV import: the file read in the browser, sent `batch` rows a request with a progress bar, then a
@@ -43,10 +39,8 @@ export function CsvImport<T, R extends { errors?: RefusedEntry[] }>(props: {
       const batch = items.slice(i, i + props.batch);
       try {
         const r = await props.send(batch.map((b) => b.item));
-        for (const e of r.errors ?? []) {
-          const named = e.value ?? e.email;
-          rejected.push(`Line ${batch[e.index].line}${named ? ` (${named})` : ''}: ${e.message}`);
-        }
+        const lines = batch.map((b) => b.line);
+        for (const e of r.errors ?? []) rejected.push(refusalText(e, lines));
         results.push(r);
       } catch (e) {
         throw new Error(`Lines ${batch[0].line}–${batch[batch.length - 1].line} were refused: ${(e as Error).message}`);

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api';
-import { contactColumns, toContact } from '../csv-contacts';
+import { contactColumns, toContact, withoutDuplicates } from '../csv-contacts';
 import { CsvImport, type RefusedEntry } from '../csv-import';
 import { navigate, useLocation, withQuery } from '../router';
 import type { Contact } from '../types';
@@ -21,7 +21,7 @@ function Import({ onDone }: { onDone: () => void }) {
         batch={BATCH}
         read={(fields, rows) => {
           const columns = contactColumns(fields);
-          return { items: rows.map(({ line, record }) => ({ line, item: toContact(record, columns) })), skipped: [] };
+          return withoutDuplicates(rows.map(({ line, record }) => ({ line, item: toContact(record, columns) })));
         }}
         send={(contacts) => call<Totals>(api.POST('/api/contacts/import', { body: { contacts, listId: listId || undefined } }))}
         summary={(results, sent, refused) => {
