@@ -97,4 +97,33 @@ describe("dashboard: the messages chart follows the URL's filters", function () 
     await expectAccessible(page);
     await screenshot(page, 'messages-chart-note');
   });
+  it('a filter the API refuses shows the refusal alone: not the chart and list of the filters before it', async () => {
+    const { page } = h;
+    await page.goto('/messages');
+    await activity().getByText('Sends: 5').waitFor();
+    await eventually(() => history().count(), (n) => n === 6);
+    await page.getByLabel('Tags').fill('bad!tag');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/tag=bad%21tag/);
+    await activity().getByRole('alert').waitFor();
+    await page.getByRole('region', { name: 'History' }).getByRole('alert').waitFor();
+    expect(await activity().getByText(/^Sends:/).count()).to.equal(0);
+    expect(await activity().getByRole('img').count()).to.equal(0);
+    expect(await history().count()).to.equal(0);
+    await screenshot(page, 'messages-refused-tag');
+
+    // From after To, which the chart refuses: no chart of the last good view under the refusal
+    await page.goto('/messages');
+    await activity().getByText('Sends: 5').waitFor();
+    await page.getByLabel('From', { exact: true }).fill('2026-03-10');
+    await page.getByLabel('To', { exact: true }).fill('2026-03-01');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/from=2026-03-10/);
+    await activity().getByText('from must not be after to').waitFor();
+    expect(await activity().getByRole('img').count()).to.equal(0);
+    // the list takes such a range, and finds nothing in it
+    await page.getByText('No messages match.').waitFor();
+    await expectAccessible(page);
+    await screenshot(page, 'messages-refused-dates');
+  });
 });

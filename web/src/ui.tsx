@@ -1,5 +1,5 @@
 import type { ComponentChildren, JSX } from 'preact';
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { navigate } from './router';
 
 export function Link(props: { href: string; children: ComponentChildren } & JSX.HTMLAttributes<HTMLAnchorElement>) {
@@ -34,24 +34,35 @@ export function Status({ value }: { value: string }) {
   return <span class={`status status-${value}`}>{value}</span>;
 }
 
-/** Loads data for a page; `reload` fetches it again after a change. */
+/**
+ * Loads data for a page; `reload` fetches it again after a change. What was loaded is for the `deps`
+ * it was loaded with: once they change (other filters, another page) `data` is undefined until their
+ * own load answers, and a refusal of theirs leaves none, so a result is never shown under filters it
+ * is not for. An answer overtaken by a later request is dropped. A failed re-read for the same deps
+ * keeps what they last showed, beside the error.
+ */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
-  const [data, setData] = useState<T | undefined>(undefined);
-  const [error, setError] = useState<string | null>(null);
+  // a new object whenever deps change: what each result is for
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const current = useMemo(() => ({}), deps);
+  const [result, setResult] = useState<{ for?: object; data?: T; error?: string }>({});
   const [loading, setLoading] = useState(true);
+  const latest = useRef(0);
   const reload = useCallback(() => {
+    const request = ++latest.current;
     setLoading(true);
     load()
-      .then((d) => {
-        setData(d);
-        setError(null);
-      })
-      .catch((e: Error) => setError(e.message))
-      .finally(() => setLoading(false));
+      .then(
+        (data) => request === latest.current && setResult({ for: current, data }),
+        (e: Error) => request === latest.current && setResult((r) => ({ for: current, data: r.for === current ? r.data : undefined, error: e.message })),
+      )
+      .finally(() => request === latest.current && setLoading(false));
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, deps);
+  }, [current]);
   useEffect(reload, [reload]);
-  return { data, error, loading, reload, setData };
+  const mine = result.for === current;
+  const setData = useCallback((data: T) => setResult({ for: current, data }), [current]);
+  return { data: mine ? result.data : undefined, error: mine ? (result.error ?? null) : null, loading, reload, setData };
 }
 
 /** Runs an action from a button or form, keeping its error beside it. */

@@ -31,7 +31,11 @@ export function Messages() {
   );
   const chartFilters = chartQuery(filters);
   const chart = useLoad(
-    () => call<{ buckets: Bucket[] }>(api.GET('/api/messages/timeseries', { params: { query: chartFilters.query as never }, querySerializer: queryString })),
+    // the interval travels with the counts it was asked for: the axis is labelled by what was drawn
+    async () => ({
+      interval: chartFilters.interval,
+      ...(await call<{ buckets: Bucket[] }>(api.GET('/api/messages/timeseries', { params: { query: chartFilters.query as never }, querySerializer: queryString }))),
+    }),
     // not the query itself: without a `to` it ends now, a new instant on every render
     [filtersUrl({ ...filters, search: '', cursor: '' })],
   );
@@ -95,7 +99,7 @@ export function Messages() {
           </p>
         )}
         <ErrorText error={chart.error} />
-        {chart.data && <ActivityChart buckets={chart.data.buckets} interval={chartFilters.interval} />}
+        {chart.data && <ActivityChart buckets={chart.data.buckets} interval={chart.data.interval} />}
       </section>
 
       <section aria-labelledby="list">
