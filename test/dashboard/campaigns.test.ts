@@ -52,8 +52,18 @@ describe('dashboard: campaigns', function () {
     expect(await row.getByRole('button').count()).to.equal(0);
     expect(sent.progress).to.deep.include({ audience: 6, queued: 5, skipped: 1 });
 
-    // the stats are the campaign's message aggregate, counted as the messages are recorded
+    // the stats are the campaign's message aggregate, counted as the messages are recorded; they go on
+    // changing once the fan-out is done (sends, then what providers report), and the page reads them
+    // again without a reload: an open after the campaign was sent
     await eventually(() => api('GET', `/api/campaigns/${created.id}`), (r) => r.body.stats.total === 5, 20_000);
+    const [opened] = (await api('GET', '/api/messages?limit=100')).body.items.filter((m: { campaignId: string | null }) => m.campaignId === created.id);
+    const recorded = await eventually(
+      async () => (await api('GET', '/api/sandbox/emails?limit=50')).body.items.find((e: { messageId: string }) => e.messageId === opened.id),
+      (e) => Boolean(e),
+    );
+    const pixel = recorded.html.match(/<img src="([^"]*\/o\/[^"]*)"/)[1].replace(/&amp;/g, '&');
+    expect((await fetch(pixel, { headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36' } })).status).to.equal(200);
+    await row.getByText(/^5 messages: 5 sent; 1 opened, 0 clicked$/).waitFor({ timeout: 20_000 });
     await page.reload();
     await row.getByText(/^5 messages:/).waitFor();
     await expectAccessible(page);

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api';
+import { stillChanging } from '../campaign-live';
 import type { paths } from '../schema';
 import type { Contact, Template } from '../types';
 import { ActionForm, ConfirmButton, EmailFrame, ErrorText, PageTitle, Status, Table, formatTime, useAction, useLoad, useTwoStep } from '../ui';
@@ -16,7 +17,7 @@ interface Stats {
   clicks: { unique: number; total: number };
 }
 
-/** How often the list is read again while a campaign is fanning out. */
+/** How often the list is read again while a campaign can still change (stillChanging). */
 const POLL_MS = 2000;
 /** setTimeout's longest delay; a later start is waited for in several steps. */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
@@ -242,13 +243,14 @@ export function Campaigns() {
   const audienceLocked = Boolean(editing?.startedAt);
 
   const items = list.data?.items ?? [];
-  const sending = items.some((c) => c.status === 'sending');
+  // judged again on every read: a campaign sent long enough ago stops the polling by itself
+  const live = items.some((c) => stillChanging(c, Date.now()));
   const { reload } = list;
   useEffect(() => {
-    if (!sending) return;
+    if (!live) return;
     const timer = setInterval(reload, POLL_MS);
     return () => clearInterval(timer);
-  }, [sending, reload]);
+  }, [live, reload]);
   // a scheduled campaign is read again once its time has come (and after every read, until it starts)
   useEffect(() => {
     const starts = items.filter((c) => c.status === 'scheduled' && c.scheduledAt).map((c) => Date.parse(c.scheduledAt!));
@@ -328,9 +330,9 @@ export function Campaigns() {
       </ActionForm>
       <ContactPreview template={templates.data?.items.find((t) => t.id === form.templateId)} />
       <ErrorText error={list.error} />
-      {sending && (
+      {live && (
         <p role="status" class="visually-hidden">
-          Progress updates every {POLL_MS / 1000} seconds while a campaign is sending.
+          Progress and stats update every {POLL_MS / 1000} seconds while a campaign is sending or its messages are on their way.
         </p>
       )}
       {list.data && list.data.items.length === 0 && <p>No campaigns yet.</p>}
