@@ -118,6 +118,9 @@ describe('dashboard: campaigns', function () {
 
   it('previews the chosen template for one contact of the audience, rendered with that contact\'s fields', async () => {
     const { page } = h;
+    // newer contacts whose addresses contain reader1's come first in a search for it: more than a page of them
+    const namesakes = Array.from({ length: 120 }, (_, i) => ({ email: `also${i}.reader1@example.org` }));
+    expect((await api('POST', '/api/contacts/import', { contacts: namesakes })).body.created).to.equal(120);
     await page.goto('/campaigns');
     await page.getByLabel('Template').selectOption({ label: 'spring' });
     await page.getByRole('textbox', { name: 'Contact email' }).fill('nobody@example.org');

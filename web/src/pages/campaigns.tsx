@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, call } from '../api';
 import { stillChanging } from '../campaign-live';
+import { contactByEmail } from '../contact-lookup';
 import type { paths } from '../schema';
-import type { Contact, Template } from '../types';
+import type { Template } from '../types';
 import { ActionForm, ConfirmButton, EmailFrame, ErrorText, PageTitle, Status, Table, formatTime, useAction, useLoad, useTwoStep } from '../ui';
 import { renderTemplate } from '../../../src/domain/email/render.js';
 import { recipientVariables, unfilledPlaceholders } from '../../../src/domain/campaigns/recipient-variables.js';
@@ -192,8 +193,7 @@ function ContactPreview({ template }: { template: Template | undefined }) {
     // the last contact's preview goes as soon as another is asked for: left under a refusal, it read as this one's
     setShown(null);
     if (!template) throw new Error('Choose a template first');
-    const found = await call<{ items: Contact[] }>(api.GET('/api/contacts', { params: { query: { search: email, limit: 10 } } }));
-    const contact = found.items.find((c) => c.email.toLowerCase() === email.trim().toLowerCase());
+    const contact = await contactByEmail(email);
     if (!contact) throw new Error(`No contact ${email}`);
     const variables = recipientVariables({}, { email: contact.email, firstName: contact.firstName, lastName: contact.lastName, company: contact.company });
     setShown({ ...renderTemplate(template, variables), unfilled: unfilledPlaceholders(template, variables), email: contact.email });
