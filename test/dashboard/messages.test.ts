@@ -139,6 +139,21 @@ describe('dashboard: messages, templates and the sandbox', function () {
     expect(history.body.map((e: { type: string }) => e.type)).to.deep.equal(['EmailQueued', 'ProviderAccepted']);
   });
 
+  it("lists an open a link scanner made in the message's timeline as a suspected bot's, not counted", async () => {
+    const { page } = h;
+    const id = ids[0];
+    const recorded = (await h.app.request('GET', '/api/sandbox/emails?limit=100', { token: h.app.adminToken })).body.items.find((e: { messageId: string }) => e.messageId === id);
+    const pixel = recorded.html.match(/<img src="([^"]*\/o\/[^"]*)"/)[1].replace(/&amp;/g, '&');
+    expect((await fetch(pixel, { headers: { 'user-agent': 'Barracuda Sentinel (EE)' } })).status).to.equal(200);
+    await eventually(() => h.app.request('GET', `/api/messages/${id}`, { token: h.app.adminToken }), (r) => r.body.events.some((e: { type: string }) => e.type === 'opened'));
+    await page.goto(`/messages/${id}`);
+    const timeline = page.getByRole('region', { name: 'Timeline' });
+    await timeline.getByRole('listitem').filter({ hasText: 'opened' }).getByText('(suspected bot, not counted)').waitFor();
+    await page.getByRole('region', { name: 'Headers' }).getByText('0 / 0', { exact: true }).waitFor();
+    await expectAccessible(page);
+    await screenshot(page, 'message-bot-open');
+  });
+
   it('previews a template live with sample variables, and saves it', async () => {
     const { page } = h;
     await page.goto('/templates');

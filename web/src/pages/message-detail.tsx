@@ -142,7 +142,10 @@ export function MessageDetail({ params }: { params: string[] }) {
             <ol class="timeline">
               {m.events.map((e, i) => (
                 <li key={i}>
-                  <Status value={e.type} /> <time dateTime={e.occurredAt}>{formatTime(e.occurredAt)}</time>
+                  <Status value={e.type} />
+                  {/* flagged when recorded (a link scanner, a prefetch): listed, but not counted in Opens / clicks */}
+                  {e.data.suspectedBot === true && <span class="muted"> (suspected bot, not counted)</span>}{' '}
+                  <time dateTime={e.occurredAt}>{formatTime(e.occurredAt)}</time>
                 </li>
               ))}
             </ol>
