@@ -180,6 +180,11 @@ describe('dashboard: messages, templates and the sandbox', function () {
     const { page } = h;
     await page.goto('/templates');
     await page.getByRole('button', { name: 'welcome', exact: true }).click();
+    // the chosen template is in the URL: a reload opens it again
+    await page.waitForURL(/\/templates\?template=/);
+    await page.reload();
+    await page.getByRole('button', { name: 'welcome', exact: true }).and(page.locator('[aria-current="true"]')).waitFor();
+    expect(await page.getByLabel('Name').inputValue()).to.equal('welcome');
     await page.getByLabel('Sample variables').fill('{"firstName": "Grace", "company": "Navy"}');
     const form = page.getByRole('form', { name: 'Send a test' });
     await form.getByLabel('To').fill('grace@example.com');

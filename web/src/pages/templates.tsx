@@ -1,6 +1,7 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { renderTemplate } from '../../../src/domain/email/render.js';
 import { api, call } from '../api';
+import { navigate, useLocation, withQuery } from '../router';
 import type { Template } from '../types';
 import { ActionForm, ConfirmButton, EmailFrame, ErrorText, Link, PageTitle, useAction, useLoad } from '../ui';
 
@@ -60,6 +61,7 @@ function preview(parts: { subject: string; html: string; text: string }, vars: R
 
 export function Templates() {
   const list = useLoad(() => call<{ items: Template[] }>(api.GET('/api/templates')), []);
+  const inUrl = useLocation().query.get('template');
   const [selected, setSelected] = useState<string | null>(null);
   const [form, setForm] = useState(EMPTY);
   const [sample, setSample] = useState(SAMPLE);
@@ -79,11 +81,23 @@ export function Templates() {
   const base = selected ? stored : EMPTY;
   const edited = !!base && (['name', 'subject', 'html', 'text'] as const).some((k) => base[k] !== form[k]);
 
+  /** the template in the editor, named in the URL too: a reload or a shared link opens it again */
+  const select = (id: string | null) => {
+    setSelected(id);
+    navigate(withQuery('/templates', { template: id ?? undefined }), { replace: true });
+  };
   const show = (t: Template | null) => {
-    setSelected(t?.id ?? null);
+    select(t?.id ?? null);
     setForm(t ? { name: t.name, subject: t.subject, html: t.html, text: t.text } : EMPTY);
     setSaved(null);
   };
+  // the URL names another template than the editor has (a reload, a link, Back): opened once the list
+  // is read; one that is no longer there leaves a new template, and the URL says so
+  useEffect(() => {
+    if (inUrl === selected || (inUrl && !list.data)) return;
+    show(list.data?.items.find((t) => t.id === inUrl) ?? null);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [inUrl, list.data]);
   /** Another template (or a new one) in the editor: changes not saved are dropped only when the person says so. */
   const open = (t: Template | null) => {
     if (edited && !window.confirm(`Discard your unsaved changes to ${stored ? `template ${stored.name}` : 'the new template'}?`)) return;
@@ -94,7 +108,7 @@ export function Templates() {
     const t = selected
       ? await call<Template>(api.PUT('/api/templates/{id}', { params: { path: { id: selected } }, body: form }))
       : await call<Template>(api.POST('/api/templates', { body: form }));
-    setSelected(t.id);
+    select(t.id);
     setSaved(`Saved template ${t.name} (${t.id}).`);
     list.reload();
   });
