@@ -249,6 +249,18 @@ describe('dashboard: messages, templates and the sandbox', function () {
     expect(await recorded.getByRole('cell').nth(2).textContent()).to.equal('+14155552671');
     await expectAccessible(page);
     await screenshot(page, 'sandbox');
+    // the API answers the 50 newest and no more: a full list says it is not all there is
+    expect(await page.getByText(/newest .* are shown/).count()).to.equal(0);
+    for (let i = 0; i < 20; i++) {
+      const more = await h.app.request('POST', '/api/send/transactional', { apiKey: key, body: { to: `later${i}@example.com`, fromEmail: from, subject: `Later ${i}`, html: '<p>later</p>', text: 'later' } });
+      expect(more.status, JSON.stringify(more.body)).to.equal(201);
+    }
+    await eventually(() => h.app.request('GET', '/api/sandbox/emails?limit=100', { token: h.app.adminToken }), (r) => r.body.items.length === 50);
+    await page.reload();
+    await list.getByRole('button', { name: 'View Later 19 to later19@example.com' }).waitFor();
+    expect(await list.getByRole('row').count()).to.equal(51);
+    await page.getByRole('region', { name: 'Emails' }).getByText('The 50 newest emails are shown; older ones are not listed.').waitFor();
+    await screenshot(page, 'sandbox-newest-only');
   });
 
   it('a message whose recipient was erased says its address and subject are no longer kept, in the list and on its page', async () => {

@@ -81,10 +81,22 @@ function EmailList({ emails, selected, onSelect }: { emails: RecordedEmail[]; se
   );
 }
 
+/** How many of each the page lists: the API answers the newest, with no way to page further. */
+const LIMIT = 50;
+
+/** Said when a list is full: what is shown is the newest only, not all there is. */
+function NewestOnly({ items, what }: { items: unknown[]; what: string }) {
+  return items.length < LIMIT ? null : (
+    <p class="note">
+      The {LIMIT} newest {what} are shown; older ones are not listed.
+    </p>
+  );
+}
+
 export function Sandbox() {
   const [selected, setSelected] = useState<string | undefined>(undefined);
-  const emails = useLoad(() => call<{ items: RecordedEmail[] }>(api.GET('/api/sandbox/emails', { params: { query: { limit: 50 } } })), []);
-  const sms = useLoad(() => call<{ items: RecordedSms[] }>(api.GET('/api/sandbox/sms', { params: { query: { limit: 50 } } })), []);
+  const emails = useLoad(() => call<{ items: RecordedEmail[] }>(api.GET('/api/sandbox/emails', { params: { query: { limit: LIMIT } } })), []);
+  const sms = useLoad(() => call<{ items: RecordedSms[] }>(api.GET('/api/sandbox/sms', { params: { query: { limit: LIMIT } } })), []);
   return (
     <>
       <PageTitle>Sandbox</PageTitle>
@@ -93,6 +105,7 @@ export function Sandbox() {
         <h2 id="emails">Emails</h2>
         <ErrorText error={emails.error} />
         {emails.data && emails.data.items.length === 0 && <p>No emails recorded.</p>}
+        {emails.data && <NewestOnly items={emails.data.items} what="emails" />}
         {emails.data && emails.data.items.length > 0 && (
           <div class="columns">
             <EmailList emails={emails.data.items} selected={selected ?? emails.data.items[0].messageId} onSelect={setSelected} />
@@ -104,6 +117,7 @@ export function Sandbox() {
         <h2 id="sms">SMS</h2>
         <ErrorText error={sms.error} />
         {sms.data && sms.data.items.length === 0 && <p>No SMS recorded.</p>}
+        {sms.data && <NewestOnly items={sms.data.items} what="SMS" />}
         {sms.data && sms.data.items.length > 0 && (
           <Table columns={['Recorded', 'From', 'To', 'Body']}>
             {sms.data.items.map((s) => (
