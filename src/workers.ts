@@ -60,7 +60,7 @@ export async function startWorkers(config: Config, infra: Infrastructure, logger
   await queue.work(CAMPAIGN_SEND_JOB, sendMessage as never, { concurrency: 16 });
 
   // The fan-out queues a campaign's messages as a send by the campaign's creator would.
-  const campaignSends = createSendEmail({ eventStore: infra.bulk.eventStore, db, counters: infra.bulk.counters, attachmentStore: infra.attachmentStore, personOf: infra.privacy.personOf, linkSecret: await getOrCreateSecret(db, 'links'), baseUrl: () => config.BASE_URL });
+  const campaignSends = createSendEmail({ eventStore: infra.bulk.eventStore, db, counters: infra.bulk.counters, attachmentStore: infra.attachmentStore, personOf: infra.privacy.personOf, linkSecret: await getOrCreateSecret(db, 'links'), baseUrl: () => config.BASE_URL, metrics });
   const fanout = createCampaignFanout({ db, eventStore, sendEmail: campaignSends, clock: shared.clock, stepSize: config.CAMPAIGN_STEP_SIZE });
   await queue.work(CAMPAIGN_FANOUT_JOB, createCampaignFanoutHandler({ db, queue, fanout, turns: createCampaignTurns(db), leaseMs: config.SIDE_EFFECT_LEASE_MS, logger }) as never, { concurrency: 4 });
   const campaignTimers = createCampaignTimers({ db, eventStore, clock: shared.clock });

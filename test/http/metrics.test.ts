@@ -71,6 +71,22 @@ describe('GET /metrics (no METRICS_TOKEN)', function () {
     expect(sample(called, 'courier_provider_call_duration_seconds_sum', { provider: 'sandbox', outcome: 'accepted' })).to.be.above(0);
   });
 
+  it("counts a campaign's messages as accepted, as the fan-out queues them", async () => {
+    const { from } = await readyToSend(app);
+    const token = app.adminToken;
+    const contacts = ['one', 'two', 'three'].map((name) => ({ email: `${name}@campaign-metrics.example`, tags: ['metrics'] }));
+    expect((await app.request('POST', '/api/contacts/import', { token, body: { contacts } })).status).to.equal(200);
+    const template = await app.request('POST', '/api/templates', { token, body: { name: 'metrics', subject: 'Hi', html: '<p>Hi</p>', text: 'Hi' } });
+    const campaign = await app.request('POST', '/api/campaigns', { token, body: { name: 'Counted', templateId: template.body.id, fromEmail: from, audience: { tag: 'metrics' } } });
+    expect(campaign.status, JSON.stringify(campaign.body)).to.equal(201);
+    const before = await scrape();
+    expect((await app.request('POST', `/api/campaigns/${campaign.body.id}/send`, { token, body: {} })).status).to.equal(202);
+    await eventually(() => app.request('GET', `/api/campaigns/${campaign.body.id}`, { token }), (r) => r.body.status === 'sent');
+    const after = await scrape();
+    const accepted = (t: string) => sample(t, 'courier_messages_accepted_total', { channel: 'email' });
+    expect(accepted(after) - accepted(before)).to.equal(3);
+  });
+
   it('/metrics, /readyz and /api/audit are in /openapi.json with examples', async () => {
     const doc = (await app.request('GET', '/openapi.json')).body;
     expect(doc.paths['/metrics'].get.responses['200'].content['text/plain; version=0.0.4'].schema.example).to.include('courier_messages_accepted_total');
