@@ -7,6 +7,7 @@ import { createId } from '../../src/cuid.js';
 import { execute } from '../../src/commands/execute.js';
 import { messageStream } from '../../src/domain/messages/events.js';
 import { messageDecider } from '../../src/domain/messages/message.js';
+import { trackedLink } from '../../src/domain/email/tracking.js';
 
 const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15';
 const SCANNER = 'Mozilla/5.0 (compatible; Barracuda Sentinel (EE))';
@@ -128,6 +129,53 @@ describe('service tracking: rewritten links, /r/ redirects, /o/ pixel', function
       expect(await res.json()).to.deep.equal({ message: 'Not Found', error: 'Not Found', statusCode: 404 });
     }
     expect((await message(id)).events.filter((e: any) => e.type === 'clicked')).to.have.length(0);
+  });
+
+  describe('links outside Latin-1 and with control characters', () => {
+    const JSON_404 = { message: 'Not Found', error: 'Not Found', statusCode: 404 };
+    const clicksOf = async (id: string) => (await app.infra.eventStore.readStream(messageStream(id))).filter((e) => e.type === 'Clicked');
+
+    // `&#0;` is U+FFFD to every HTML parser (a browser following the original link goes there too)
+    it("redirects to the link's own serialisation: paths and queries percent-encoded (UTF-8), hosts in punycode", async () => {
+      const { id, row } = await sendTracked({
+        html: '<a href="https://example.com/😀">e</a><a href="https://пример.рф/">i</a><a href="https://example.com/?city={{city}}">t</a><a href="https://example.com/José">l</a><a href="https://example.com/a&#0;b">n</a>',
+        variables: { city: 'Łódź' },
+      });
+      const links = hrefs(row.html);
+      expect(links.map((l) => new URL(l).searchParams.get('u'))).to.deep.equal(['https://example.com/😀', 'https://пример.рф/', 'https://example.com/?city=Łódź', 'https://example.com/José', 'https://example.com/a\uFFFDb']);
+      const locations = [];
+      for (const link of links) {
+        for (const method of ['GET', 'HEAD']) {
+          const res = await get(link, { method, headers: { 'user-agent': BROWSER } });
+          expect(res.status, `${method} ${link}`).to.equal(302);
+          if (method === 'GET') locations.push(res.headers.get('location'));
+        }
+      }
+      expect(locations).to.deep.equal(['https://example.com/%F0%9F%98%80', 'https://xn--e1afmkfd.xn--p1ai/', 'https://example.com/?city=%C5%81%C3%B3d%C5%BA', 'https://example.com/Jos%C3%A9', 'https://example.com/a%EF%BF%BDb']);
+      await eventually(() => clicksOf(id), (clicks) => clicks.length === 10);
+    });
+
+    it('a link with a control character (CR and LF as entities, a raw BEL) is sent as written, not wrapped', async () => {
+      const html = '<a href="https://example.com/a&#13;&#10;b">crlf</a><a href="https://example.com/\u0007">bell</a>';
+      const { row } = await sendTracked({ html });
+      expect(row.html.startsWith(html)).to.equal(true);
+      expect(row.html).to.not.contain('/r/');
+    });
+
+    it('a signed link whose target cannot be redirected (queued before such links were left alone) is 404 in the JSON shape and records no click', async () => {
+      const { id } = await sendTracked();
+      const linkSecret = (await app.infra.db('service_secrets').where({ name: 'links' }).first('value')).value as string;
+      for (const target of ['https://example.com/a\r\nb', 'https://example.com/a\u0007b', 'https://exa mple.com/']) {
+        for (const method of ['GET', 'HEAD']) {
+          const res = await get(trackedLink({ baseUrl: app.baseUrl, messageId: id, secret: linkSecret }, target), { method, headers: { 'user-agent': BROWSER } });
+          expect(res.status, JSON.stringify(target)).to.equal(404);
+          expect(res.headers.get('location')).to.equal(null);
+          if (method === 'GET') expect(await res.json()).to.deep.equal(JSON_404);
+        }
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await clicksOf(id)).to.deep.equal([]);
+    });
   });
 
   it('GET /o/ answers a 1×1 GIF, uncached, and records a counted open; HEAD and scanners are flagged, not counted', async () => {

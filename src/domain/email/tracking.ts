@@ -17,16 +17,33 @@ export function trackedLink(opts: Pick<TrackingOptions, 'baseUrl' | 'messageId' 
 
 export const pixelUrl = (baseUrl: string, messageId: string, secret: string) => `${baseUrl}/o/${messageId}?s=${signOpenPixel(secret, messageId)}`;
 
+/** The longest target `/r/` takes (its `u`), so the longest link the rewrite wraps. */
+export const MAX_TRACKED_TARGET = 4000;
+
+/**
+ * Where `/r/` sends a click on `target`: the link's WHATWG serialisation (paths, queries and fragments
+ * percent-encoded as UTF-8, hosts in punycode), which is ASCII and so a valid `Location`; the raw text
+ * was refused by Node beyond Latin-1 and sent as raw bytes within it. Null for a target that is no
+ * http(s) URL, or that holds a control character: the URL parser would silently drop CR, LF and tab
+ * (a different link from the one written), and no real link carries one. The rewrite wraps only the
+ * links this accepts, so every wrapped link redirects.
+ */
+export function redirectTarget(target: string): string | null {
+  if (target.length > MAX_TRACKED_TARGET || !/^https?:\/\//i.test(target) || /\p{Cc}/u.test(target)) return null;
+  try {
+    const url = new URL(target);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
 function shouldTrack(href: string, opts: TrackingOptions, ownOrigin: string | null): boolean {
   if (!/^https?:\/\//i.test(href)) return false; // mailto:, tel:, #anchors, relative links
   if (/\{\{|\}\}|%7B%7B/i.test(href)) return false; // an unrendered placeholder
   if (opts.unsubscribeUrls.includes(href)) return false;
-  try {
-    if (new URL(href).origin === ownOrigin) return false; // already ours
-  } catch {
-    return false;
-  }
-  return true;
+  const location = redirectTarget(href);
+  return location !== null && new URL(location).origin !== ownOrigin; // not already ours
 }
 
 const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
@@ -50,8 +67,8 @@ interface Edit {
 /**
  * Service-side tracking: every http(s) `<a href>` goes through the signed `/r/` redirect
  * and a 1×1 pixel is added before `</body>` (at the end of a fragment). Left alone: mailto:, tel:,
- * anchors, relative links, links already on our host, the unsubscribe links, and links marked
- * `data-no-track` (the marker is removed).
+ * anchors, relative links, links already on our host, the unsubscribe links, links `/r/` could not
+ * redirect to (see redirectTarget), and links marked `data-no-track` (the marker is removed).
  *
  * The markup is read with htmlparser2's tokenizer (the parser linkedom builds its DOM with) and only
  * those attributes are rewritten in place; every other byte of the message stays as the caller wrote

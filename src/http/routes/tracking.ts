@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { EngagementCommands } from '../../commands/engagement.js';
 import { verifyTrackedLink } from '../../domain/email/link-signature.js';
+import { MAX_TRACKED_TARGET, redirectTarget } from '../../domain/email/tracking.js';
 import { readUnsubscribeToken } from '../../domain/email/unsubscribe-token.js';
 import { notFound } from '../../domain/errors.js';
 import { requestClientIp } from '../client-ip.js';
@@ -84,15 +85,20 @@ export function createTrackingRoutes(deps: { engagement: EngagementCommands; lin
       tag: 'tracking',
       auth: { kind: 'public' },
       params: messageParams,
-      query: z.object({ u: z.string().max(4000).optional(), s: z.string().max(200).optional() }),
-      responses: { 302: { description: 'Redirect to the original link' }, 404: { description: 'Unsigned or tampered link' } },
+      query: z.object({ u: z.string().max(MAX_TRACKED_TARGET).optional(), s: z.string().max(200).optional() }),
+      responses: {
+        302: { description: "Redirect to the original link, as its URL serialisation (percent-encoded UTF-8, hosts in punycode)" },
+        404: { description: 'Unsigned or tampered link, or a target that is no http(s) URL a redirect can name' },
+      },
       async handler({ params, query, req }) {
         const target = query.u ?? '';
-        if (!query.s || !verifyTrackedLink(deps.linkSecret, params.messageId, target, query.s) || !/^https?:\/\//i.test(target)) {
+        // checked before the click is recorded: a click on a link that goes nowhere is no click
+        const location = redirectTarget(target);
+        if (!query.s || !verifyTrackedLink(deps.linkSecret, params.messageId, target, query.s) || !location) {
           throw notFound('Not Found');
         }
         await remember(deps.engagement.recordClick(params.messageId, visit(req), target));
-        return { status: 302, headers: { Location: target, 'Cache-Control': 'no-store' } };
+        return { status: 302, headers: { Location: location, 'Cache-Control': 'no-store' } };
       },
     });
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { isSuspectedBot } from '../../../src/domain/email/bot-detection.js';
 import { openCounts, signOpenPixel, verifyTrackedLink } from '../../../src/domain/email/link-signature.js';
-import { rewriteForTracking, trackedLink } from '../../../src/domain/email/tracking.js';
+import { MAX_TRACKED_TARGET, redirectTarget, rewriteForTracking, trackedLink } from '../../../src/domain/email/tracking.js';
 import { createUnsubscribeToken, readUnsubscribeToken } from '../../../src/domain/email/unsubscribe-token.js';
 
 const opts = { baseUrl: 'https://t.example', messageId: 'msg1', secret: 'secret', unsubscribeUrls: ['https://app.example/unsub'] };
@@ -19,6 +19,27 @@ describe('tracking rewrite', () => {
     expect(verifyTrackedLink('secret', 'msg2', first.searchParams.get('u')!, first.searchParams.get('s')!)).to.equal(false);
     expect(hrefs.slice(1)).to.deep.equal(['https://a.example/{{id}}', 'https://t.example/already', '/rel', 'https://app.example/unsub']);
     expect(out.endsWith(`<img src="https://t.example/o/msg1?s=${signOpenPixel('secret', 'msg1')}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;">`)).to.equal(true);
+  });
+});
+
+describe('redirect targets', () => {
+  it("is the link's URL serialisation: ASCII, percent-encoded UTF-8, punycode hosts", () => {
+    expect(redirectTarget('https://example.com/😀')).to.equal('https://example.com/%F0%9F%98%80');
+    expect(redirectTarget('https://пример.рф/')).to.equal('https://xn--e1afmkfd.xn--p1ai/');
+    expect(redirectTarget('https://example.com/?city=Łódź')).to.equal('https://example.com/?city=%C5%81%C3%B3d%C5%BA');
+    expect(redirectTarget('HTTP://Example.com/José#à')).to.equal('http://example.com/Jos%C3%A9#%C3%A0');
+    expect(redirectTarget('https://shop.example.com/item?id=1&ref=mail')).to.equal('https://shop.example.com/item?id=1&ref=mail');
+  });
+
+  it('is null for what no redirect can name: control characters, not http(s), no URL, over the length /r/ takes', () => {
+    for (const target of ['https://example.com/a\r\nb', 'https://example.com/\u0000', 'https://example.com/\u0085', 'https://example.com/\t', 'javascript:alert(1)', 'mailto:a@b.c', 'https://exa mple.com/', 'https://', `https://example.com/${'a'.repeat(MAX_TRACKED_TARGET)}`]) {
+      expect(redirectTarget(target), JSON.stringify(target)).to.equal(null);
+    }
+  });
+
+  it('the rewrite leaves alone the links it could not redirect', () => {
+    const html = '<a href="https://example.com/a&#13;&#10;b">x</a><a href="https://exa mple.com/">y</a>';
+    expect(rewriteForTracking(html, opts).startsWith(`${html}<img`)).to.equal(true);
   });
 });
 
