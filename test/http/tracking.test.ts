@@ -178,6 +178,41 @@ describe('service tracking: rewritten links, /r/ redirects, /o/ pixel', function
     });
   });
 
+  describe('bounded: at most 1,000 tracked links, and the tracked html within the html cap', () => {
+    const send = (html: string) => app.request('POST', '/api/send/transactional', { apiKey: key, body: { to: 'reader@example.org', fromEmail: from, subject: 'Many links', html, text: 'plain' } });
+
+    it('188,000 links (4.9 MB) are refused at once, naming the field and the limit, and nothing is queued', async () => {
+      const html = '<a href=https://a.co>x</a>'.repeat(188_000);
+      expect(html.length).to.be.below(5_000_000);
+      const before = await app.infra.db('sandbox_emails').count({ n: '*' }).first();
+      const started = Date.now();
+      const res = await send(html);
+      const took = Date.now() - started;
+      expect(res.status, res.text.slice(0, 200)).to.equal(400);
+      expect(res.body).to.deep.equal({ message: 'html: at most 1,000 links are tracked per message (mark the others data-no-track)', error: 'Bad Request', statusCode: 400 });
+      expect(took, `${took} ms`).to.be.below(3_000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await app.infra.db('sandbox_emails').count({ n: '*' }).first()).to.deep.equal(before);
+    });
+
+    it('1,000 links are tracked; links marked data-no-track do not count', async () => {
+      const html = '<a href=https://a.co>x</a>'.repeat(1_000) + '<a href=https://b.co data-no-track>y</a>'.repeat(50);
+      const res = await send(html);
+      expect(res.status, res.text.slice(0, 200)).to.equal(201);
+      const row = await eventually(() => app.infra.db('sandbox_emails').where({ message_id: res.body.messageLogId }).first(), (r) => Boolean(r));
+      const links = hrefs(row.html);
+      expect(links.filter((l) => l.startsWith(`${app.baseUrl}/r/`))).to.have.length(1_000);
+      expect(links.filter((l) => l === 'https://b.co')).to.have.length(50);
+    });
+
+    it('links that would take the html past 5,000,000 characters once tracked are refused', async () => {
+      // 1,000 links of 1,000 × `é`: 1 MB as written, 6 MB once each target is percent-encoded in its /r/ link
+      const res = await send(`<a href="https://example.com/${'é'.repeat(1_000)}">x</a>`.repeat(1_000));
+      expect(res.status).to.equal(400);
+      expect(res.body.message).to.equal('html: longer than 5,000,000 characters once its links are tracked');
+    });
+  });
+
   it('GET /o/ answers a 1×1 GIF, uncached, and records a counted open; HEAD and scanners are flagged, not counted', async () => {
     const { id, row } = await sendTracked();
     const pixel = pixelOf(row.html);

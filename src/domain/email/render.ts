@@ -142,6 +142,8 @@ function render(field: keyof EmailParts, template: string, variables: Record<str
 
 /** A subject is one header line of at most 998 characters (RFC 5322), filled in as well as written. */
 export const MAX_SUBJECT = 998;
+/** The most characters a send's html or text may have: as written, and (html) once its links are tracked. */
+export const MAX_BODY = 5_000_000;
 
 const raw = (s: string) => s;
 

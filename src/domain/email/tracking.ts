@@ -1,5 +1,7 @@
 import { Tokenizer, QuoteType } from 'htmlparser2';
+import { badRequest } from '../errors.js';
 import { signOpenPixel, signTrackedLink } from './link-signature.js';
+import { MAX_BODY } from './render.js';
 
 export interface TrackingOptions {
   baseUrl: string;
@@ -16,6 +18,14 @@ export function trackedLink(opts: Pick<TrackingOptions, 'baseUrl' | 'messageId' 
 }
 
 export const pixelUrl = (baseUrl: string, messageId: string, secret: string) => `${baseUrl}/o/${messageId}?s=${signOpenPixel(secret, messageId)}`;
+
+/**
+ * The most links one message has tracked. A newsletter has tens of links, a long digest a few hundred;
+ * without a bound, 188,000 one-line links (4.9 MB) cost seconds of signing at acceptance and went out
+ * as 25 MB of html. Past it the send is refused, not tracked in part: click counts that silently miss
+ * links would be wrong, and `data-no-track` (or tracking off) says which links need none.
+ */
+export const MAX_TRACKED_LINKS = 1000;
 
 /** The longest target `/r/` takes (its `u`), so the longest link the rewrite wraps. */
 export const MAX_TRACKED_TARGET = 4000;
@@ -75,6 +85,8 @@ interface Edit {
  * it (Outlook's conditional comments, attribute quoting, entities), which a parse into a DOM and back
  * does not promise. It also costs a fraction of a DOM: linkedom keeps a Map per node in a module-wide
  * WeakMap that only a full garbage collection frees (see docs/architecture.md, "Tracking rewrites attributes in place").
+ *
+ * Refused (400 on `html`): more than MAX_TRACKED_LINKS links to track, or a result over MAX_BODY.
  */
 export function rewriteForTracking(html: string, opts: TrackingOptions): string {
   let ownOrigin: string | null = null;
@@ -84,6 +96,13 @@ export function rewriteForTracking(html: string, opts: TrackingOptions): string 
     // a base URL that does not parse owns no links
   }
   const edits: Edit[] = [];
+  const src = escapeAttribute(pixelUrl(opts.baseUrl, opts.messageId, opts.secret));
+  const pixel = `<img src="${src}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;">`;
+  const tooLong = () => badRequest(`html: longer than ${MAX_BODY.toLocaleString('en-US')} characters once its links are tracked`);
+  /** what the html will measure: as written, with the pixel and the edits so far */
+  let length = html.length + pixel.length;
+  if (length > MAX_BODY) throw tooLong();
+  let tracked = 0;
   let pixelAt = -1;
   let tag = '';
   let attributes: Attribute[] = [];
@@ -103,7 +122,14 @@ export function rewriteForTracking(html: string, opts: TrackingOptions): string 
     const href = named('href');
     const target = href?.value.trim();
     if (href && target && shouldTrack(target, opts, ownOrigin)) {
-      edits.push({ start: href.start, end: href.end, text: `${href.name}="${escapeAttribute(trackedLink(opts, target))}"` });
+      // both limits are checked as the links come, so a message past either costs no more than the limit
+      if (++tracked > MAX_TRACKED_LINKS) {
+        throw badRequest(`html: at most ${MAX_TRACKED_LINKS.toLocaleString('en-US')} links are tracked per message (mark the others data-no-track)`);
+      }
+      const text = `${href.name}="${escapeAttribute(trackedLink(opts, target))}"`;
+      length += text.length - (href.end - href.start);
+      if (length > MAX_BODY) throw tooLong();
+      edits.push({ start: href.start, end: href.end, text });
     }
   }
 
@@ -147,8 +173,6 @@ export function rewriteForTracking(html: string, opts: TrackingOptions): string 
   tokenizer.write(html);
   tokenizer.end();
 
-  const src = escapeAttribute(pixelUrl(opts.baseUrl, opts.messageId, opts.secret));
-  const pixel = `<img src="${src}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;">`;
   if (pixelAt < 0) pixelAt = html.length;
   edits.push({ start: pixelAt, end: pixelAt, text: pixel });
 

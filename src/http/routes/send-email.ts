@@ -2,13 +2,12 @@ import { z } from 'zod';
 import { detectMimeType } from 'nodemailer/lib/mime-funcs/mime-types';
 import type { createSendEmail } from '../../commands/send-email.js';
 import { checkAttachments, MAX_ATTACHMENTS } from '../../domain/email/attachments.js';
-import { MAX_SUBJECT } from '../../domain/email/render.js';
+import { MAX_BODY, MAX_SUBJECT } from '../../domain/email/render.js';
 import { defineRoute, instantAhead } from '../route.js';
 import { instant } from './answer-fields.js';
 import { causeOfRequest } from './principal-helpers.js';
 import { metadataSchema, tagsSchema } from './labels.js';
 
-const MAX_BODY = 5_000_000;
 const httpUrl = z
   .url({ protocol: /^https?$/ })
   .max(2000);

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { isSuspectedBot } from '../../../src/domain/email/bot-detection.js';
 import { openCounts, signOpenPixel, verifyTrackedLink } from '../../../src/domain/email/link-signature.js';
-import { MAX_TRACKED_TARGET, redirectTarget, rewriteForTracking, trackedLink } from '../../../src/domain/email/tracking.js';
+import { MAX_TRACKED_LINKS, MAX_TRACKED_TARGET, redirectTarget, rewriteForTracking, trackedLink } from '../../../src/domain/email/tracking.js';
+import { MAX_BODY } from '../../../src/domain/email/render.js';
+import { AppError } from '../../../src/domain/errors.js';
 import { createUnsubscribeToken, readUnsubscribeToken } from '../../../src/domain/email/unsubscribe-token.js';
 
 const opts = { baseUrl: 'https://t.example', messageId: 'msg1', secret: 'secret', unsubscribeUrls: ['https://app.example/unsub'] };
@@ -40,6 +42,33 @@ describe('redirect targets', () => {
   it('the rewrite leaves alone the links it could not redirect', () => {
     const html = '<a href="https://example.com/a&#13;&#10;b">x</a><a href="https://exa mple.com/">y</a>';
     expect(rewriteForTracking(html, opts).startsWith(`${html}<img`)).to.equal(true);
+  });
+});
+
+describe('tracking rewrite: bounds', () => {
+  const refusal = (html: string) => {
+    try {
+      rewriteForTracking(html, opts);
+    } catch (err) {
+      expect(err).to.be.instanceOf(AppError);
+      return `${(err as AppError).status} ${(err as AppError).message}`;
+    }
+    return null;
+  };
+
+  it(`tracks ${MAX_TRACKED_LINKS} links; one more is a 400 on html, however many follow`, () => {
+    const link = '<a href=https://a.example>x</a>';
+    const untracked = '<a href="mailto:a@b.c">m</a><a href=https://b.example data-no-track>n</a>';
+    expect(refusal(link.repeat(MAX_TRACKED_LINKS) + untracked.repeat(100))).to.equal(null);
+    expect(refusal(link.repeat(MAX_TRACKED_LINKS + 1))).to.equal('400 html: at most 1,000 links are tracked per message (mark the others data-no-track)');
+    expect(refusal(link.repeat(150_000))).to.match(/^400 html: at most 1,000 links/);
+  });
+
+  it(`the tracked html stays within ${MAX_BODY} characters`, () => {
+    const long = `<a href="https://a.example/${'é'.repeat(1000)}">x</a>`;
+    expect(refusal(long.repeat(100))).to.equal(null);
+    expect(refusal(long.repeat(1000))).to.equal('400 html: longer than 5,000,000 characters once its links are tracked');
+    expect(refusal('x'.repeat(MAX_BODY))).to.equal('400 html: longer than 5,000,000 characters once its links are tracked');
   });
 });
 
