@@ -3,6 +3,7 @@ import type { Db } from '../adapters/db/knex.js';
 import { capScopes, utcDay, type SendCounters } from '../adapters/db/send-counters.js';
 import { emailDomain, formatFromHeader, normaliseEmail } from '../domain/email/address.js';
 import { attachmentBlobId, attachmentSummary, type CheckedAttachment } from '../domain/email/attachments.js';
+import { singleLine } from '../domain/email/header-line.js';
 import { hasPlaceholders, renderTemplate } from '../domain/email/render.js';
 import { rewriteForTracking } from '../domain/email/tracking.js';
 import { createUnsubscribeToken } from '../domain/email/unsubscribe-token.js';
@@ -214,7 +215,8 @@ export function createSendEmail(deps: SendEmailDeps) {
         fromName: input.fromName ?? null,
         to: input.to,
         replyTo: input.replyTo ?? null,
-        subject: rendered.subject,
+        // rendered first: a variable (a campaign contact's firstName) may carry a line break
+        subject: singleLine(rendered.subject),
         html,
         text: rendered.text || null,
         headers,

@@ -10,6 +10,7 @@ import { messageStream, type EmailQueued, type SmsQueued } from '../domain/messa
 import { messageDecider, needsProviderCall, type MessageState } from '../domain/messages/message.js';
 import { fold } from '../domain/decider.js';
 import { attachmentSummary, type QueuedAttachment } from '../domain/email/attachments.js';
+import { singleLine } from '../domain/email/header-line.js';
 import type { AttachmentStore } from '../ports/attachment-store.js';
 import { ProviderError, type EmailProvider, type EmailSendResult } from '../ports/email-provider.js';
 import { reportedAt, type NormalizedProviderEvent } from '../domain/provider-events/normalized.js';
@@ -257,15 +258,17 @@ export function createSendMessageHandler(deps: SendMessageDeps) {
 
   async function sendEmail(provider: EmailProvider, m: EmailQueued['data']) {
     const attachments = await loadAttachments(m.attachments);
+    // Every single-line header value, for every provider, once more here: messages queued before the send
+    // command made them so still carry their line breaks.
     return provider.send({
       messageId: m.messageId,
-      from: m.from,
+      from: singleLine(m.from),
       to: m.to,
-      replyTo: m.replyTo ?? undefined,
-      subject: m.subject,
+      replyTo: m.replyTo ? singleLine(m.replyTo) : undefined,
+      subject: singleLine(m.subject),
       html: m.html ?? undefined,
       text: m.text ?? undefined,
-      headers: m.headers,
+      headers: m.headers.map((h) => ({ name: h.name, value: singleLine(h.value) })),
       disableProviderTracking: m.tracking !== 'provider',
       tags: m.tags ?? [],
       metadata: m.metadata ?? {},

@@ -1,3 +1,5 @@
+import { singleLine } from './header-line.js';
+
 /**
  * Email addresses. Normal form: trimmed and lower-cased as a whole. RFC 5321 lets a server treat the
  * local part case-sensitively, but no mainstream mailbox provider does, and suppression must not be
@@ -24,7 +26,7 @@ export function domainAndParents(domain: string): string[] {
 
 /** `Name <address>` with the display name quoted as RFC 5322 needs, or RFC 2047-encoded when not ASCII. */
 export function formatFromHeader(name: string | undefined | null, email: string): string {
-  const display = name?.replace(/[\r\n]+/g, ' ').trim();
+  const display = name === undefined || name === null ? undefined : singleLine(name).trim();
   if (!display) return email;
   if (/[^\x20-\x7e]/.test(display)) {
     return `=?UTF-8?B?${Buffer.from(display, 'utf8').toString('base64')}?= <${email}>`;
