@@ -71,6 +71,12 @@ describe('POST /api/send/transactional with attachments', function () {
       await refused([invoice, { filename: 'notes.txt', content: 'YWJj', contentType: 'application/x-msdownload' }], /^attachments\.1\.contentType: application\/x-msdownload is refused/);
     });
 
+    it('a content id outside printable ASCII, with a space, angle bracket or quote', async () => {
+      for (const contentId of ['café', 'logo\u200b', 'a b', 'a<b', 'a>b', 'a"b', 'a\tb', 'a\u007fb']) {
+        await refused([{ ...logo, contentId }], /^attachments\.0\.contentId: must be printable ASCII without spaces, angle brackets or quotes$/);
+      }
+    });
+
     it('malformed fields and a repeated content id', async () => {
       await refused([{ filename: 'a.txt' }], /^attachments\.0\.content: /);
       await refused([{ filename: '../a.txt', content: 'YWJj' }], /^attachments\.0\.filename: must be a file name/);

@@ -36,6 +36,13 @@ export interface CheckedAttachment extends AttachmentSummary {
  */
 export type QueuedAttachment = AttachmentSummary & ({ blobId: string } | { content: string });
 
+/**
+ * A content id goes into `Content-ID: <…>` as it is, so it is printable ASCII (`!` to `~`) without the
+ * quote and angle brackets that would end or break it: `café` was written raw into the MIME sent to SES.
+ */
+export const CONTENT_ID_PATTERN = /^[!#-;=?-~]+$/;
+export const CONTENT_ID_RULE = 'must be printable ASCII without spaces, angle brackets or quotes';
+
 /** The bytes of a message's attachment `position` are kept under this id (stable across a retried command). */
 export const attachmentBlobId = (messageId: string, position: number) => `${messageId}/${position}`;
 

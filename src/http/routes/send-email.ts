@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { detectMimeType } from 'nodemailer/lib/mime-funcs/mime-types';
 import type { createSendEmail } from '../../commands/send-email.js';
-import { checkAttachments, MAX_ATTACHMENTS } from '../../domain/email/attachments.js';
+import { checkAttachments, CONTENT_ID_PATTERN, CONTENT_ID_RULE, MAX_ATTACHMENTS } from '../../domain/email/attachments.js';
 import { MAX_BODY, MAX_SUBJECT } from '../../domain/email/render.js';
 import { defineRoute, instantAhead } from '../route.js';
 import { instant } from './answer-fields.js';
@@ -31,7 +31,7 @@ export const attachmentsField = z
         filename: z.string().min(1).max(255).regex(/^[^\u0000-\u001f/\\]+$/, 'must be a file name without path separators or control characters'),
         content: z.string().min(1, 'must not be empty'),
         contentType: z.string().max(255).regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type such as image/png').optional(),
-        contentId: z.string().min(1).max(255).regex(/^[^\s<>"]+$/, 'must not contain spaces, angle brackets or quotes').optional(),
+        contentId: z.string().min(1).max(255).regex(CONTENT_ID_PATTERN, CONTENT_ID_RULE).optional(),
       })
       .strict(),
   )

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { checkAttachments } from '../../../src/domain/email/attachments.js';
+import { checkAttachments, CONTENT_ID_PATTERN } from '../../../src/domain/email/attachments.js';
 
 const typeOf = () => 'application/pdf';
 const check = (content: string) => checkAttachments([{ filename: 'a.pdf', content }], typeOf);
@@ -21,5 +21,12 @@ describe('attachment content: standard padded base64, decoded once by the check'
       const result = check(bad);
       expect(result, JSON.stringify(bad)).to.deep.equal({ ok: false, field: 'attachments.0.content', message: 'must be valid base64 (standard alphabet, padded, no line breaks)' });
     }
+  });
+});
+
+describe('content ids', () => {
+  it('are printable ASCII without spaces, angle brackets or quotes: they go into Content-ID as they are', () => {
+    for (const good of ['logo', 'logo@courier', 'part.1_a-b', "!#$%&'()*+,-./:;=?@[]^_`{|}~"]) expect(CONTENT_ID_PATTERN.test(good), good).to.equal(true);
+    for (const bad of ['café', 'logo\u200b', 'a b', 'a\tb', 'a<b', 'a>b', 'a"b', 'a\u007fb', 'a\r\nb', '']) expect(CONTENT_ID_PATTERN.test(bad), JSON.stringify(bad)).to.equal(false);
   });
 });
