@@ -136,11 +136,33 @@ function decodeBase64(b64: string): Buffer | null {
   return bytes.length === decodedSize(b64) ? bytes : null;
 }
 
-/** The extension a client would act on: the last one, without trailing dots or spaces Windows ignores. */
-function extensionOf(filename: string): string {
-  const name = filename.replace(/[.\s]+$/, '').toLowerCase();
+/**
+ * Characters a filename may not hold: those Windows refuses in a name (`< > : " / \\ | ? *`; a `:`
+ * names an NTFS stream, so `x.exe:Zone.Identifier` or `x.exe::$DATA` is `x.exe` once saved), control
+ * characters (C0, DEL, C1), line and paragraph separators, and invisible format characters (Unicode
+ * category Cf: `x.exe` + U+200B, the right-to-left override of `x\u202Eexe.pdf`). Each could hide the
+ * extension a client acts on from the check below.
+ */
+const UNSAFE_IN_FILENAME = /[<>:"/\\|?*\p{Cc}\p{Cf}\u2028\u2029]/u;
+export const FILENAME_RULE = 'must be a file name without characters Windows refuses in one (< > : " / \\ | ? *), control characters or invisible formatting characters';
+
+/** The extension of a name without the trailing dots, spaces and `;` Windows or a lax MIME parser drops. */
+function lastExtension(filename: string): string {
+  const name = filename.replace(/[.;\s]+$/, '').toLowerCase();
   const dot = name.lastIndexOf('.');
   return dot < 0 ? '' : name.slice(dot + 1);
+}
+
+/**
+ * The refused extension a client could act on, if any: the last one of the name, and of the name up
+ * to its first `;` (where a MIME parser reading an unquoted `filename=x.scr;.txt` ends it).
+ */
+function refusedExtensionOf(filename: string): string | null {
+  for (const name of [filename, filename.split(';')[0]]) {
+    const extension = lastExtension(name);
+    if (REFUSED_EXTENSIONS.has(extension)) return extension;
+  }
+  return null;
 }
 
 export type AttachmentCheck = { ok: true; attachments: CheckedAttachment[] } | { ok: false; field: string; message: string };
@@ -158,8 +180,9 @@ export function checkAttachments(list: AttachmentInput[], typeOf: (filename: str
   let total = 0;
   for (const [i, a] of list.entries()) {
     const at = `attachments.${i}`;
-    const extension = extensionOf(a.filename);
-    if (REFUSED_EXTENSIONS.has(extension)) {
+    if (UNSAFE_IN_FILENAME.test(a.filename)) return { ok: false, field: `${at}.filename`, message: FILENAME_RULE };
+    const extension = refusedExtensionOf(a.filename);
+    if (extension !== null) {
       return { ok: false, field: `${at}.filename`, message: `.${extension} files are refused as attachments (executable or script types)` };
     }
     const contentType = (a.contentType ?? typeOf(a.filename)).toLowerCase();

@@ -28,7 +28,8 @@ export const attachmentsField = z
   .array(
     z
       .object({
-        filename: z.string().min(1).max(255).regex(/^[^\u0000-\u001f/\\]+$/, 'must be a file name without path separators or control characters'),
+        // its characters are checked with the rest of the attachment rules (checkAttachments)
+        filename: z.string().min(1).max(255),
         content: z.string().min(1, 'must not be empty'),
         contentType: z.string().max(255).regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type such as image/png').optional(),
         contentId: z.string().min(1).max(255).regex(CONTENT_ID_PATTERN, CONTENT_ID_RULE).optional(),

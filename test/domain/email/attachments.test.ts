@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { checkAttachments, CONTENT_ID_PATTERN } from '../../../src/domain/email/attachments.js';
+import { checkAttachments, CONTENT_ID_PATTERN, FILENAME_RULE } from '../../../src/domain/email/attachments.js';
 
 const typeOf = () => 'application/pdf';
 const check = (content: string) => checkAttachments([{ filename: 'a.pdf', content }], typeOf);
@@ -28,5 +28,30 @@ describe('content ids', () => {
   it('are printable ASCII without spaces, angle brackets or quotes: they go into Content-ID as they are', () => {
     for (const good of ['logo', 'logo@courier', 'part.1_a-b', "!#$%&'()*+,-./:;=?@[]^_`{|}~"]) expect(CONTENT_ID_PATTERN.test(good), good).to.equal(true);
     for (const bad of ['café', 'logo\u200b', 'a b', 'a\tb', 'a<b', 'a>b', 'a"b', 'a\u007fb', 'a\r\nb', '']) expect(CONTENT_ID_PATTERN.test(bad), JSON.stringify(bad)).to.equal(false);
+  });
+});
+
+describe('attachment filenames', () => {
+  const named = (filename: string) => checkAttachments([{ filename, content: 'YWJj' }], () => 'text/plain');
+  const refused = (filename: string) => {
+    const result = named(filename);
+    return result.ok ? null : `${result.field}: ${result.message}`;
+  };
+
+  it('refuses characters Windows does not allow in a name, control characters and invisible format characters', () => {
+    const bypasses = ['x.exe:', 'x.exe:Zone.Identifier', 'x.exe::$DATA', 'x.exe*', 'x.bat?', 'x.exe"', 'x.exe<', 'x.exe>', 'x.exe|', 'x.exe/', 'x.exe\\', 'x.exe\u200b', 'x.exe\u2060', 'x.exe\ufeff', 'x\u202egpj.exe', 'x.e\u00adxe', 'x.exe\u0000', 'x.exe\u001f', 'x.exe\u007f', 'x.exe\u0085', 'x.exe\u2028', 'x.exe\u2029'];
+    for (const filename of [...bypasses, 'report:2024.pdf', 'a?.txt']) expect(refused(filename), JSON.stringify(filename)).to.equal(`attachments.0.filename: ${FILENAME_RULE}`);
+  });
+
+  it('the extension check reads the name without the trailing dots, spaces and semicolons a client drops, and up to its first semicolon', () => {
+    for (const [filename, extension] of [['x.scr;', 'scr'], ['x.exe. . ', 'exe'], ['x.exe; ', 'exe'], ['x.exe;.txt', 'exe'], ['X.EXE', 'exe']]) {
+      expect(refused(filename), filename).to.equal(`attachments.0.filename: .${extension} files are refused as attachments (executable or script types)`);
+    }
+  });
+
+  it('takes ordinary names in any script, with spaces, semicolons and brackets', () => {
+    for (const filename of ['invoice 2024-05.pdf', 'Łódź — zamówienie.pdf', '日本語.txt', 'notes;v2.txt', 'photo (1).jpg', '[draft] plan.docx', "O'Brien.csv", 'emoji 😀.png']) {
+      expect(refused(filename), filename).to.equal(null);
+    }
   });
 });
