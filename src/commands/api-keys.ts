@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createId } from '../cuid.js';
 import type { Db } from '../adapters/db/knex.js';
 import { apiKeyDecider, apiKeyStream } from '../domain/accounts/api-key.js';
-import { badRequest } from '../domain/errors.js';
+import { AppError, badRequest } from '../domain/errors.js';
 import { normaliseIp } from '../domain/ip.js';
 import type { EventStore } from '../ports/event-store.js';
 import { SCOPES, type Scope } from '../domain/principal.js';
@@ -79,7 +79,12 @@ export function createApiKeyCommands(deps: { eventStore: EventStore; db: Db; wai
         { kind: 'create', accountDailyCap: account.daily_send_cap, ...data },
         { eventStore: deps.eventStore, streamId: apiKeyStream(id), metadata: callerMetadata(caller) },
       );
-      await deps.waitFor('accounts', result.position);
+      // The key exists once its event is appended: answered with its secret even when the read model is
+      // late (no worker running), which a 503 would lose for good, leaving a live key nobody holds and a
+      // retry making a second one. It works once a worker has caught the read model up.
+      await deps.waitFor('accounts', result.position).catch((err) => {
+        if (!(err instanceof AppError && err.status === 503)) throw err;
+      });
       const { keyHash: _h, accountId: _a, createdBy: _c, ...rest } = data;
       return { ...rest, key: secret };
     },

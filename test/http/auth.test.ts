@@ -118,6 +118,24 @@ describe('API key authentication', function () {
     expect(JSON.stringify(events.map((e) => [e.data, e.metadata]))).to.not.include(created.body.key);
   });
 
+  it('a key created while the read model is late (no worker catching it up) is answered 201 with its secret, and works once the read model has it', async function () {
+    this.timeout(60_000);
+    // the accounts read model held back past the read-your-writes wait (10 s): its checkpoint row locked
+    const hold = await app.infra.db.transaction();
+    let created: Awaited<ReturnType<typeof app.request>>;
+    try {
+      await hold('projection_checkpoints').where({ name: 'accounts' }).forUpdate().select('name');
+      created = await app.request('POST', '/api/api-keys', { token: app.adminToken, body: { name: 'late', scopes: ['read_events'] } });
+    } finally {
+      await hold.rollback();
+    }
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    expect(created.body.key).to.match(/^cl_/);
+    expect((await eventually(() => listMessages(created.body.key), (r) => r.status === 200)).status).to.equal(200);
+    const keys = (await app.request('GET', '/api/api-keys', { token: app.adminToken })).body.items.filter((k: any) => k.name === 'late');
+    expect(keys).to.have.length(1);
+  });
+
   it('401 invalid API key on the very next request after revocation, in another server process too', async () => {
     const { id, key } = await app.createApiKey(['read_events']);
     const other = await spawnServer('api', { DATABASE_URL: app.config.DATABASE_URL! });
