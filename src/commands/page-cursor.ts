@@ -1,4 +1,5 @@
 import { badRequest } from '../domain/errors.js';
+import { isPrintedTimestamp } from '../domain/instant.js';
 
 /**
  * Where a page of a list ordered by time then id ended, as an opaque cursor: the last item's time (as
@@ -8,11 +9,16 @@ export type PageEnd = [at: string, id: string];
 
 const encodePageCursor = (end: PageEnd): string => Buffer.from(JSON.stringify(end)).toString('base64url');
 
+/** An id or keyed hash as the lists order by: text PostgreSQL can compare (no NUL), of a sane length. */
+const isPageId = (v: unknown): v is string => typeof v === 'string' && v.length <= 512 && !v.includes('\u0000');
+
 /** The page end a cursor names; 400 `cursor is invalid` for anything this service did not issue. */
 export function decodePageCursor(cursor: string): PageEnd {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === 2 && !Number.isNaN(Date.parse(parsed[0])) && typeof parsed[1] === 'string') {
+    // As strictly as it was written: both parts go to PostgreSQL as they are, where an offset past
+    // ±15:59, year 0000 or a NUL character is an error (a 500), not an empty page.
+    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && isPrintedTimestamp(parsed[0]) && isPageId(parsed[1])) {
       return parsed as PageEnd;
     }
   } catch {

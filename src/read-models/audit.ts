@@ -1,9 +1,12 @@
 import type { Db } from '../adapters/db/knex.js';
 import { badRequest } from '../domain/errors.js';
 
+/** A bigint column's largest value: a longer sequence number was never issued, and PostgreSQL refuses it (a 500). */
+const MAX_SEQ = 9223372036854775807n;
+
 function decodeCursor(cursor: string): string {
   const seq = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^[1-9]\d{0,18}$/.test(seq)) throw badRequest('cursor is invalid');
+  if (!/^[1-9]\d{0,18}$/.test(seq) || BigInt(seq) > MAX_SEQ) throw badRequest('cursor is invalid');
   return seq;
 }
 const encodeCursor = (seq: string | number) => Buffer.from(String(seq)).toString('base64url');

@@ -4,13 +4,14 @@ import { SCOPES, type Scope } from '../../domain/principal.js';
 import { defineRoute } from '../route.js';
 import { instant } from './answer-fields.js';
 import { accountOf, callerOf } from './principal-helpers.js';
+import { givenInstant } from '../../domain/instant.js';
 
 // strict: a misspelt `ipAllowList` or `daily_limit` dropped in silence would make a key without the limit its creator asked for
 const createBody = z
   .object({
     name: z.string().trim().min(1).max(200),
     scopes: z.array(z.string()).min(1).max(SCOPES.length * 2),
-    expiresAt: z.iso.datetime({ offset: true }).nullable().optional(),
+    expiresAt: givenInstant.nullable().optional(),
     ipAllowlist: z.array(z.string().max(100)).max(100).optional(),
     dailyLimit: z.number().int().positive().nullable().optional(),
   })

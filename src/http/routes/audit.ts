@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AuditQueries } from '../../read-models/audit.js';
 import { defineRoute } from '../route.js';
 import { accountOf } from './principal-helpers.js';
+import { givenInstant } from '../../domain/instant.js';
 
 const listQuery = z.object({
   cursor: z.string().max(100).optional().meta({ description: 'nextCursor of the previous page', example: 'MTI4' }),
@@ -13,8 +14,8 @@ const listQuery = z.object({
     .meta({ description: 'one action, or a family of them ending in `.*`', example: 'api_key.*' }),
   actor: z.string().min(1).max(100).optional().meta({ description: "who acted: a user's or an API key's id, or `system`", example: 'clx1user0000qzrm5h3k8e7f' }),
   target: z.string().min(1).max(200).optional().meta({ description: 'what was acted on, by its id (a contact or suppression by keyed hash)', example: 'clx1hook0000qzrm5h3k8e7f' }),
-  from: z.iso.datetime({ offset: true }).optional().meta({ description: 'entries at or after this instant', example: '2026-03-01T00:00:00Z' }),
-  to: z.iso.datetime({ offset: true }).optional().meta({ description: 'entries before this instant', example: '2026-04-01T00:00:00Z' }),
+  from: givenInstant.optional().meta({ description: 'entries at or after this instant', example: '2026-03-01T00:00:00Z' }),
+  to: givenInstant.optional().meta({ description: 'entries before this instant', example: '2026-04-01T00:00:00Z' }),
 });
 
 const entry = z.object({

@@ -6,6 +6,7 @@ import { instant, nullableEnum } from './answer-fields.js';
 import { messageAggregate } from './messages.js';
 import { callerOf } from './principal-helpers.js';
 import { senderAddress } from './send-email.js';
+import { givenInstant } from '../../domain/instant.js';
 
 const audience = z
   .object({ listId: z.string().min(1).max(200).optional(), tag: z.string().min(1).max(200).optional() })
@@ -37,7 +38,7 @@ const editBody = createBody
   .meta({ description: 'The fields to change (null clears fromName or replyTo); the audience only until the campaign starts', examples: [{ templateId: 'clx9tpl0001qzrm5h3k8e7f', fromName: 'Acme News' }] });
 
 const sendBody = z
-  .object({ scheduledAt: z.iso.datetime({ offset: true }).optional().meta({ description: 'Start at this instant (absent or past: now)', examples: ['2030-01-01T09:00:00Z'] }) })
+  .object({ scheduledAt: givenInstant.optional().meta({ description: 'Start at this instant (absent or past: now)', examples: ['2030-01-01T09:00:00Z'] }) })
   .strict();
 
 const campaignExample = {

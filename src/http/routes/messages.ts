@@ -11,8 +11,8 @@ import { TIMELINE_KIND } from '../../projections/messages.js';
 import { contactSchema } from './contacts.js';
 import { instant, nullableEnum } from './answer-fields.js';
 import { metadataFilterSchema, tagSchema } from './labels.js';
+import { givenInstant } from '../../domain/instant.js';
 
-const givenInstant = z.iso.datetime({ offset: true });
 const filters = {
   status: z.enum(MESSAGE_STATUSES as [string, ...string[]]).optional(),
   search: z.string().max(320).optional(),

@@ -7,6 +7,7 @@ import { defineRoute, instantAhead } from '../route.js';
 import { instant } from './answer-fields.js';
 import { causeOfRequest } from './principal-helpers.js';
 import { metadataSchema, tagsSchema } from './labels.js';
+import { givenInstant } from '../../domain/instant.js';
 
 const httpUrl = z
   .url({ protocol: /^https?$/ })
@@ -69,8 +70,7 @@ export const sendEmailBody = z
     unsubscribeUrl: httpUrl.optional(),
     tags: tagsSchema.optional(),
     metadata: metadataSchema.optional(),
-    sendAt: z.iso
-      .datetime({ offset: true })
+    sendAt: givenInstant
       .optional()
       .meta({ description: 'Schedule the send: an instant in the future, at most 30 days ahead', get examples() { return [instantAhead(24)]; } }),
     attachments: attachmentsField.optional(),

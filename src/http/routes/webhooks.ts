@@ -4,6 +4,7 @@ import { WEBHOOK_EVENTS } from '../../domain/webhooks/subscription.js';
 import { defineRoute, instantAhead } from '../route.js';
 import { instant } from './answer-fields.js';
 import { accountOf, callerOf } from './principal-helpers.js';
+import { givenInstant } from '../../domain/instant.js';
 
 // Credentials in the URL would be sent as Basic auth unannounced, and shown to every admin and in the
 // audit trail: the signature is how a receiver knows the sender.
@@ -86,7 +87,7 @@ export function createWebhookRoutes(deps: { webhooks: WebhookCommands }) {
         'A new signing secret (recorded in the audit trail as webhook.secret_rotated, without it). It signs from activeAt, at most 7 days ahead (now when absent): until then the old one signs, so the receiver can accept both before the switch',
       params: idParams,
       body: z
-        .object({ activeAt: z.iso.datetime({ offset: true }).optional().meta({ description: 'when the new secret starts signing', get examples() { return [instantAhead(24)]; } }) })
+        .object({ activeAt: givenInstant.optional().meta({ description: 'when the new secret starts signing', get examples() { return [instantAhead(24)]; } }) })
         .strict(),
       responses: {
         200: { description: '{id, newSecret, activeAt}', schema: z.object({ id: z.string(), newSecret: z.string(), activeAt: instant }) },

@@ -42,6 +42,26 @@ export const oddBodyText = fc.oneof(
   deepNesting.map((d) => d.text),
 );
 
+/**
+ * Instants of ISO 8601's shape that PostgreSQL refuses or JavaScript reads otherwise: offsets past a
+ * real time zone's, year 0000, years past 9999 once the offset is applied, a 30th of February.
+ */
+export const oddInstant = fc.oneof(
+  fc.constantFrom('2026-11-27T10:00:00-20:00', '2026-11-27T10:00:00+16:00', '2026-11-27T10:00:00-16:00', '2026-11-27T10:00:00+23:59', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59-10:00', '0001-01-01T00:00:00+01:00', '2026-02-30T00:00:00Z', '2026-11-27T10:00:00.123456789Z'),
+  fc.record({ day: fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T00:00:00Z'), noInvalidDate: true }), hours: fc.integer({ min: -23, max: 23 }), minutes: fc.integer({ min: 0, max: 59 }) }).map(
+    ({ day, hours, minutes }) => `${day.toISOString().slice(0, 19)}${hours < 0 ? '-' : '+'}${String(Math.abs(hours)).padStart(2, '0')}:${String(minutes).padStart(2, '0')}`,
+  ),
+);
+
+const pageEnd = fc.tuple(fc.oneof(oddInstant.map((t) => t.replace('T', ' ')), fc.constantFrom('2026-11-27 10:00:00-20', '0000-01-01 00:00:00+00', '2026-11-27 10:00:00+00', 'infinity', '')), fc.oneof(fc.constantFrom('x', 'a\u0000b', ''), oddString));
+
+/** Cursors the service never issued: page ends (time, id) and sequence numbers PostgreSQL cannot take. */
+export const oddCursor = fc.oneof(
+  pageEnd.map(([at, id]) => Buffer.from(JSON.stringify([at, id])).toString('base64url')),
+  fc.constantFrom('9223372036854775808', '9999999999999999999', '0', '-1', '[]', '["a"]', 'null').map((t) => Buffer.from(t).toString('base64url')),
+  fc.bigInt({ min: 0n, max: 10n ** 20n }).map((n) => Buffer.from(String(n)).toString('base64url')),
+);
+
 /** Values for path segments as they go on the wire: already percent-encoded, some of them broken. */
 export const oddPathSegment = fc.oneof(
   fc.constantFrom('%00', 'a%00b', '%ZZ', '%', '%E0%A4%A', '%ED%A0%80', '%C0%AF', '%2F', '..%2F..%2Fetc', '%2e%2e', '.', '%20', '%0A', '%FF%FE', '~', 'a;b=c', '%F0%9F%92%8C', '%EF%BF%BF', '*', 'null', '0', '-1'),

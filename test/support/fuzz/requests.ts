@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { contentType, garbageCredentials, oddBodyText, oddHeaders, oddPathSegment } from './hostile.js';
+import { contentType, garbageCredentials, oddBodyText, oddCursor, oddHeaders, oddPathSegment } from './hostile.js';
 import { RawJson, tagsOf, toJsonText } from './json-text.js';
 import { anyValue, PoolPick, validish, type JsonSchema } from './schema-arbitrary.js';
 
@@ -62,6 +62,8 @@ export function requestPlans(op: Operation): fc.Arbitrary<RequestPlan> {
     fc.oneof(
       { arbitrary: anyValue(schema).map((v) => [name, v, 'encode'] as [string, unknown, 'encode']), weight: 4 },
       { arbitrary: oddPathSegment.map((v) => [name, v, 'raw'] as [string, unknown, 'raw']), weight: 1 },
+      // a cursor is opaque to the schema: what one decodes to is the hostile part
+      ...(name === 'cursor' || name === 'after' ? [{ arbitrary: oddCursor.map((v) => [name, v, 'encode'] as [string, unknown, 'encode']), weight: 4 }] : []),
     );
   const query = fc
     .tuple(

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { deepNesting, oddNumber, oddString, wrongType } from './hostile.js';
+import { deepNesting, oddInstant, oddNumber, oddString, wrongType } from './hostile.js';
 
 /** The subset of JSON Schema (OpenAPI 3.0 flavour) the service's zod schemas turn into. */
 export interface JsonSchema {
@@ -82,7 +82,10 @@ function validString(schema: JsonSchema): fc.Arbitrary<unknown> {
     case 'uri':
       return fc.oneof({ arbitrary: fc.constantFrom('https://example.com/x', 'http://127.0.0.1:1/hook', 'http://localhost:1/x?y=1'), weight: 4 }, { arbitrary: fc.webUrl(), weight: 1 });
     case 'date-time':
-      return fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+      return fc.oneof(
+        { arbitrary: fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()), weight: 3 },
+        { arbitrary: oddInstant, weight: 1 },
+      );
     case 'cuid2':
       return fc.oneof(fc.nat().map((i) => new PoolPick(i)), fc.stringMatching(/^[a-z][0-9a-z]{23}$/));
   }
