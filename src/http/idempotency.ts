@@ -1,15 +1,12 @@
-import canonicalizeModule from 'canonicalize';
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import type { HeldClaim, IdempotentRequests } from '../commands/idempotency.js';
 import { badRequest } from '../domain/errors.js';
+import { canonicalJson } from '../domain/idempotency/canonical-json.js';
 import { CLAIM_LEASE_MS, CLAIM_RENEWAL_MS, CLAIM_RENEWED_FOR_MS, messageIdFor } from '../domain/idempotency/record.js';
 import { mapError } from './error-mapping.js';
 import type { Principal } from '../domain/principal.js';
 import type { RouteResult } from './route.js';
-
-// a CommonJS module whose typings declare an ES default export: under Node's ESM the default import is the function itself
-const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -28,10 +25,12 @@ export function idempotencyKeyOf(req: Request): string | undefined {
 /**
  * What a request is, for "the same request again": its route and its JSON body in canonical form
  * (RFC 8785: key order and number spelling do not matter), hashed. The route is in it so that a key
- * reused on another endpoint is a different request, not a replay of the first.
+ * reused on another endpoint is a different request, not a replay of the first. It never throws,
+ * whatever JSON was parsed (a number parsed as Infinity included): a body a schema should have
+ * refused and let through is answered as the route answers it, not with a 500.
  */
 export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonicalize(body ?? null) ?? ''}`).digest('hex');
+  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonicalJson(body ?? null)}`).digest('hex');
 }
 
 /**

@@ -7,6 +7,7 @@ import { messageAggregate } from './messages.js';
 import { callerOf } from './principal-helpers.js';
 import { senderAddress } from './send-email.js';
 import { givenInstant } from '../../domain/instant.js';
+import { templateVariables } from '../../domain/templates/variables.js';
 
 const audience = z
   .object({ listId: z.string().min(1).max(200).optional(), tag: z.string().min(1).max(200).optional() })
@@ -24,7 +25,7 @@ const createBody = z
     fromName: z.string().max(200).optional(),
     replyTo: z.email().max(320).optional(),
     audience,
-    variables: z.record(z.string(), z.unknown()).optional().meta({ description: "Values for the template's placeholders; a contact's email, firstName, lastName and company win over them" }),
+    variables: templateVariables.optional().meta({ description: "Values for the template's placeholders; a contact's email, firstName, lastName and company win over them" }),
   })
   .strict()
   .meta({

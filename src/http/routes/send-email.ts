@@ -8,6 +8,7 @@ import { instant } from './answer-fields.js';
 import { causeOfRequest } from './principal-helpers.js';
 import { metadataSchema, tagsSchema } from './labels.js';
 import { givenInstant } from '../../domain/instant.js';
+import { templateVariables } from '../../domain/templates/variables.js';
 
 const httpUrl = z
   .url({ protocol: /^https?$/ })
@@ -63,8 +64,7 @@ export const sendEmailBody = z
     html: z.string().max(MAX_BODY).optional(),
     text: z.string().max(MAX_BODY).optional(),
     templateId: z.cuid2().optional(),
-    variables: z
-      .record(z.string(), z.unknown())
+    variables: templateVariables
       .optional()
       .meta({ description: 'Values for the `{{placeholders}}` (Mustache) of the template or of this request\'s subject, html and text. A send with neither `templateId` nor `variables` goes out exactly as written, braces included.' }),
     unsubscribeUrl: httpUrl.optional(),

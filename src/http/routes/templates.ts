@@ -6,6 +6,7 @@ import { defineRoute } from '../route.js';
 import { instant } from './answer-fields.js';
 import { accountOf, callerOf, causeOfRequest } from './principal-helpers.js';
 import { queuedSend, senderAddress } from './send-email.js';
+import { templateVariables } from '../../domain/templates/variables.js';
 
 const MAX_BODY = 1_000_000;
 const fields = z.object({
@@ -31,7 +32,7 @@ const testBody = z
     to: z.email().max(320),
     fromEmail: senderAddress,
     fromName: z.string().max(200).optional(),
-    variables: z.record(z.string(), z.unknown()).optional(),
+    variables: templateVariables.optional(),
   })
   .strict();
 /** A test send is marked so: `GET /api/messages?tag=test` lists them apart from real mail. */
