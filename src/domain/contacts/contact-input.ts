@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { normaliseEmail } from '../email/address.js';
+import { emailAddress, normaliseEmail } from '../email/address.js';
 import { describeZodError } from '../errors.js';
 import { CONTACT_STATUSES } from './contact.js';
 
@@ -18,7 +18,7 @@ const labels = z.array(z.string().trim().min(1).max(LIMITS.label)).max(LIMITS.la
  */
 export const contactInput = z
   .object({
-    email: z.string().trim().max(LIMITS.email).pipe(z.email()),
+    email: z.string().trim().max(LIMITS.email).pipe(emailAddress()),
     firstName: name.optional(),
     lastName: name.optional(),
     company: name.optional(),

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { singleLine } from './header-line.js';
 
 /**
@@ -34,3 +35,26 @@ export function formatFromHeader(name: string | undefined | null, email: string)
   if (/^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~ ]+$/.test(display)) return `${display} <${email}>`;
   return `"${display.replace(/(["\\])/g, '\\$1')}" <${email}>`;
 }
+
+// RFC 5322 atext, and dot-atoms of it (no leading, trailing or doubled dot).
+const ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
+// RFC 1035 LDH label of 1 to 63 characters; the last (the TLD) starts with a letter and has two at least.
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const TLD = '[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])';
+
+/**
+ * An address mail can go to: a dot-atom local part of at most 64 octets (RFC 5321 4.5.3.1.1), `@`, a
+ * domain of LDH labels of 1 to 63 characters with a TLD, 254 characters in all (the longest path
+ * RFC 5321 allows, less its brackets). Quoted local parts, IP literals and addresses not in ASCII
+ * (an IDN domain goes as its xn-- form) are refused: providers refuse most of them anyway. Each
+ * limit was a 201 that only the provider refused, later, as a failed message.
+ */
+export const EMAIL_ADDRESS = new RegExp(`^(?=.{1,254}$)(?=[^@]{1,64}@)${ATOM}(?:\\.${ATOM})*@(?:${LABEL}\\.)+${TLD}$`);
+
+export const isEmailAddress = (text: string): boolean => EMAIL_ADDRESS.test(text);
+
+/**
+ * The schema of every email address the API takes (recipients, senders, reply-to, contacts,
+ * suppressions): z.email's `format: email` and its message, `Invalid email address`, with this rule.
+ */
+export const emailAddress = (params: Omit<Parameters<typeof z.email>[0] & object, 'pattern'> = {}) => z.email({ ...params, pattern: EMAIL_ADDRESS });

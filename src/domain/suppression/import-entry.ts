@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { normaliseEmail } from '../email/address.js';
+import { emailAddress, normaliseEmail } from '../email/address.js';
 import { describeZodError } from '../errors.js';
 import { notAPhoneNumber, parsePhoneNumber } from '../sms/phone.js';
 import type { SuppressionReason } from './suppression.js';
@@ -12,7 +12,7 @@ export const IMPORTED_REASONS = ['bounced', 'complained', 'unsubscribed', 'manua
 /** One entry of an import: an address or a number, why (default `manual`), and a note. */
 export const suppressionImportEntry = z
   .object({
-    email: z.string().trim().max(320).pipe(z.email()).optional(),
+    email: z.string().trim().max(320).pipe(emailAddress()).optional(),
     phone: z.string().trim().max(32).optional(),
     reason: z.enum(IMPORTED_REASONS).default('manual'),
     detail: z.string().trim().max(500).nullable().optional(),

@@ -8,6 +8,7 @@ import { callerOf } from './principal-helpers.js';
 import { senderAddress } from './send-email.js';
 import { givenInstant } from '../../domain/instant.js';
 import { templateVariables } from '../../domain/templates/variables.js';
+import { emailAddress } from '../../domain/email/address.js';
 
 const audience = z
   .object({ listId: z.string().min(1).max(200).optional(), tag: z.string().min(1).max(200).optional() })
@@ -23,7 +24,7 @@ const createBody = z
     templateId: z.string().min(1).max(100),
     fromEmail: senderAddress,
     fromName: z.string().max(200).optional(),
-    replyTo: z.email().max(320).optional(),
+    replyTo: emailAddress().max(320).optional(),
     audience,
     variables: templateVariables.optional().meta({ description: "Values for the template's placeholders; a contact's email, firstName, lastName and company win over them" }),
   })
@@ -34,7 +35,7 @@ const createBody = z
 
 const editBody = createBody
   .partial()
-  .extend({ fromName: z.string().max(200).nullable().optional(), replyTo: z.email().max(320).nullable().optional() })
+  .extend({ fromName: z.string().max(200).nullable().optional(), replyTo: emailAddress().max(320).nullable().optional() })
   .strict()
   .meta({ description: 'The fields to change (null clears fromName or replyTo); the audience only until the campaign starts', examples: [{ templateId: 'clx9tpl0001qzrm5h3k8e7f', fromName: 'Acme News' }] });
 

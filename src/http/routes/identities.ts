@@ -3,6 +3,7 @@ import type { IdentityCommands } from '../../commands/identities.js';
 import { defineRoute } from '../route.js';
 import { instant } from './answer-fields.js';
 import { accountOf, callerOf } from './principal-helpers.js';
+import { emailAddress } from '../../domain/email/address.js';
 
 const idParams = z.object({ id: z.string().min(1).max(100) });
 const domainName = z
@@ -48,7 +49,7 @@ const identities = {
 export function createIdentityRoutes(deps: { identities: IdentityCommands }) {
   const kinds = [
     { path: '/api/domains', kind: 'domain' as const, field: 'domain', body: z.object({ domain: domainName }).strict() },
-    { path: '/api/senders', kind: 'email' as const, field: 'email', body: z.object({ email: z.email() }).strict() },
+    { path: '/api/senders', kind: 'email' as const, field: 'email', body: z.object({ email: emailAddress() }).strict() },
   ] as { path: string; kind: 'domain' | 'email'; field: string; body: z.ZodType<Record<string, string>> }[];
   return kinds.flatMap(({ path, kind, field, body }) => [
     defineRoute({

@@ -9,6 +9,7 @@ import { causeOfRequest } from './principal-helpers.js';
 import { metadataSchema, tagsSchema } from './labels.js';
 import { givenInstant } from '../../domain/instant.js';
 import { templateVariables } from '../../domain/templates/variables.js';
+import { emailAddress } from '../../domain/email/address.js';
 
 const httpUrl = z
   .url({ protocol: /^https?$/ })
@@ -18,9 +19,9 @@ const httpUrl = z
  * The sender's address. `Acme <news@acme.test>`, which other services take in their `from`, is
  * answered with where the name goes instead of a bare `Invalid email address`.
  */
-export const senderAddress = z
-  .email({ error: (issue) => (typeof issue.input === 'string' && /<[^<>]+@[^<>]+>/.test(issue.input) ? 'must be the address alone (news@acme.test): a display name goes in fromName' : undefined) })
-  .max(320);
+export const senderAddress = emailAddress({
+  error: (issue) => (typeof issue.input === 'string' && /<[^<>]+@[^<>]+>/.test(issue.input) ? 'must be the address alone (news@acme.test): a display name goes in fromName' : undefined),
+}).max(320);
 
 /**
  * The attachments as received, checked against every limit and turned into what is queued (the
@@ -56,10 +57,10 @@ export const attachmentsField = z
 
 export const sendEmailBody = z
   .object({
-    to: z.email().max(320),
+    to: emailAddress().max(320),
     fromEmail: senderAddress,
     fromName: z.string().max(200).optional(),
-    replyTo: z.email().max(320).optional(),
+    replyTo: emailAddress().max(320).optional(),
     subject: z.string().min(1).max(MAX_SUBJECT).optional(),
     html: z.string().max(MAX_BODY).optional(),
     text: z.string().max(MAX_BODY).optional(),

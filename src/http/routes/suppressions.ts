@@ -7,6 +7,7 @@ import { writeCsv } from '../csv.js';
 import { defineRoute } from '../route.js';
 import { instant } from './answer-fields.js';
 import { accountOf, callerOf } from './principal-helpers.js';
+import { emailAddress } from '../../domain/email/address.js';
 
 const listQuery = z.object({
   search: z.string().max(320).optional(),
@@ -14,7 +15,7 @@ const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(25),
 });
 const addBody = z
-  .object({ email: z.email().max(320).optional(), phone: z.string().max(32).optional(), reason: z.string().max(500).optional() })
+  .object({ email: emailAddress().max(320).optional(), phone: z.string().max(32).optional(), reason: z.string().max(500).optional() })
   .strict()
   .refine((b) => Boolean(b.email) !== Boolean(b.phone), { message: 'give exactly one of email or phone' });
 // Entries are checked one by one in the command, so that a bad one is reported by index.

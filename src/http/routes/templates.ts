@@ -7,6 +7,7 @@ import { instant } from './answer-fields.js';
 import { accountOf, callerOf, causeOfRequest } from './principal-helpers.js';
 import { queuedSend, senderAddress } from './send-email.js';
 import { templateVariables } from '../../domain/templates/variables.js';
+import { emailAddress } from '../../domain/email/address.js';
 
 const MAX_BODY = 1_000_000;
 const fields = z.object({
@@ -29,7 +30,7 @@ const templateSchema = fields.extend({ id: z.string(), createdAt: instant, updat
 });
 const testBody = z
   .object({
-    to: z.email().max(320),
+    to: emailAddress().max(320),
     fromEmail: senderAddress,
     fromName: z.string().max(200).optional(),
     variables: templateVariables.optional(),
