@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { retentionOf } from '../support/retention.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { queueDirect, runScript, untilSent } from '../support/messages-http.js';
-import { eventually } from '../support/email-setup.js';
+import { eventually, readyToSend } from '../support/email-setup.js';
 
 const DAY = 86_400_000;
 
@@ -20,6 +20,8 @@ describe('retention: PATCH /api/settings {retentionDays} and the daily job', fun
   before(async () => {
     app = await startTestApp();
     accountId = (await app.infra.db('accounts').first('id')).id;
+    // their sender's domain verified, as at their admission: their provider calls, weeks later, look again
+    await readyToSend(app);
     old = await queueDirect(app, { accountId, to: 'old.reader@example.org', subject: `${OLD} subject`, html: `<p>${OLD}</p>`, text: OLD, queuedAt: new Date(Date.now() - 41 * DAY).toISOString() });
     recent = await queueDirect(app, { accountId, to: 'new.reader@example.org', subject: `${NEW} subject`, html: `<p>${NEW}</p>`, text: NEW, queuedAt: new Date(Date.now() - 2 * DAY).toISOString() });
     await untilSent(app, [old, recent]);

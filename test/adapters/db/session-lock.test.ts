@@ -20,7 +20,9 @@ describe('whileLocked', function () {
   it('runs one holder at a time, the next after the first', async () => {
     const order: string[] = [];
     let release!: () => void;
-    const first = whileLocked(db, 'turn', () => new Promise<void>((r) => ((release = r), order.push('first in')))).then(() => order.push('first out'));
+    // 'first out' as the holder's work ends, inside the lock: once the lock is given back, the second may
+    // be told it has it before the first is told it let go
+    const first = whileLocked(db, 'turn', () => new Promise<void>((r) => ((release = () => (order.push('first out'), r())), order.push('first in'))));
     while (order.length === 0) await new Promise((r) => setTimeout(r, 10));
     const second = whileLocked(db, 'turn', async () => order.push('second in'));
     await new Promise((r) => setTimeout(r, 200));
