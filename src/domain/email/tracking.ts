@@ -38,22 +38,25 @@ export const MAX_TRACKED_TARGET = 4000;
  * (a different link from the one written), and no real link carries one. The rewrite wraps only the
  * links this accepts, so every wrapped link redirects.
  */
-export function redirectTarget(target: string): string | null {
+export const redirectTarget = (target: string): string | null => redirectUrl(target)?.href ?? null;
+
+/** redirectTarget, parsed: the rewrite also asks its origin. */
+function redirectUrl(target: string): URL | null {
   if (target.length > MAX_TRACKED_TARGET || !/^https?:\/\//i.test(target) || /\p{Cc}/u.test(target)) return null;
   try {
     const url = new URL(target);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
   } catch {
     return null;
   }
 }
 
 function shouldTrack(href: string, opts: TrackingOptions, ownOrigin: string | null): boolean {
-  if (!/^https?:\/\//i.test(href)) return false; // mailto:, tel:, #anchors, relative links
   if (/\{\{|\}\}|%7B%7B/i.test(href)) return false; // an unrendered placeholder
   if (opts.unsubscribeUrls.includes(href)) return false;
-  const location = redirectTarget(href);
-  return location !== null && new URL(location).origin !== ownOrigin; // not already ours
+  // none for mailto:, tel:, #anchors, relative links, and what /r/ could not redirect to
+  const url = redirectUrl(href);
+  return url !== null && url.origin !== ownOrigin; // not already ours
 }
 
 const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
