@@ -23,6 +23,10 @@ export interface EmailSendFactsRow extends CheckedKeyRow {
   verified_sender: boolean;
 }
 
+/** Whether a sender may send, as SQL: its domain verified in full, or the address as a single sender. */
+const verifiedSender = (account: string, domain: string, sender: string) => `EXISTS (SELECT 1 FROM identities i WHERE i.account_id = ${account} AND i.verified
+              AND ((i.kind = 'domain' AND i.value = ${domain}) OR (i.kind = 'email' AND i.value = ${sender})))`;
+
 // What the send rules (admitEmailSend) are decided over, for all sends arriving together in one
 // statement: the presented key (checked by keyRefusal, as every request's is), the sender's account,
 // whether the recipient is suppressed and whether the sender is verified (its domain in full, or the
@@ -43,8 +47,7 @@ const EMAIL_SEND_FACTS = `
   SELECT w.id, w.account_id, w.scopes, w.daily_limit, w.revoked_at, w.expires_at, w.ip_allowlist, w.sender_account, w.sender_key, w.key_cap,
     a.id IS NOT NULL AS account_found, a.daily_send_cap, a.email_provider, a.tracking,
     EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = a.id AND s.person = w.person) AS suppressed,
-    EXISTS (SELECT 1 FROM identities i WHERE i.account_id = a.id AND i.verified
-              AND ((i.kind = 'domain' AND i.value = w.domain) OR (i.kind = 'email' AND i.value = w.sender))) AS verified_sender
+    ${verifiedSender('a.id', 'w.domain', 'w.sender')} AS verified_sender
   FROM who w LEFT JOIN accounts a ON a.id = w.sender_account
   ORDER BY w.i`;
 
@@ -108,8 +111,7 @@ export interface DueSendFactsRow {
 // the recipient's suppression and, for an email, its sender's verification, as EMAIL_SEND_FACTS reads them.
 const DUE_SEND_FACTS = `
   SELECT (SELECT s.reason FROM suppressions s WHERE s.account_id = $1 AND s.person = $2) AS suppression_reason,
-    $3::text IS NULL OR EXISTS (SELECT 1 FROM identities i WHERE i.account_id = $1 AND i.verified
-              AND ((i.kind = 'domain' AND i.value = $3) OR (i.kind = 'email' AND i.value = $4))) AS verified_sender`;
+    $3::text IS NULL OR ${verifiedSender('$1', '$3', '$4')} AS verified_sender`;
 
 /** The facts of one message due now: its account, its recipient's keyed hash and, for an email, its sender's domain and address. */
 export async function dueSendFacts(db: Db, due: { accountId: string; person: string; sender: { domain: string; address: string } | null }): Promise<DueSendFactsRow> {
