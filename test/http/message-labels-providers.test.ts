@@ -1,11 +1,13 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
+import { startAppWithFakeProviders, type AppWithFakeProviders } from '../support/app-with-fake-providers.js';
 import { eventually, switchProvider } from '../support/email-setup.js';
-import { postmarkEnv, startFakePostmark, type FakePostmark } from '../support/fake-postmark.js';
-import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
+import type { FakePostmark } from '../support/fake-postmark.js';
+import type { FakeSes } from '../support/fake-ses.js';
 
 describe('tags and metadata of a batch reach the provider (fake SES v2 and fake Postmark, real SDKs)', function () {
   this.timeout(60_000);
+  let providers: AppWithFakeProviders | undefined;
   let app: TestApp;
   let ses: FakeSes;
   let postmark: FakePostmark;
@@ -22,20 +24,15 @@ describe('tags and metadata of a batch reach the provider (fake SES v2 and fake 
     });
 
   before(async () => {
-    ses = await startFakeSes();
-    postmark = await startFakePostmark();
-    app = await startTestApp({ ...sesEnv(ses), ...postmarkEnv(postmark) });
+    providers = await startAppWithFakeProviders();
+    ({ app, ses, pm: postmark } = providers);
     expect((await req('PATCH', '/api/settings', { emailProvider: 'ses' })).status).to.equal(200);
     const domain = await req('POST', '/api/domains', { domain: 'news.example.com' });
     ses.setIdentity('news.example.com', { dkim: 'SUCCESS', mailFrom: 'SUCCESS' });
     expect((await req('POST', `/api/domains/${domain.body.id}/verify`)).body.verified).to.equal(true);
     ({ key } = await app.createApiKey(['send']));
   });
-  after(async () => {
-    await app?.close();
-    await ses?.close();
-    await postmark?.close();
-  });
+  after(async () => providers?.close());
 
   it('SES gets them as message tags', async () => {
     const res = await batch();

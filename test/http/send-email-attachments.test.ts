@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
+import { startAppWithFakeProviders, type AppWithFakeProviders } from '../support/app-with-fake-providers.js';
 import { eventually, readyToSend, switchProvider } from '../support/email-setup.js';
-import { postmarkEnv, startFakePostmark, type FakePostmark } from '../support/fake-postmark.js';
-import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
+import type { FakePostmark } from '../support/fake-postmark.js';
+import type { FakeSes } from '../support/fake-ses.js';
 
 const PDF = Buffer.from('%PDF-1.4 a small invoice\n');
 const PNG = Buffer.from('\x89PNG\r\n\x1a\n not really an image', 'latin1');
@@ -12,6 +13,7 @@ const logo = { filename: 'logo.png', content: b64(PNG), contentId: 'logo@courier
 
 describe('POST /api/send/transactional with attachments', function () {
   this.timeout(120_000);
+  let providers: AppWithFakeProviders | undefined;
   let app: TestApp;
   let ses: FakeSes;
   let pm: FakePostmark;
@@ -27,16 +29,11 @@ describe('POST /api/send/transactional with attachments', function () {
   const useProvider = (kind: 'ses' | 'postmark' | 'sandbox') => switchProvider(app, kind, { ses });
 
   before(async () => {
-    ses = await startFakeSes();
-    pm = await startFakePostmark();
-    app = await startTestApp({ ...sesEnv(ses), ...postmarkEnv(pm) });
+    providers = await startAppWithFakeProviders();
+    ({ app, ses, pm } = providers);
     ({ key, from } = await readyToSend(app));
   });
-  after(async () => {
-    await app?.close();
-    await ses?.close();
-    await pm?.close();
-  });
+  after(async () => providers?.close());
 
   describe('limits: 400 naming the field and the limit', () => {
     const refused = async (attachments: unknown[], message: RegExp) => {

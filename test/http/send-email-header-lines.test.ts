@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
+import { startAppWithFakeProviders, type AppWithFakeProviders } from '../support/app-with-fake-providers.js';
 import { eventually, readyToSend, switchProvider } from '../support/email-setup.js';
-import { postmarkEnv, startFakePostmark, type FakePostmark } from '../support/fake-postmark.js';
-import { sesEnv, startFakeSes, type FakeSes } from '../support/fake-ses.js';
+import type { FakePostmark } from '../support/fake-postmark.js';
+import type { FakeSes } from '../support/fake-ses.js';
 import { emailQueued } from '../support/messages-projection.js';
 import { createId } from '../../src/cuid.js';
 import { execute } from '../../src/commands/execute.js';
@@ -15,6 +16,7 @@ const EVERY_BREAK = 'a\u2028b\u2029c\u0085d\r\ne\rf\ng\u000bh\u000ci';
 /** A line break in a single-line header value (subject, From's name) never reaches a provider: each run is one space. */
 describe('POST /api/send/transactional: header values stay on one line at every provider', function () {
   this.timeout(120_000);
+  let providers: AppWithFakeProviders | undefined;
   let app: TestApp;
   let ses: FakeSes;
   let pm: FakePostmark;
@@ -32,16 +34,11 @@ describe('POST /api/send/transactional: header values stay on one line at every 
   };
 
   before(async () => {
-    ses = await startFakeSes();
-    pm = await startFakePostmark();
-    app = await startTestApp({ ...sesEnv(ses), ...postmarkEnv(pm) });
+    providers = await startAppWithFakeProviders();
+    ({ app, ses, pm } = providers);
     ({ key, from } = await readyToSend(app));
   });
-  after(async () => {
-    await app?.close();
-    await ses?.close();
-    await pm?.close();
-  });
+  after(async () => providers?.close());
 
   const cases = [
     { name: 'a subject as written', body: { subject: INJECTED }, subject: 'Hi Bcc: evil@x.com' },
