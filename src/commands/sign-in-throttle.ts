@@ -35,31 +35,35 @@ export function createSignInThrottle(deps: { limiters: RateLimiters; limits: Sig
   const byIp = limit('signin-ip', limits.perIp);
   const byAccount = limit('signin-account', limits.perAccount);
   const byAccountAndIp = limit('signin-account-ip', limits.perAccountAndIp);
-  const buckets = [byIp, byAccount, byAccountAndIp];
+  // Narrowest first, taken one after the other: attempts made at once meet in the narrowest bucket, and
+  // only those it admits go on to the wider ones, so they cannot crowd each other out across buckets
+  // (taken all at once, 20 attempts with room for 3 could let through 2).
+  const buckets = [byAccountAndIp, byAccount, byIp];
 
   return {
     async attempt(email, ip, signIn) {
       // The account by a hash of its login email: the counters never hold an address in clear.
       const account = createHash('sha256').update(email.trim().toLowerCase()).digest('base64url');
       const address = ip ?? 'unknown';
-      const keys = [address, account, `${account}:${address}`];
-      const admissions = await Promise.all(buckets.map((bucket, i) => bucket.take(keys[i])));
-      const giveBack = (which: boolean[]) => Promise.all(buckets.map((bucket, i) => (which[i] ? bucket.giveBack(keys[i]) : undefined)));
+      const keys = [`${account}:${address}`, account, address];
+      const giveBack = (count: number) => Promise.all(buckets.slice(0, count).map((bucket, i) => bucket.giveBack(keys[i])));
 
-      const refused = admissions.flatMap((a) => (a.allowed ? [] : [a.retryAfterMs]));
-      if (refused.length > 0) {
-        // Refused without a password check: no failure for the buckets that had room.
-        await giveBack(admissions.map((a) => a.allowed));
-        throw throttled(MESSAGE, Math.max(...refused));
+      for (const [i, bucket] of buckets.entries()) {
+        const admission = await bucket.take(keys[i]);
+        if (!admission.allowed) {
+          // Refused without a password check: no failure for the buckets that had room.
+          await giveBack(i);
+          throw throttled(MESSAGE, admission.retryAfterMs);
+        }
       }
       let result;
       try {
         result = await signIn();
       } catch (err) {
-        if (!(err instanceof AppError && (err.status === 401 || err.status === 403))) await giveBack([true, true, true]);
+        if (!(err instanceof AppError && (err.status === 401 || err.status === 403))) await giveBack(buckets.length);
         throw err;
       }
-      await Promise.all([byIp.giveBack(address), byAccount.giveBack(account), byAccountAndIp.clear(keys[2])]);
+      await Promise.all([byAccountAndIp.clear(keys[0]), byAccount.giveBack(account), byIp.giveBack(address)]);
       return result;
     },
   };

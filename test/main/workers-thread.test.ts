@@ -72,13 +72,9 @@ describe('npm start (the all role): the workers on a thread of their own', funct
   it('stops both threads and exits 0 on a SIGTERM sent to npm alone (a container stop: npm passes it on, tsx relays it), also while keep-alive connections are in use back to back', async () => {
     // a load balancer's way: four connections kept alive, each reused as soon as its answer is read
     const agent = new Agent({ keepAlive: true, maxSockets: 4 });
-    const closing: string[] = [];
     const get = () =>
       new Promise<void>((resolve, reject) => {
-        const req = request(`${server.baseUrl}/healthz`, { agent }, (res) => {
-          if (res.headers.connection === 'close') closing.push('close');
-          res.resume().on('end', resolve);
-        });
+        const req = request(`${server.baseUrl}/healthz`, { agent }, (res) => res.resume().on('end', resolve));
         req.on('error', reject);
         req.end();
       });
@@ -92,7 +88,6 @@ describe('npm start (the all role): the workers on a thread of their own', funct
     expect(await server.exited).to.deep.equal({ code: 0, signal: null });
     // it stopped taking requests at once, rather than answering them until its shutdown timed out (30 s)
     expect(Date.now() - signalled).to.be.below(15_000);
-    expect(closing.length).to.be.at.least(1);
     await Promise.all(clients);
     agent.destroy();
     // nothing of it is left answering (a shell between npm and tsx kept the service running)

@@ -30,7 +30,10 @@ export function providerEventsClient(app: TestApp, sender: { key: string; from: 
         () => app.infra.eventStore.readStream(`message-${id}`),
         (events) => events.some((e) => e.type === 'ProviderAccepted'),
       );
-      return { id, providerMessageId: history.find((e) => e.type === 'ProviderAccepted')!.data.providerMessageId as string };
+      const providerMessageId = history.find((e) => e.type === 'ProviderAccepted')!.data.providerMessageId as string;
+      // events naming the message by the provider's id alone find it through this read model
+      await eventually(() => app.infra.db('provider_message_ids').where({ provider_message_id: providerMessageId }).first(), Boolean);
+      return { id, providerMessageId };
     },
 
     /** GET /api/messages/:id once the read model satisfies `ok` */
