@@ -232,6 +232,11 @@ export function createContactCommands(deps: ContactDeps) {
       return { erased: true as const };
     },
 
+    /** One contact by address, as contacts are keyed (case of the domain, surrounding space); 404 when none. */
+    get(accountId: string, email: string) {
+      return read(accountId, normaliseEmail(email));
+    },
+
     async list(accountId: string, q: { page: number; limit: number; search?: string; status?: string; tag?: string; listId?: string }) {
       const { rows, total } = await contactsPage(deps.db, accountId, q);
       return { items: rows.map(contactView), total, page: q.page, pageSize: q.limit, totalPages: Math.ceil(total / q.limit) };

@@ -174,6 +174,23 @@ describe('contacts: POST /api/contacts and GET /api/contacts', function () {
       expect((await list('?search=list.example')).body.total).to.equal(0);
     });
 
+    it('GET /api/contacts/:email is the one contact with that address, as contacts are keyed; 404 for none or another account\'s; 400 for no address', async () => {
+      const one = (email: string, apiKey = other) => app.request('GET', `/api/contacts/${encodeURIComponent(email)}`, { apiKey });
+      const found = await one('member07@list.example');
+      expect(found.status).to.equal(200);
+      expect(found.body).to.deep.equal((await listOther('?search=member07')).body.items[0]);
+      // the address as it was typed: case and surrounding space as an upsert takes them
+      expect((await one(' Member07@LIST.example ')).body.id).to.equal(found.body.id);
+      // an address that others contain is not found through them
+      expect((await upsert({ email: 'ember07@list.example' }, other)).status).to.equal(201);
+      expect((await one('ember07@list.example')).body.email).to.equal('ember07@list.example');
+      expectError(await one('nobody@list.example'), 404, 'contact nobody@list.example not found');
+      expectError(await one('member07@list.example', rw), 404, 'contact member07@list.example not found');
+      expectError(await one('not-an-address'), 400, /^email: /);
+      const { key: sender } = await app.createApiKey(['send']);
+      expectError(await one('member07@list.example', sender), 403, 'API key is missing required scope: contacts:read');
+    });
+
     it('400 for limit above 100, a bad page, limit or status', async () => {
       for (const q of ['?limit=101', '?limit=0', '?limit=abc', '?page=0', '?page=-1', '?page=1.5', '?status=active', `?search=${'x'.repeat(321)}`]) {
         expectError(await listOther(q), 400, /./);

@@ -137,6 +137,22 @@ export function createContactRoutes(deps: { contacts: ContactCommands; exportPer
       },
     }),
     defineRoute({
+      method: 'get',
+      path: '/api/contacts/:email',
+      summary: 'One contact by its email address (the list\'s `search` matches any text a contact contains)',
+      tag: 'contacts',
+      auth: read,
+      params: z.object({ email: contactInput.shape.email.meta({ example: 'ada@example.org' }) }),
+      responses: {
+        200: { description: 'The contact', schema: contactSchema },
+        400: { description: 'Not an email address' },
+        404: { description: 'No contact has this address' },
+      },
+      async handler({ principal, params }) {
+        return { status: 200, body: await deps.contacts.get(accountOf(principal), params.email) };
+      },
+    }),
+    defineRoute({
       method: 'delete',
       path: '/api/contacts/:email',
       summary: 'Erase a person (erase=true), by email address or by the phone number SMS went to: their address, names and message bodies can no longer be read anywhere; counts and statuses stay, a suppression stays',
