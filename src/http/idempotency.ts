@@ -57,14 +57,7 @@ export interface IdempotentCall {
  * the next (a success), or lets the key go (a refusal or a failure, which the client may retry).
  */
 export function createIdempotencyGate(deps: { requests: IdempotentRequests; onError?: (err: unknown) => void }) {
-  // Records are settled after the answer has gone (one statement less on every keyed request's path).
-  // A request with the same key in this process waits for its predecessor's record first, so a client
-  // that retries at once gets the replay, not a 409 "in progress".
-  const settling = new Map<string, Promise<void>>();
-
   return async function run(call: IdempotentCall): Promise<RouteResult> {
-    const id = `${call.scope}\n${call.key}`;
-    await settling.get(id);
     let claimed;
     try {
       claimed = await deps.requests.claim(call.scope, call.key, call.fingerprint);
@@ -78,30 +71,24 @@ export function createIdempotencyGate(deps: { requests: IdempotentRequests; onEr
     }
     const { claim } = claimed;
     const lease = keepClaimed(claim);
-    // A record that cannot be written does not change the answer: the claim stays in flight until its
-    // lease ends, and the request that then takes it over names the same messages, so queues none twice.
-    // The last renewal is let finish first: written in one batch with the completion, one of the two
-    // would be refused.
-    const settle = (response: { status: number; body: unknown }) => {
-      const done: Promise<void> = lease
+    // Settled before the answer goes: a client retrying the moment it has its answer (or lost it) may
+    // reach another API process, which knows only the record. A record that cannot be written does not
+    // change the answer: the claim stays in flight until its lease ends, and the request that then
+    // takes it over names the same messages, so queues none twice. The last renewal is let finish
+    // first: written in one batch with the completion, one of the two would be refused.
+    const settle = (response: { status: number; body: unknown }) =>
+      lease
         .stop()
         .then(() => deps.requests.complete(claim, response))
-        .catch((err: unknown) => deps.onError?.(err))
-        .finally(() => {
-          if (settling.get(id) === done) settling.delete(id);
-        });
-      settling.set(id, done);
-    };
-    const forget = (status: number) => settle({ status, body: null });
+        .catch((err: unknown) => deps.onError?.(err));
     let result: RouteResult;
     try {
       result = await call.handle((index) => messageIdFor(claim.seed, index), claimed.retaken);
     } catch (err) {
-      forget(mapError(err).status);
+      await settle({ status: mapError(err).status, body: null });
       throw err;
     }
-    if (!result) forget(500);
-    else settle({ status: result.status, body: result.body ?? null });
+    await settle(result ? { status: result.status, body: result.body ?? null } : { status: 500, body: null });
     return result;
   };
 
