@@ -13,7 +13,8 @@ export const auditProjection: Projection = {
   // 2: suppressions named by keyed hash; erasures audited, and null the detail their person's suppressions showed
   // 3: contact upserts, campaigns, webhook tests, retries and secret readings audited
   // 4: settings changes show the provider send rate and retention; identities removed
-  version: 4,
+  // 5: campaign variables and identities' DNS records in the changes
+  version: 5,
   tables: ['audit_entries', 'audit_targets'],
   eventTypes: AUDITED_EVENT_TYPES,
 

@@ -68,4 +68,20 @@ describe('audit projection (given events, then rows)', function () {
     expect((await entries()).map((r) => r.action)).to.deep.equal(['webhook.created', 'webhook.deleted']);
     expect(await spec.rows('audit_targets').where({ key: 'webhook:w1' })).to.have.length(0);
   });
+
+  it("given a campaign created, then changes of its variables (alone, and with its name) are rows listing them before and after", async () => {
+    const definition = { name: 'Spring', templateId: 't1', fromEmail: 'app@example.com', fromName: null, replyTo: null, audience: { listId: 'news' }, variables: { discount: '10%' } };
+    await spec.given(['campaign-c1', [{ type: 'CampaignCreated', data: { ...definition, campaignId: 'c1', accountId: 'a1', createdBy: 'user:u1', createdAt: '2026-03-01T00:00:00Z' }, metadata: byOwner }]]);
+    await spec.given(['campaign-c1', [{ type: 'CampaignChanged', data: { campaignId: 'c1', changes: { variables: { discount: '90%' } }, changedAt: '2026-03-01T00:01:00Z' }, metadata: byOwner }]]);
+    await spec.given(['campaign-c1', [{ type: 'CampaignChanged', data: { campaignId: 'c1', changes: { name: 'Summer', variables: { discount: '90%', code: 'SUN' } }, changedAt: '2026-03-01T00:02:00Z' }, metadata: byOwner }]]);
+
+    const rows = await entries();
+    expect(rows.map((r) => r.action)).to.deep.equal(['campaign.created', 'campaign.changed', 'campaign.changed']);
+    expect(rows[0].changes.variables).to.deep.equal({ from: null, to: { discount: '10%' } });
+    expect(rows[1]).to.deep.include({ account_id: 'a1', target_id: 'c1', changes: { variables: { from: { discount: '10%' }, to: { discount: '90%' } } } });
+    expect(rows[2].changes).to.deep.equal({
+      name: { from: 'Spring', to: 'Summer' },
+      variables: { from: { discount: '90%' }, to: { discount: '90%', code: 'SUN' } },
+    });
+  });
 });

@@ -65,12 +65,14 @@ const settingsFields = (s: { dailySendCap: number; emailProvider: string; tracki
   retentionDays: s.retentionDays ?? null,
 });
 const smsFields = (sms: Record<string, unknown>) => Object.fromEntries(Object.entries(sms).map(([k, v]) => [`sms.${k}`, v]));
-const identityFields = (kind: IdentityKind, d: IdentityChecks) => ({ dkim: d.dkim, spf: d.spf, mailFrom: d.mailFrom, verified: isVerified(kind, d) });
+// the records to publish change with the provider that checks: the owner has DNS to edit again
+const identityFields = (kind: IdentityKind, d: IdentityChecks) => ({ dkim: d.dkim, spf: d.spf, mailFrom: d.mailFrom, verified: isVerified(kind, d), dnsRecords: d.dnsRecords });
 const identityTarget = (kind: unknown) => (kind === 'domain' ? 'domain' : 'sender');
 const templateFields = (d: Record<string, unknown>) => ({ name: d.name, subject: d.subject, html: d.html, text: d.text });
-// a campaign's definition as the trail shows it (its variables are the template's, not a person's); a change names only what it changed
+// a campaign's definition as the trail shows it (its variables fill the template for everyone, they
+// name no one); a change names only what it changed
 const campaignFields = (d: Record<string, unknown>) =>
-  Object.fromEntries(['name', 'templateId', 'fromEmail', 'fromName', 'replyTo', 'audience'].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
+  Object.fromEntries(['name', 'templateId', 'fromEmail', 'fromName', 'replyTo', 'audience', 'variables'].filter((k) => d[k] !== undefined).map((k) => [k, d[k]]));
 
 /** A campaign event after its creation: its data names no account, the remembered campaign does. */
 function campaignAction(action: string | ((data: any) => string | null), changes: (data: any) => AuditChanges = () => ({})): AuditRule {

@@ -128,6 +128,19 @@ describe('audit trail: which events are admin actions, and what each entry says'
     expect(given().when(sender)?.action).to.equal('sender.added');
   });
 
+  it('given a domain added, when a check finds other DNS records to publish (another provider), then the records before and after', () => {
+    const before = [{ type: 'CNAME', name: 'a._domainkey.mail.example.com', value: 'a.dkim.amazonses.com' }];
+    const after = [{ type: 'TXT', name: 'pm._domainkey.mail.example.com', value: 'k=rsa; p=MIGf' }];
+    const added = event('IdentityAdded', { id: 'i1', accountId: 'a1', kind: 'domain', value: 'mail.example.com', createdAt: at.toISOString(), dkim: 'verified', spf: 'verified', mailFrom: 'verified', dnsRecords: before });
+    expect(given().when(added)?.changes.dnsRecords).to.deep.equal({ from: null, to: before });
+    const checked = event('IdentityChecked', { id: 'i1', accountId: 'a1', checkedAt: at.toISOString(), dkim: 'pending', spf: 'verified', mailFrom: 'verified', dnsRecords: after });
+    expect(given(added).when(checked)?.changes).to.deep.equal({
+      dkim: { from: 'verified', to: 'pending' },
+      verified: { from: true, to: false },
+      dnsRecords: { from: before, to: after },
+    });
+  });
+
   it('a suppression an admin added is listed; one a bounce caused is not', () => {
     const manual = { accountId: 'a1', value: 'x@example.org', kind: 'email', reason: 'manual', source: 'manual', messageId: null, campaignId: null, detail: 'asked by phone', occurredAt: at.toISOString() };
     expect(given().when(event('AddressSuppressed', manual))).to.deep.include({ action: 'suppression.added', target: { type: 'suppression', id: 'x@example.org' } });
@@ -211,6 +224,17 @@ describe('audit trail: which events are admin actions, and what each entry says'
       changes: { templateId: { from: 't1', to: 't2' }, fromName: { from: null, to: 'Acme' } },
     });
     expect(given(campaign, changed).when(event('CampaignDeleted', { campaignId: 'k1', deletedAt: 'T2' }))).to.deep.include({ accountId: 'a1', action: 'campaign.deleted' });
+  });
+
+  it("a campaign's variables changed (alone, or with its name) are listed before and after", () => {
+    const campaign = event('CampaignCreated', { campaignId: 'k1', accountId: 'a1', name: 'Spring', templateId: 't1', fromEmail: 'app@example.com', audience: {}, variables: { discount: '10%' } });
+    expect(given(campaign).when(event('CampaignChanged', { campaignId: 'k1', changes: { variables: { discount: '90%' } }, changedAt: 'T1' }))?.changes).to.deep.equal({
+      variables: { from: { discount: '10%' }, to: { discount: '90%' } },
+    });
+    expect(given(campaign).when(event('CampaignChanged', { campaignId: 'k1', changes: { name: 'Summer', variables: {} }, changedAt: 'T1' }))?.changes).to.deep.equal({
+      name: { from: 'Spring', to: 'Summer' },
+      variables: { from: { discount: '10%' }, to: {} },
+    });
   });
 
   it("a webhook test and a delivery's retry are listed; a delivery the service schedules is not; a retry recorded before it named its account is not", () => {
