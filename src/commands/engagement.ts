@@ -10,6 +10,7 @@ import { execute } from './execute.js';
 import type { SuppressionCommands } from './suppressions.js';
 import type { Db } from '../adapters/db/knex.js';
 import { contactOfPerson } from '../read-models/contacts.js';
+import { sentToErasedPerson } from '../read-models/messages.js';
 
 export interface Visit {
   method: string;
@@ -24,6 +25,7 @@ export function createEngagementCommands(deps: { eventStore: EventStore; suppres
     const state = fold(messageDecider, events);
     if (state.channel !== 'email') return null;
     return {
+      id: messageId,
       queued: state.queued as EmailQueued['data'],
       sentAt: events.find((e) => e.type === 'ProviderAccepted')?.recordedAt ?? null,
       // the recipient's keyed hash, which the sealing store keeps in clear beside the sealed address
@@ -36,11 +38,14 @@ export function createEngagementCommands(deps: { eventStore: EventStore; suppres
    * Who an unsubscribe link stops mail to. Its message's address is gone once the recipient is erased
    * or the message is past the account's retention; the link must keep working all the same (mail
    * clients keep it for as long as the message): the contact of the same keyed hash still has the
-   * address after a retention cutoff, and an erased person is suppressed by the hash alone.
+   * address after a retention cutoff, and an erased person is suppressed by the hash alone. A contact
+   * added with the address after the erasure has that hash too, but is someone the message was not
+   * sent to: the link must not name them, nor tell a webhook it was their unsubscribe.
    */
   async function recipient(m: NonNullable<Awaited<ReturnType<typeof message>>>): Promise<{ email: string } | { person: string } | null> {
     if (m.queued.to) return { email: m.queued.to };
     if (!m.person) return null;
+    if (await sentToErasedPerson(deps.db, m.id, m.person)) return { person: m.person };
     const contact = await contactOfPerson(deps.db, m.queued.accountId, m.person);
     return contact?.email ? { email: contact.email as string } : { person: m.person };
   }

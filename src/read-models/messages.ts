@@ -4,6 +4,7 @@ import { badRequest, notFound } from '../domain/errors.js';
 import type { MessageStatus } from '../domain/messages/message.js';
 import type { Principal } from '../domain/principal.js';
 import { isMessageId } from '../domain/messages/events.js';
+import { erasedPerson } from '../domain/privacy/personal-data.js';
 import { contactOfPerson, contactView } from './contacts.js';
 import { campaignRow } from './campaigns.js';
 
@@ -116,6 +117,13 @@ function filtered(db: Db, principal: Principal, f: MessageFilters): Knex.QueryBu
 /** The ids of an account's messages to one person (the keyed hash of their address or number), oldest first. */
 export const messageIdsOfPerson = (db: Db, accountId: string, person: string): Promise<string[]> =>
   db('messages').where({ account_id: accountId, person }).orderBy([{ column: 'created_at' }, { column: 'id' }]).pluck('id');
+
+/**
+ * Whether the message's recipient `person` was erased after it was queued: the read model keeps that
+ * on the row for good (erasedPerson), while a contact added later with the address has the same hash.
+ */
+export const sentToErasedPerson = async (db: Db, messageId: string, person: string): Promise<boolean> =>
+  (await db('messages').where({ id: messageId, person: erasedPerson(person) }).first('id')) !== undefined;
 
 /** Which of these messages the read model has (queued, whatever happened since). */
 export const recordedMessageIds = async (db: Db, ids: string[]): Promise<Set<string>> => new Set(await db('messages').whereIn('id', ids).pluck('id'));

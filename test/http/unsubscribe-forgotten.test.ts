@@ -5,6 +5,7 @@ import { createUnsubscribeToken } from '../../src/domain/email/unsubscribe-token
 import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
 import { queueDirect, untilSent } from '../support/messages-http.js';
+import { startScriptedReceiver, webhookClient } from '../support/webhook-receiver.js';
 
 const DAY = 86_400_000;
 
@@ -59,6 +60,41 @@ describe('unsubscribe links of messages whose recipient is no longer on record',
     const form = await fetch(url, { method: 'POST', headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' }, body: 'confirm=yes' });
     expect(form.status).to.equal(200);
     expect(await form.text()).to.include('This address will receive no more email from this sender.');
+  });
+
+  it('an erased recipient added again as a contact: the old link names no one and joins no one (suppressed by keyed hash, no webhook)', async () => {
+    const address = 'back.again@example.org';
+    const receiver = await startScriptedReceiver([200]);
+    const hooks = webhookClient(app);
+    const hook = await hooks.subscribe(receiver.hook);
+    try {
+      const sent = await app.request('POST', '/api/send/transactional', {
+        apiKey: sender.key,
+        body: { to: address, fromEmail: sender.from, subject: 'News', html: '<p>hi</p>', text: 'hi', unsubscribeUrl: 'https://example.com/prefs' },
+      });
+      const row = await eventually(() => app.infra.db('sandbox_emails').where({ message_id: sent.body.messageLogId }).first(), (r) => Boolean(r));
+      const url = (row.headers.find((h: { name: string }) => h.name === 'List-Unsubscribe').value as string).slice(1, -1);
+      expect((await app.request('DELETE', `/api/contacts/${address}?erase=true`, { apiKey: sender.key })).status).to.equal(200);
+      await eventually(() => app.infra.db('messages').where({ id: sent.body.messageLogId }).first('to_address'), (r) => r.to_address === null);
+      // the same address comes back: a new person, whom the erased message was not sent to
+      const readded = await app.request('POST', '/api/contacts', { apiKey: sender.key, body: { email: address, firstName: 'Returnia' } });
+      expect(readded.status).to.equal(201);
+
+      const html = await (await fetch(url, { headers: { accept: 'text/html' } })).text();
+      expect(html).to.include('Stop emails to this address?').and.not.include('back.again').and.not.include('Returnia');
+      expect((await oneClick(url)).status).to.equal(200);
+      const entry = (await suppressions()).find((s) => s.messageId === sent.body.messageLogId);
+      expect(entry).to.include({ email: null, reason: 'unsubscribed', source: 'one_click' });
+
+      // a suppression after it (a control) is delivered once any delivery of the unsubscribe would be
+      const [unsubscribed] = await app.infra.eventStore.readStream(`suppression-${accountId}-${app.infra.privacy.personOf(address)}`);
+      await hooks.suppress('control.after@example.org');
+      const deliveries = await eventually(() => hooks.deliveries(hook.id), (items) => items.some((d) => d.event === 'contact.suppressed'));
+      expect(deliveries.filter((d) => d.eventId === unsubscribed.id || d.event === 'contact.unsubscribed')).to.deep.equal([]);
+    } finally {
+      await hooks.call('DELETE', `/api/webhooks/${hook.id}`);
+      await receiver.close();
+    }
   });
 
   it("a message past the account's retention: the contact's address is unsubscribed, as it would have been before", async () => {
