@@ -48,6 +48,8 @@ import { DELIVER_WEBHOOK_JOB } from './domain/webhooks/delivery.js';
 import { forgetDeliveryBodies } from './adapters/db/webhook-delivery-copies.js';
 import { SEND_JOB } from './process-managers/send-messages.js';
 import { forgetPersonMessageCopies, forgetPersonParkedProviderEvents } from './adapters/db/message-copies.js';
+import { scopesOfAccount } from './domain/idempotency/record.js';
+import { keyHashesOf } from './read-models/api-keys.js';
 
 /** Everything the API role needs, wired from configuration, infrastructure and the services it shares with the workers (src/application.ts). */
 export async function createApiServices(config: Config, infra: Infrastructure, logger: Logger, shared: SharedServices) {
@@ -102,6 +104,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     personOf,
   });
   const sendSms = createSendSms({ eventStore, counters, provider: config.SMS_PROVIDER, personOf, metrics: observability.metrics });
+  const idempotencyStore = createPgIdempotencyStore(db);
   const contacts = createContactCommands({
     eventStore,
     db,
@@ -114,6 +117,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
       await forgetPersonMessageCopies(db, accountId, person);
       await forgetPersonParkedProviderEvents(db, person, address);
       await forgetDeliveryBodies(db, [person, address], undefined, infra.queue);
+      await idempotencyStore.forgetAddress(scopesOfAccount(accountId, await keyHashesOf(db, accountId)), address);
     },
   });
   const engagement = createEngagementCommands({ eventStore, suppressions, db, linkSecret });
@@ -178,7 +182,7 @@ export async function createApiServices(config: Config, infra: Infrastructure, l
     trustProxy: config.TRUST_PROXY,
     observeHttp: observability.prometheus.observeHttp,
     idempotency: createIdempotencyGate({
-      requests: createIdempotentRequests({ store: createPgIdempotencyStore(db) }),
+      requests: createIdempotentRequests({ store: idempotencyStore }),
       onError: (err) => logger.error({ err }, 'an Idempotency-Key record could not be written or its claim renewed'),
     }),
   });

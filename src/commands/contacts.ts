@@ -61,8 +61,8 @@ export interface ContactDeps {
   forget(accountId: string, person: string): void;
   /**
    * forgets copies of the person's data kept outside the log (the sandbox providers' records, webhook
-   * bodies waiting to be sent), once the read models have the erasure; `address` (normalised) finds
-   * the copies made before sealing, which name the person by it
+   * bodies waiting to be sent, the answers Idempotency-Keys remember), once the read models have the
+   * erasure; `address` (normalised) finds the copies made before sealing, and those that quote it
    */
   forgetCopies?(accountId: string, person: string, address: string): Promise<void>;
 }

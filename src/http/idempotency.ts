@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import type { HeldClaim, IdempotentRequests } from '../commands/idempotency.js';
 import { badRequest } from '../domain/errors.js';
 import { canonicalJson } from '../domain/idempotency/canonical-json.js';
-import { CLAIM_LEASE_MS, CLAIM_RENEWAL_MS, CLAIM_RENEWED_FOR_MS, messageIdFor } from '../domain/idempotency/record.js';
+import { accountScope, CLAIM_LEASE_MS, CLAIM_RENEWAL_MS, CLAIM_RENEWED_FOR_MS, keyScope, messageIdFor } from '../domain/idempotency/record.js';
 import { mapError } from './error-mapping.js';
 import type { Principal } from '../domain/principal.js';
 import type { RouteResult } from './route.js';
@@ -38,8 +38,8 @@ export function requestFingerprint(method: string, path: string, body: unknown):
  * is checked), or a dashboard user's account.
  */
 export function callerScope(caller: { keyHash: string } | Principal): string {
-  if ('keyHash' in caller) return `key:${caller.keyHash}`;
-  return `account:${caller.accountId}`;
+  if ('keyHash' in caller) return keyScope(caller.keyHash);
+  return accountScope(caller.accountId);
 }
 
 export interface IdempotentCall {

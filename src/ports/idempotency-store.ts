@@ -11,4 +11,11 @@ export interface IdempotencyStore {
   replace(scope: string, key: string, expected: IdempotencyState, next: IdempotencyState): Promise<boolean>;
   /** deletes the records claimed before `before` (past their day); how many */
   sweep(before: Date): Promise<number>;
+  /**
+   * Takes `address` (in any case) out of the answers remembered for these callers (`scope`s), for an
+   * erasure: a batch's answer quotes the recipients it refused. The records stay, their statuses and
+   * message ids too, so that a retry is still the replay and queues none of the batch's messages again.
+   * How many answers it changed.
+   */
+  forgetAddress(scopes: readonly string[], address: string): Promise<number>;
 }

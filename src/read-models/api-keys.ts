@@ -41,6 +41,9 @@ export const keysByHash = (db: Db, hashes: string[]) => query<CheckedKeyRow>(db,
 export const apiKeysOf = (db: Db, accountId: string): Promise<Record<string, any>[]> =>
   db('api_keys as k').leftJoin('api_key_usage as u', 'u.api_key_id', 'k.id').where('k.account_id', accountId).orderBy('k.created_at', 'desc').select('k.*', 'u.last_used_at');
 
+/** The hashes of every key an account has had, revoked and expired ones too. */
+export const keyHashesOf = (db: Db, accountId: string): Promise<string[]> => db('api_keys').where({ account_id: accountId }).pluck('key_hash');
+
 /** Records when a key was last used (kept beside the keys, not in the log: a write per use would be an event per request). */
 export const recordKeyUsed = (db: Db, apiKeyId: string, at: Date): Promise<unknown> =>
   db('api_key_usage').insert({ api_key_id: apiKeyId, last_used_at: at }).onConflict('api_key_id').merge();

@@ -1,4 +1,5 @@
 import type { IdempotencyState } from '../../domain/idempotency/record.js';
+import { withoutAddressInJson } from '../../domain/privacy/erased-address.js';
 import type { IdempotencyStore } from '../../ports/idempotency-store.js';
 import { createGroupCommit } from '../../group-commit.js';
 import { query, type Db } from './knex.js';
@@ -60,6 +61,13 @@ const SELECT = `
   SELECT fingerprint, status, token, seed, claimed_at, held_since, response_status, response_body
   FROM idempotency_keys WHERE scope = $1 AND key = $2`;
 
+// An address is ASCII, which JSON writes as it is: the answers quoting it hold it in their text.
+const MENTIONING = `
+  SELECT scope, key, token, response_body::text AS body FROM idempotency_keys
+  WHERE scope = ANY($1::text[]) AND status = 'completed' AND strpos(lower(response_body::text), $2) > 0`;
+// only the record as it was read: one claimed again since (past its day) holds another answer
+const REDACT = `UPDATE idempotency_keys SET response_body = $4::json WHERE scope = $1 AND key = $2 AND token = $3 AND status = 'completed' RETURNING 1 AS ok`;
+
 type Present = Exclude<IdempotencyState, { status: 'absent' }>;
 interface Write {
   scope: string;
@@ -109,6 +117,17 @@ export function createPgIdempotencyStore(db: Db): IdempotencyStore {
 
     async sweep(before) {
       return (await query(db, 'DELETE FROM idempotency_keys WHERE claimed_at < $1 RETURNING 1', [before])).length;
+    },
+
+    async forgetAddress(scopes, address) {
+      if (scopes.length === 0) return 0;
+      const rows = await query<{ scope: string; key: string; token: string; body: string }>(db, MENTIONING, [scopes, address.trim().toLowerCase()]);
+      let changed = 0;
+      for (const row of rows) {
+        const body = withoutAddressInJson(row.body, address);
+        if (body !== row.body) changed += (await query(db, REDACT, [row.scope, row.key, row.token, body])).length;
+      }
+      return changed;
     },
   };
 }

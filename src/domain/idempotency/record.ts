@@ -10,6 +10,15 @@ import { conflict } from '../errors.js';
  * be stated and tested as given/when/then, and the store writes the state they fold into.
  */
 
+/**
+ * Whose keys a record is under: an API key's (by the hash each request with it presents) or a
+ * dashboard user's account. Keys of different callers never meet.
+ */
+export const keyScope = (keyHash: string) => `key:${keyHash}`;
+export const accountScope = (accountId: string) => `account:${accountId}`;
+/** Every caller of an account: its users, and each API key it has had (a revoked key's records live out their day). */
+export const scopesOfAccount = (accountId: string, keyHashes: readonly string[]) => [accountScope(accountId), ...keyHashes.map(keyScope)];
+
 /** How long a completed request is answered again. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
