@@ -94,6 +94,21 @@ describe('tags and metadata on a send: stored, returned, filterable', function (
     expect(twice.body.message).to.equal('metadata[k]: give one value per metadata key');
   });
 
+  it('more than 10 tags: 400 naming the limit on the list and the aggregate, with every bad tag listed too', async () => {
+    const tags = (names: string[]) => `?${names.map((t) => `tag=${encodeURIComponent(t)}`).join('&')}`;
+    const eleven = Array.from({ length: 11 }, (_, i) => `t${i}`);
+    for (const res of [await list(tags(eleven)), await aggregate(tags(eleven))]) {
+      expect([res.status, res.body.message]).to.deep.equal([400, 'tag: filter on at most 10 tags']);
+      expect(res.body.issues).to.deep.equal([{ field: 'tag', message: 'filter on at most 10 tags' }]);
+    }
+    const bad = await list(tags([...eleven.slice(1), 'has space']));
+    expect(bad.body.issues).to.deep.equal([
+      { field: 'tag.10', message: 'a tag is 1 to 64 characters of A-Z a-z 0-9 _ : -' },
+      { field: 'tag', message: 'filter on at most 10 tags' },
+    ]);
+    expect((await list(tags(eleven.slice(1)))).status).to.equal(200);
+  });
+
   describe('a metadata key is any text of 1 to 256 characters', () => {
     const entries = { 'order id': 'A 1', 'Größe': 'XL', '注文': 'é', 'a=b': 'c', '50% [x]&y+z': 'v=w' };
     let id: string;

@@ -4,6 +4,14 @@ import { MAX_METADATA_KEY, MAX_METADATA_KEYS, MAX_METADATA_VALUE, MAX_TAGS, meta
 export const tagSchema = z.string().regex(TAG_PATTERN, 'a tag is 1 to 64 characters of A-Z a-z 0-9 _ : -');
 export const tagsSchema = z.array(tagSchema).max(MAX_TAGS, `tags holds at most ${MAX_TAGS} tags`);
 
+/**
+ * A `tag` query filter: one tag, or the parameter repeated for several (messages carrying every one).
+ * The limit is checked outside the union: a union whose every branch fails answers only "Invalid input".
+ */
+export const tagFilterSchema = z
+  .union([tagSchema, z.array(tagSchema).meta({ maxItems: MAX_TAGS })])
+  .refine((tags) => typeof tags === 'string' || tags.length <= MAX_TAGS, `filter on at most ${MAX_TAGS} tags`);
+
 export const metadataValueSchema = z.string().max(MAX_METADATA_VALUE, `a metadata value is at most ${MAX_METADATA_VALUE} characters`);
 
 /**

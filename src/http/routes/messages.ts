@@ -10,7 +10,7 @@ import { COUNT_KINDS, type MessageCountQueries } from '../../read-models/message
 import { TIMELINE_KIND } from '../../projections/messages.js';
 import { contactSchema } from './contacts.js';
 import { instant, nullableEnum } from './answer-fields.js';
-import { metadataFilterSchema, tagSchema } from './labels.js';
+import { metadataFilterSchema, tagFilterSchema } from './labels.js';
 import { givenInstant } from '../../domain/instant.js';
 
 const filters = {
@@ -19,7 +19,7 @@ const filters = {
   from: givenInstant.optional(),
   to: givenInstant.optional(),
   // repeated (`tag=a&tag=b`): messages carrying every one of them
-  tag: z.union([tagSchema, z.array(tagSchema).max(10, 'filter on at most 10 tags')]).optional(),
+  tag: tagFilterSchema.optional(),
   // documents the `metadata[<key>]=<value>` family; the handler reads each such parameter by its literal name
   'metadata[key]': z
     .string()
