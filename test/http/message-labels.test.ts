@@ -109,6 +109,36 @@ describe('tags and metadata on a send: stored, returned, filterable', function (
     expect((await list(tags(eleven.slice(1)))).status).to.equal(200);
   });
 
+  it('a tag or metadata filter sent in another form is refused, not ignored: every message would be answered', async () => {
+    const TAG = 'several tags are sent as tag repeated, without brackets: tag=a&tag=b';
+    const METADATA = 'a metadata filter is sent as metadata[<key>]=<value>, its key in the brackets';
+    const cases: [string, { field: string; message: string }[]][] = [
+      ['?tag[]=receipt', [{ field: 'tag[]', message: TAG }]],
+      ['?tag[0]=receipt&tag[1]=eu:west', [{ field: 'tag[0]', message: TAG }, { field: 'tag[1]', message: TAG }]],
+      ['?tag%5B%5D=receipt', [{ field: 'tag[]', message: TAG }]],
+      ['?metadata=1', [{ field: 'metadata', message: METADATA }]],
+      ['?metadata[]=1', [{ field: 'metadata[]', message: METADATA }]],
+      ['?metadata.plan=pro', [{ field: 'metadata.plan', message: METADATA }]],
+      // listed with the query's other problems, in one answer
+      ['?tag[]=receipt&metadata=1&search=a&search=b&metadata[k]=a&metadata[k]=b', [
+        { field: 'search', message: 'Invalid input: expected string, received array' },
+        { field: 'tag[]', message: TAG },
+        { field: 'metadata', message: METADATA },
+        { field: 'metadata[k]', message: 'give one value per metadata key' },
+      ]],
+    ];
+    for (const [query, issues] of cases) {
+      for (const res of [await list(query), await aggregate(query)]) {
+        expect([res.status, res.body.message], query).to.deep.equal([400, `${issues[0].field}: ${issues[0].message}`]);
+        expect(res.body.issues, query).to.deep.equal(issues);
+      }
+    }
+    const chart = await app.request('GET', '/api/messages/timeseries?tag[]=receipt', { apiKey: key });
+    expect([chart.status, chart.body.issues]).to.deep.equal([400, [{ field: 'tag[]', message: TAG }]]);
+    const bare = await app.request('GET', '/api/messages/timeseries?metadata=1', { apiKey: key });
+    expect([bare.status, bare.body.issues]).to.deep.equal([400, [{ field: 'metadata', message: METADATA }]]);
+  });
+
   describe('a metadata key is any text of 1 to 256 characters', () => {
     const entries = { 'order id': 'A 1', 'Größe': 'XL', '注文': 'é', 'a=b': 'c', '50% [x]&y+z': 'v=w' };
     let id: string;

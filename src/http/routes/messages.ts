@@ -10,16 +10,17 @@ import { COUNT_KINDS, type MessageCountQueries } from '../../read-models/message
 import { TIMELINE_KIND } from '../../projections/messages.js';
 import { contactSchema } from './contacts.js';
 import { instant, nullableEnum } from './answer-fields.js';
-import { metadataFilterSchema, tagFilterSchema } from './labels.js';
+import { tagFilterSchema, withLabelFilters } from './labels.js';
 import { givenInstant } from '../../domain/instant.js';
 
 const filters = {
-  status: z.enum(MESSAGE_STATUSES as [string, ...string[]]).optional(),
+  status: z.enum(MESSAGE_STATUSES as [MessageStatus, ...MessageStatus[]]).optional(),
   search: z.string().max(320).optional(),
   from: givenInstant.optional(),
   to: givenInstant.optional(),
-  // repeated (`tag=a&tag=b`): messages carrying every one of them
-  tag: tagFilterSchema.optional(),
+  tag: tagFilterSchema
+    .optional()
+    .describe('messages carrying every one of these tags: repeat the parameter for several (`tag=a&tag=b`), at most 10. The bracket forms (`tag[]=a`, `tag[0]=a`) are refused'),
   // documents the `metadata[<key>]=<value>` family; the handler reads each such parameter by its literal name
   'metadata[key]': z
     .string()
@@ -28,17 +29,12 @@ const filters = {
     .describe('metadata[<key>]=<value>: messages whose metadata has this entry; repeat for several keys. The key is any text, URL-encoded with the brackets (`metadata%5Border%20id%5D=1042`)'),
 };
 
-/** The route's parsed filters plus the tag and metadata ones, in the queries' terms. */
-function labelFilters(query: { tag?: string | string[] }, raw: unknown) {
-  const tags = query.tag === undefined ? undefined : typeof query.tag === 'string' ? [query.tag] : query.tag;
-  return { tags, metadata: metadataFilterSchema.parse(raw) };
-}
-const listQuery = z.object({ ...filters, cursor: z.string().max(500).optional(), limit: z.coerce.number().int().min(1).max(100).default(25) });
-const aggregateQuery = z.object({ ...filters, subject: z.string().max(998).optional(), campaignId: z.string().max(100).optional() });
+const listQuery = withLabelFilters(z.object({ ...filters, cursor: z.string().max(500).optional(), limit: z.coerce.number().int().min(1).max(100).default(25) }));
+const aggregateQuery = withLabelFilters(z.object({ ...filters, subject: z.string().max(998).optional(), campaignId: z.string().max(100).optional() }));
 const idParams = z.object({ id: z.string().min(1).max(100) });
 
 // The list's filters, as far as counts can answer them (src/read-models/message-counts.ts refuses the rest).
-const timeseriesQuery = z.object({
+const timeseriesQuery = withLabelFilters(z.object({
   ...filters,
   status: filters.status.describe('messages whose current status is this one: their activity, all of it, under the status they have now'),
   search: filters.search.describe('refused with 400: counts are not kept per text, so search narrows the list only'),
@@ -47,7 +43,7 @@ const timeseriesQuery = z.object({
   from: givenInstant.optional().describe('start of the time axis: events (not messages created) from this instant, rounded down to the interval'),
   to: givenInstant.optional().describe('end of the time axis (default now)'),
   interval: z.enum(['hour', 'day']).default('day'),
-});
+}));
 const bucketExample = { at: '2026-01-01T00:00:00.000Z', ...Object.fromEntries(COUNT_KINDS.map((k, i) => [k, 10 - i])) };
 const bucketSchema = z.object({ at: z.string(), ...Object.fromEntries(COUNT_KINDS.map((k) => [k, z.number().int()])) }) as z.ZodObject<
   { at: z.ZodString } & Record<(typeof COUNT_KINDS)[number], z.ZodNumber>
@@ -183,8 +179,8 @@ export function createMessageRoutes(deps: { messages: MessageQueries; detail: Me
         },
         400: { description: 'Invalid filter, cursor, or limit above 100' },
       },
-      async handler({ principal, query, req }) {
-        return { status: 200, body: await deps.messages.list(principal!, { ...query, ...labelFilters(query, req.query) } as never) };
+      async handler({ principal, query }) {
+        return { status: 200, body: await deps.messages.list(principal!, query) };
       },
     }),
     defineRoute({
@@ -195,8 +191,8 @@ export function createMessageRoutes(deps: { messages: MessageQueries; detail: Me
       auth,
       query: aggregateQuery,
       responses: { 200: { description: '{total, status, opens, clicks}', schema: messageAggregate } },
-      async handler({ principal, query, req }) {
-        return { status: 200, body: await deps.messages.aggregate(principal!, { ...query, ...labelFilters(query, req.query) } as never) };
+      async handler({ principal, query }) {
+        return { status: 200, body: await deps.messages.aggregate(principal!, query) };
       },
     }),
     defineRoute({
@@ -216,8 +212,8 @@ export function createMessageRoutes(deps: { messages: MessageQueries; detail: Me
         },
         400: { description: 'Invalid filter or instant, `from` after `to`, more than 1000 buckets, `search`, or more than one tag or metadata entry' },
       },
-      async handler({ principal, query, req }) {
-        return { status: 200, body: await deps.counts.timeseries(principal!, { ...query, ...labelFilters(query, req.query) } as never) };
+      async handler({ principal, query }) {
+        return { status: 200, body: await deps.counts.timeseries(principal!, query) };
       },
     }),
     defineRoute({
