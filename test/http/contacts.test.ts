@@ -169,6 +169,20 @@ describe('contacts: POST /api/contacts and GET /api/contacts', function () {
       expect(emails(combined)).to.deep.equal(['member27@list.example', 'member21@list.example']);
     });
 
+    it('a tag or list filter sent in another form is refused, not ignored: every contact would be answered', async () => {
+      const cases: [string, { field: string; message: string }[]][] = [
+        ['?tag[]=even', [{ field: 'tag[]', message: 'one tag is sent as tag=<tag>, without brackets' }]],
+        ['?tag[0]=even&listId[]=l1', [{ field: 'tag[0]', message: 'one tag is sent as tag=<tag>, without brackets' }, { field: 'listId[]', message: 'one list is sent as listId=<id>, without brackets' }]],
+        ['?tag=even&tag=odd', [{ field: 'tag', message: 'filter on one tag at a time' }]],
+        ['?listId=a&listId=b&limit=0', [{ field: 'limit', message: 'Too small: expected number to be >=1' }, { field: 'listId', message: 'filter on one list at a time' }]],
+      ];
+      for (const [query, issues] of cases) {
+        const res = await listOther(query);
+        expect([res.status, res.body.message], query).to.deep.equal([400, `${issues[0].field}: ${issues[0].message}`]);
+        expect(res.body.issues, query).to.deep.equal(issues);
+      }
+    });
+
     it('never shows another account\'s contacts', async () => {
       expect((await listOther('?search=ada.lovelace')).body.total).to.equal(0);
       expect((await list('?search=list.example')).body.total).to.equal(0);

@@ -8,14 +8,32 @@ import { writeJsonWithList } from '../stream-body.js';
 import { instant } from './answer-fields.js';
 import { accountOf, callerOf } from './principal-helpers.js';
 
-const listQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(100).default(25),
-  search: z.string().max(320).optional(),
-  status: z.enum(CONTACT_STATUSES).optional(),
-  tag: z.string().max(100).optional(),
-  listId: z.string().max(100).optional(),
-});
+/** A filter on one value: the parameter repeated is refused with why, not zod's "expected string, received array". */
+const oneOf = (what: string) => z.string({ error: (issue) => (Array.isArray(issue.input) ? `filter on one ${what} at a time` : undefined) }).max(100);
+// qs and axios write a list as `tag[]=a` or `tag[0]=a`: ignored, it would answer for every contact
+const BRACKETED = { tag: 'one tag is sent as tag=<tag>, without brackets', listId: 'one list is sent as listId=<id>, without brackets' };
+const listQuery = z
+  .object({
+    page: z.coerce.number().int().min(1).default(1),
+    limit: z.coerce.number().int().min(1).max(100).default(25),
+    search: z.string().max(320).optional(),
+    status: z.enum(CONTACT_STATUSES).optional(),
+    tag: oneOf('tag').optional(),
+    listId: oneOf('list').optional(),
+  })
+  // the bracketed names are read as sent, which the object would strip
+  .loose()
+  .superRefine(
+    (q, ctx) => {
+      for (const name of Object.keys(q)) {
+        const field = /^(tag|listId)[[.]/.exec(name)?.[1] as keyof typeof BRACKETED | undefined;
+        if (field) ctx.addIssue({ code: 'custom', path: [name], message: BRACKETED[field] });
+      }
+    },
+    // also when another parameter is wrong, so that one answer lists every problem
+    { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
+  )
+  .transform(({ page, limit, search, status, tag, listId }) => ({ page, limit, search, status, tag, listId }));
 const importBody = z
   .object({
     // Rows are validated one by one in the command so that invalid rows can be reported by index.
