@@ -62,10 +62,12 @@ describe('POST /api/send/transactional with attachments', function () {
     });
 
     it('an executable type, by extension and by content type', async () => {
-      for (const filename of ['setup.exe', 'run.BAT', 'x.cmd', 'a.com', 'app.js', 'x.vbs', 's.scr', 'i.msi', 'lib.jar', 'p.ps1', 'trailing.exe.', 'x.scr;', 'x.exe; ', 'x.exe;.txt']) {
+      for (const filename of ['setup.exe', 'run.BAT', 'x.cmd', 'a.com', 'app.js', 'x.vbs', 's.scr', 'i.msi', 'lib.jar', 'p.ps1', 'trailing.exe.', 'x.scr;', 'x.exe; ', 'x.exe;.txt', 'addin.xll', 'db.adp', 'x.diagcfg']) {
         await refused([{ filename, content: 'YWJj' }], /^attachments\.0\.filename: \.\w+ files are refused as attachments/);
       }
       await refused([invoice, { filename: 'notes.txt', content: 'YWJj', contentType: 'application/x-msdownload' }], /^attachments\.1\.contentType: application\/x-msdownload is refused/);
+      await refused([{ filename: 'book.xlsx', content: 'YWJj', contentType: 'application/vnd.ms-excel.addin.macroEnabled.12' }], /^attachments\.0\.contentType: application\/vnd\.ms-excel\.addin\.macroenabled\.12 is refused/);
+      await refused([{ filename: 'notes.txt', content: 'YWJj', contentType: 'text/x-shellscript' }], /^attachments\.0\.contentType: text\/x-shellscript is refused/);
     });
 
     it('a content id outside printable ASCII, with a space, angle bracket or quote', async () => {

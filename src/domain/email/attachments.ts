@@ -62,7 +62,9 @@ export const REFUSED_EXTENSIONS = new Set([
   // Windows programs, installers and system files
   'exe', 'com', 'scr', 'pif', 'cpl', 'dll', 'sys', 'drv', 'ocx', 'msi', 'msp', 'mst', 'msc', 'msix', 'msixbundle',
   'appx', 'appxbundle', 'appref-ms', 'application', 'gadget', 'hta', 'inf', 'ins', 'isp', 'reg', 'scf', 'lnk',
-  'url', 'xbap', 'diagcab', 'cab', 'chm', 'hlp',
+  'url', 'xbap', 'diagcab', 'diagcfg', 'diagpack', 'cab', 'chm', 'hlp', 'vxd', 'lib', 'ex_', 'nsh',
+  // Access projects and databases that run code, and Excel's native add-ins (DLLs)
+  'ade', 'adp', 'mde', 'xll',
   // shell and script languages
   'bat', 'cmd', 'js', 'jse', 'mjs', 'cjs', 'vb', 'vbe', 'vbs', 'ws', 'wsc', 'wsf', 'wsh', 'ps1', 'ps1xml', 'ps2',
   'ps2xml', 'psc1', 'psc2', 'psd1', 'psm1', 'msh', 'msh1', 'msh2', 'mshxml', 'msh1xml', 'msh2xml', 'sct', 'shb',
@@ -75,7 +77,11 @@ export const REFUSED_EXTENSIONS = new Set([
   'iso', 'img', 'vhd', 'vhdx', 'docm', 'dotm', 'xlsm', 'xltm', 'xlam', 'pptm', 'potm', 'ppam', 'ppsm', 'sldm',
 ]);
 
-/** Content types refused whatever the filename says (the type a recipient's client may act on). */
+/**
+ * Content types refused whatever the filename says (the type a recipient's client may act on): the
+ * types of the refused extensions, so that a program does not pass under a harmless name. Office's
+ * macro-enabled types are matched by name (see isRefusedContentType), there being one per format.
+ */
 export const REFUSED_CONTENT_TYPES = new Set([
   'application/x-msdownload',
   'application/x-msdos-program',
@@ -112,10 +118,45 @@ export const REFUSED_CONTENT_TYPES = new Set([
   'application/x-python-code',
   'text/x-python',
   'application/x-powershell',
-  'application/vnd.ms-word.document.macroenabled.12',
-  'application/vnd.ms-excel.sheet.macroenabled.12',
-  'application/vnd.ms-powerpoint.presentation.macroenabled.12',
+  'text/x-shellscript',
+  'text/x-sh',
+  'text/x-script.sh',
+  'text/x-script.csh',
+  'text/x-script.ksh',
+  'text/x-script.zsh',
+  'application/x-ksh',
+  'application/x-shar',
+  'text/x-script.python',
+  // nodemailer's own spelling for .py
+  'text/x-script.phyton',
+  'application/x-bytecode.python',
+  'application/node',
+  'application/java-vm',
+  'text/scriptlet',
+  'text/scriplet',
+  'application/x-ms-xbap',
+  'application/x-internet-signup',
+  'application/appx',
+  'application/appxbundle',
+  'application/msix',
+  'application/msixbundle',
+  'application/vnd.ms-cab-compressed',
+  'application/vnd.ms-htmlhelp',
+  'application/winhlp',
+  'application/vnd.apple.installer+xml',
+  'application/x-redhat-package-manager',
+  'application/x-makeself',
+  'application/x-xpinstall',
+  'application/x-chrome-extension',
+  'application/x-virtualbox-vhd',
+  'application/x-virtualbox-vhdx',
 ]);
+
+/** Whether a content type (with or without parameters, in any case) is refused as an attachment's. */
+export function isRefusedContentType(contentType: string): boolean {
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  return REFUSED_CONTENT_TYPES.has(type) || type.includes('macroenabled');
+}
 
 /** Decoded length of well-formed base64, without decoding it. */
 function decodedSize(b64: string): number {
@@ -186,7 +227,7 @@ export function checkAttachments(list: AttachmentInput[], typeOf: (filename: str
       return { ok: false, field: `${at}.filename`, message: `.${extension} files are refused as attachments (executable or script types)` };
     }
     const contentType = (a.contentType ?? typeOf(a.filename)).toLowerCase();
-    if (REFUSED_CONTENT_TYPES.has(contentType.split(';')[0].trim())) {
+    if (isRefusedContentType(contentType)) {
       return { ok: false, field: `${at}.contentType`, message: `${contentType} is refused as an attachment type (executable or script types)` };
     }
     const bytes = decodeBase64(a.content);

@@ -49,9 +49,69 @@ describe('attachment filenames', () => {
     }
   });
 
+  it('refuses the programs, add-ins and scripts mail providers block, whatever the case', () => {
+    const extensions = ['exe', 'dll', 'xlam', 'xll', 'ade', 'adp', 'mde', 'lib', 'vxd', 'nsh', 'ex_', 'diagcfg', 'diagpack', 'diagcab'];
+    for (const extension of extensions) {
+      for (const filename of [`x.${extension}`, `X.${extension.toUpperCase()}`]) {
+        expect(refused(filename), filename).to.equal(`attachments.0.filename: .${extension} files are refused as attachments (executable or script types)`);
+      }
+    }
+  });
+
   it('takes ordinary names in any script, with spaces, semicolons and brackets', () => {
     for (const filename of ['invoice 2024-05.pdf', 'Łódź — zamówienie.pdf', '日本語.txt', 'notes;v2.txt', 'photo (1).jpg', '[draft] plan.docx', "O'Brien.csv", 'emoji 😀.png']) {
       expect(refused(filename), filename).to.equal(null);
+    }
+  });
+});
+
+describe('attachment content types', () => {
+  const typed = (contentType: string) => {
+    const result = checkAttachments([{ filename: 'notes.txt', content: 'YWJj', contentType }], () => 'text/plain');
+    return result.ok ? null : `${result.field}: ${result.message}`;
+  };
+
+  it("refuses the type of every refused extension, as well as its extension: a harmless name does not make a program's type safe", () => {
+    const types = [
+      'application/x-msdownload',
+      'text/x-shellscript',
+      'text/x-sh',
+      'application/x-shar',
+      'application/java-vm',
+      'application/node',
+      'application/vnd.ms-cab-compressed',
+      'application/vnd.ms-htmlhelp',
+      'application/x-chrome-extension',
+      'application/x-xpinstall',
+      'application/x-redhat-package-manager',
+      'application/msix',
+      'application/appx',
+      'application/x-virtualbox-vhd',
+    ];
+    for (const type of types) expect(typed(type), type).to.equal(`attachments.0.contentType: ${type} is refused as an attachment type (executable or script types)`);
+  });
+
+  it('refuses every macro-enabled Office type, in any case and with parameters', () => {
+    const macroEnabled = [
+      'application/vnd.ms-word.document.macroEnabled.12',
+      'application/vnd.ms-word.template.macroEnabled.12',
+      'application/vnd.ms-excel.sheet.macroEnabled.12',
+      'application/vnd.ms-excel.template.macroEnabled.12',
+      'application/vnd.ms-excel.addin.macroEnabled.12',
+      'application/vnd.ms-excel.sheet.binary.macroEnabled.12',
+      'application/vnd.ms-powerpoint.presentation.macroEnabled.12',
+      'application/vnd.ms-powerpoint.template.macroEnabled.12',
+      'application/vnd.ms-powerpoint.addin.macroEnabled.12',
+      'application/vnd.ms-powerpoint.slideshow.macroEnabled.12',
+      'application/vnd.ms-powerpoint.slide.macroEnabled.12',
+      'APPLICATION/VND.MS-EXCEL.ADDIN.MACROENABLED.12; name="a.xlam"',
+    ];
+    for (const type of macroEnabled) expect(typed(type), type).to.match(/^attachments\.0\.contentType: .* is refused as an attachment type/);
+  });
+
+  it('takes documents, images and archives', () => {
+    for (const type of ['application/pdf', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'application/vnd.ms-excel', 'text/plain; charset=utf-8', 'image/png', 'application/zip', 'application/octet-stream', 'text/csv']) {
+      expect(typed(type), type).to.equal(null);
     }
   });
 });
