@@ -84,9 +84,27 @@ describe('API key authentication', function () {
     expect(cidr.body.message).to.match(/CIDR/);
     const scope = await create({ scopes: ['send', 'admin'] });
     expect(scope.status).to.equal(400);
-    expect(scope.body.message).to.equal('unknown scope: admin (valid scopes: send, sms:send, read_events, contacts:read, contacts:write)');
+    expect(scope.body.message).to.equal('scopes.1: unknown scope: admin (valid scopes: send, sms:send, read_events, contacts:read, contacts:write)');
     expect((await create({ dailyLimit: 1000 })).status).to.equal(400);
     expect((await create({ dailyLimit: 999 })).status).to.equal(201);
+  });
+
+  it('lists every problem of scopes and ipAllowlist at once, each under its field, and creates nothing', async () => {
+    const before = (await app.request('GET', '/api/api-keys', { token: app.adminToken })).body.items.length;
+    const res = await app.request('POST', '/api/api-keys', {
+      token: app.adminToken,
+      body: { name: 'x', scopes: ['bogus', 'send', 'admin'], ipAllowlist: ['10.0.0.0/8', '127.0.0.1', 'localhost'] },
+    });
+    const valid = '(valid scopes: send, sms:send, read_events, contacts:read, contacts:write)';
+    expect(res.status).to.equal(400);
+    expect(res.body.message).to.equal(`scopes.0: unknown scope: bogus ${valid}`);
+    expect(res.body.issues).to.deep.equal([
+      { field: 'scopes.0', message: `unknown scope: bogus ${valid}` },
+      { field: 'scopes.2', message: `unknown scope: admin ${valid}` },
+      { field: 'ipAllowlist.0', message: '10.0.0.0/8 is not a single IPv4 or IPv6 address (CIDR ranges are unsupported)' },
+      { field: 'ipAllowlist.2', message: 'localhost is not a single IPv4 or IPv6 address (CIDR ranges are unsupported)' },
+    ]);
+    expect((await app.request('GET', '/api/api-keys', { token: app.adminToken })).body.items).to.have.length(before);
   });
 
   it('400 for a key that would be expired at creation, naming expiresAt; nothing is created', async () => {

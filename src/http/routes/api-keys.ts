@@ -5,14 +5,24 @@ import { defineRoute } from '../route.js';
 import { instant } from './answer-fields.js';
 import { accountOf, callerOf } from './principal-helpers.js';
 import { givenInstant } from '../../domain/instant.js';
+import { normaliseIp } from '../../domain/ip.js';
+
+const scope = z.enum(SCOPES as [Scope, ...Scope[]], {
+  error: (issue) => `unknown scope: ${typeof issue.input === 'string' ? issue.input : JSON.stringify(issue.input)} (valid scopes: ${SCOPES.join(', ')})`,
+});
+/** One address, in the canonical text the client's address is compared with. */
+const allowedIp = z
+  .string()
+  .max(100)
+  .transform((ip, ctx) => normaliseIp(ip) ?? (ctx.addIssue({ code: 'custom', message: `${ip} is not a single IPv4 or IPv6 address (CIDR ranges are unsupported)` }), z.NEVER));
 
 // strict: a misspelt `ipAllowList` or `daily_limit` dropped in silence would make a key without the limit its creator asked for
 const createBody = z
   .object({
     name: z.string().trim().min(1).max(200),
-    scopes: z.array(z.string()).min(1).max(SCOPES.length * 2),
+    scopes: z.array(scope).min(1).max(SCOPES.length * 2),
     expiresAt: givenInstant.nullable().optional(),
-    ipAllowlist: z.array(z.string().max(100)).max(100).optional(),
+    ipAllowlist: z.array(allowedIp).max(100).optional(),
     dailyLimit: z.number().int().positive().nullable().optional(),
   })
   .strict();

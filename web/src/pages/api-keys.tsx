@@ -3,7 +3,8 @@ import { api, call } from '../api';
 import type { ApiKey } from '../types';
 import { Table, ActionForm, ConfirmButton, CopyButton, ErrorText, PageTitle, formatTime, useAction, useLoad } from '../ui';
 
-const SCOPES = ['send', 'sms:send', 'read_events', 'contacts:read', 'contacts:write'];
+const SCOPES = ['send', 'sms:send', 'read_events', 'contacts:read', 'contacts:write'] as const;
+type Scope = (typeof SCOPES)[number];
 
 /** The controls a key was created with, which its secret alone does not show: where it may be used from, how much a day. */
 function limitsOf(apiKey: ApiKey): string {
@@ -39,7 +40,7 @@ function KeyRow({ apiKey, onRevoked }: { apiKey: ApiKey; onRevoked: () => void }
 export function ApiKeys() {
   const list = useLoad(() => call<{ items: ApiKey[] }>(api.GET('/api/api-keys')), []);
   const [name, setName] = useState('');
-  const [scopes, setScopes] = useState<string[]>(['send']);
+  const [scopes, setScopes] = useState<Scope[]>(['send']);
   const [expiresAt, setExpiresAt] = useState('');
   const [ipAllowlist, setIpAllowlist] = useState('');
   const [dailyLimit, setDailyLimit] = useState('');
