@@ -37,6 +37,11 @@ export class AppError extends Error {
 }
 
 export const badRequest = (message: string, details?: Record<string, unknown>) => new AppError(400, message, details);
+/**
+ * A 400 for one field of a request, refused by a rule its schema cannot check (one that needs the
+ * clock or the stored state): worded and listed as a schema's refusal is, `<field>: <message>` and `issues`.
+ */
+export const invalidField = (field: string, message: string) => badRequest(`${field}: ${message}`, { issues: [{ field, message }] });
 export const unauthorized = (message = 'invalid API key') => new AppError(401, message);
 export const forbidden = (message: string) => new AppError(403, message);
 export const notFound = (message = 'Not Found') => new AppError(404, message);

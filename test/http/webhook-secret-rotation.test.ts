@@ -80,7 +80,7 @@ describe('POST /api/webhooks/:id/rotate-secret: a new signing secret, at once or
     expect(JSON.stringify(trail.body)).to.not.include(newSecret).and.not.include(hook.secret);
 
     const far = await account.call('POST', `/api/webhooks/${hook.id}/rotate-secret`, { activeAt: new Date(Date.now() + 8 * 86_400_000).toISOString() });
-    expect([far.status, far.body.message]).to.deep.equal([400, 'activeAt: at most 7 days ahead']);
+    expect([far.status, far.body.message, far.body.issues]).to.deep.equal([400, 'activeAt: at most 7 days ahead', [{ field: 'activeAt', message: 'at most 7 days ahead' }]]);
     expect((await account.call('POST', `/api/webhooks/${hook.id}/rotate-secret`, { activeAt: 'tomorrow' })).status).to.equal(400);
     const other = await newAccount(app);
     expect((await other.call('POST', `/api/webhooks/${hook.id}/rotate-secret`, {})).status).to.equal(404);

@@ -1,5 +1,5 @@
 import type { Decider } from '../decider.js';
-import { badRequest, notFound } from '../errors.js';
+import { invalidField, notFound } from '../errors.js';
 
 export const WEBHOOK_EVENTS = ['contact.unsubscribed', 'contact.bounced', 'contact.complained', 'contact.suppressed'] as const;
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
@@ -79,7 +79,7 @@ export const webhookSubscriptionDecider: Decider<WebhookSubscriptionState, Webho
     if (command.kind === 'rotateSecret') {
       const now = new Date(command.now);
       const activeAt = command.activeAt === undefined ? now : new Date(command.activeAt);
-      if (activeAt.getTime() - now.getTime() > MAX_ROTATION_DELAY_MS) throw badRequest('activeAt: at most 7 days ahead');
+      if (activeAt.getTime() - now.getTime() > MAX_ROTATION_DELAY_MS) throw invalidField('activeAt', 'at most 7 days ahead');
       // a rotation still pending is replaced: only the secret signing now, and the newest, stay valid
       const secret = signingSecret(state.subscription, now);
       const signing: SigningSecrets = activeAt <= now ? { secret: command.secret, next: null, nextAt: null } : { secret, next: command.secret, nextAt: activeAt.toISOString() };

@@ -36,7 +36,10 @@ describe('webhook subscription: rotating the signing secret', () => {
   });
 
   it('refuses a switch more than 7 days ahead; a time already past is now; another account or a removed endpoint is 404', () => {
-    expect(() => given(webhookSubscriptionDecider, [subscribed]).when(rotate('whsec_new', NOW, '2026-12-04T10:00:00.001Z'))).to.throw(AppError, 'activeAt: at most 7 days ahead');
+    expect(() => given(webhookSubscriptionDecider, [subscribed]).when(rotate('whsec_new', NOW, '2026-12-04T10:00:00.001Z')))
+      .to.throw(AppError, 'activeAt: at most 7 days ahead')
+      .with.property('details')
+      .that.deep.equals({ issues: [{ field: 'activeAt', message: 'at most 7 days ahead' }] });
     expect(given(webhookSubscriptionDecider, [subscribed]).when(rotate('whsec_new', NOW, '2026-11-27T09:00:00Z'))[0].data).to.deep.include({ secret: 'whsec_new', next: null });
     expect(() => given(webhookSubscriptionDecider, [subscribed]).when({ ...rotate('whsec_new', NOW), accountId: 'a2' })).to.throw(AppError).with.property('status', 404);
     const removed: WebhookSubscriptionEvent = { type: 'WebhookRemoved', data: { id: 'w1', accountId: 'a1', removedAt: NOW } };
