@@ -89,10 +89,14 @@ describe('POST /api/send/sms, sandbox provider', function () {
   });
 
   it('400 body missing or empty; to missing; unknown fields', async () => {
-    expectError(await send({ to: TO }), 400, 'body: body is required');
-    expectError(await send({ to: TO, body: '' }), 400, 'body: body is required');
+    // a field left out reads `required`, as on every route
+    expectError(await send({ to: TO }), 400, 'body: required');
+    expectError(await send({ to: TO, body: '' }), 400, 'body: must not be empty');
     expectError(await send({ to: TO, body: 42 }), 400, 'body: body must be a string');
-    expectError(await send({ body: 'hi' }), 400, 'to: to is required');
+    expectError(await send({ body: 'hi' }), 400, 'to: required');
+    expectError(await send({ to: ' ', body: 'hi' }), 400, 'to: must not be empty');
+    const empty = await send({});
+    expect(empty.body.issues).to.deep.equal([{ field: 'to', message: 'required' }, { field: 'body', message: 'required' }]);
     // a number given as a JSON number is no missing number
     expectError(await send({ to: 14155550100, body: 'hi' }), 400, 'to: to must be a string: a phone number in E.164, such as "+14155550100"');
     expectError(await send({ to: TO, body: 'hi', from: '+18445550199' }), 400, /from/);

@@ -5,9 +5,10 @@ import { causeOfRequest } from './principal-helpers.js';
 
 const body = z
   .object({
-    to: z.string({ error: (issue) => (issue.input === undefined ? 'to is required' : 'to must be a string: a phone number in E.164, such as "+14155550100"') }).trim().min(1, 'to is required').max(64, 'to is not a valid phone number'),
+    // a field left out reads `required` (the global wording), one of another type says what it should be
+    to: z.string({ error: (issue) => (issue.input === undefined ? undefined : 'to must be a string: a phone number in E.164, such as "+14155550100"') }).trim().min(1, 'must not be empty').max(64, 'to is not a valid phone number'),
     // Far above 10 segments of any encoding; the exact limit is checked by counting segments.
-    body: z.string({ error: (issue) => (issue.input === undefined ? 'body is required' : 'body must be a string') }).min(1, 'body is required').max(20_000, 'body is too long: more than 10 segments'),
+    body: z.string({ error: (issue) => (issue.input === undefined ? undefined : 'body must be a string') }).min(1, 'must not be empty').max(20_000, 'body is too long: more than 10 segments'),
   })
   .strict();
 
