@@ -164,11 +164,11 @@ describe('GET /api/messages/changes', function () {
     const { cursor } = await readAll(jwt());
     const decoded = Buffer.from(cursor, 'base64url').toString();
     const forged = Buffer.from(decoded.replace(/^v1\.(\d+)/, (_, n) => `v1.${Number(n) + 1}`)).toString('base64url');
-    for (const after of ['nonsense', 'x'.repeat(201), forged, Buffer.from('v1.1.1').toString('base64url'), `${cursor}A`]) {
+    // however it is wrong, too long included, the answer is the one the docs give
+    for (const after of ['nonsense', 'x'.repeat(201), `${cursor}${'A'.repeat(200)}`, 'x'.repeat(4000), forged, Buffer.from('v1.1.1').toString('base64url'), `${cursor}A`]) {
       const res = await changes(`?after=${encodeURIComponent(after)}`, jwt());
       expect(res.status, after).to.equal(400);
-      expect(res.body).to.include({ error: 'Bad Request', statusCode: 400 });
-      expect(res.body.message, after).to.match(/^after/);
+      expect(res.body, after.slice(0, 40)).to.include({ error: 'Bad Request', statusCode: 400, message: 'after is not a cursor this feed issued' });
     }
     const cases: [string, RegExp][] = [
       ['?wait=31', /^wait.*30/],

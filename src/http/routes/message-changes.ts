@@ -12,7 +12,11 @@ const whole = (name: string, min: number, max: number) =>
     .pipe(z.number().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`));
 
 const changesQuery = z.object({
-  after: z.string().max(200).optional().meta({ description: 'nextCursor of the previous page; absent: from the oldest event', example: 'djEuODQ1LjEyMDMuNm1pNHVzT3F2a1pGeS1xQm5IVjB0Zw' }),
+  // Its length is the cursor decoder's to check, so that any cursor it never issued, too long included, gets one answer.
+  after: z
+    .string()
+    .optional()
+    .meta({ description: 'nextCursor of the previous page; absent: from the oldest event', example: 'djEuODQ1LjEyMDMuNm1pNHVzT3F2a1pGeS1xQm5IVjB0Zw', maxLength: 200 }),
   wait: whole('wait', 0, MAX_WAIT_SECONDS).optional().meta({ description: `seconds to hold the call while nothing has happened (0..${MAX_WAIT_SECONDS})`, example: '25' }),
   limit: whole('limit', 1, MAX_CHANGES_PAGE).optional().meta({ description: `items per page (1..${MAX_CHANGES_PAGE}, default 100)`, example: '100' }),
 });
