@@ -302,6 +302,7 @@ describe('/openapi.json describes every 2xx answer the API gives (contract)', fu
     expect(imported.body.errors).to.have.length(1);
     await call('POST', '/api/contacts/import', { apiKey: key, body: { contacts: [{ email: 'grace@example.org' }] } });
     await call('GET', '/api/contacts?limit=2&listId=news', { apiKey: key });
+    await call('GET', `/api/contacts/${encodeURIComponent('ada@example.org')}`, { apiKey: key });
 
     // sends: transactional (with an attachment), scheduled, batch, SMS
     const sent = await call('POST', '/api/send/transactional', {
