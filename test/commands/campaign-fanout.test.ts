@@ -1,0 +1,99 @@
+import { expect } from 'chai';
+import { createCampaignFanout, type CampaignFanoutDeps } from '../../src/commands/campaign-fanout.js';
+import { createSendEmail } from '../../src/commands/send-email.js';
+import { createCampaignTurns } from '../../src/adapters/db/campaign-turns.js';
+import { getOrCreateSecret } from '../../src/adapters/db/secrets.js';
+import { campaignDecider, campaignStream } from '../../src/domain/campaigns/campaign.js';
+import { fold } from '../../src/domain/decider.js';
+import { renderTemplate } from '../../src/domain/email/render.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { readyToSend } from '../support/email-setup.js';
+
+/**
+ * The fan-out's steps run here, with what a test wants to see or change: each campaign is sent while
+ * this file holds its turn, so the app's own fan-out waits and then finds nothing left to do.
+ */
+describe('campaign fan-out steps', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  let from: string;
+  let sendEmail: CampaignFanoutDeps['sendEmail'];
+  const api = (method: string, path: string, body?: unknown) => app.request(method, path, { token: app.adminToken, body });
+
+  before(async () => {
+    app = await startTestApp();
+    ({ from } = await readyToSend(app));
+    const { infra } = app;
+    sendEmail = createSendEmail({
+      eventStore: infra.bulk.eventStore,
+      db: infra.db,
+      counters: infra.bulk.counters,
+      attachmentStore: infra.attachmentStore,
+      personOf: infra.privacy.personOf,
+      linkSecret: await getOrCreateSecret(infra.db, 'links'),
+      baseUrl: () => app.config.BASE_URL,
+    });
+  });
+  after(async () => app?.close());
+
+  const importList = async (listId: string, n: number) => {
+    const contacts = Array.from({ length: n }, (_, i) => ({ email: `${listId.toLowerCase()}${i}@example.org`, firstName: `F${i}` }));
+    expect((await api('POST', '/api/contacts/import', { contacts, listId })).status).to.equal(200);
+  };
+  const template = async (html: string) => (await api('POST', '/api/templates', { name: 't', subject: 'Hi', html, text: 't' })).body.id as string;
+
+  /** Sends a new campaign and runs its fan-out here, step after step, until it stops; answers the campaign's state then. */
+  async function fanOut(campaign: Record<string, unknown>, deps: Partial<CampaignFanoutDeps> = {}) {
+    const created = await api('POST', '/api/campaigns', { name: 'c', fromEmail: from, ...campaign });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const id: string = created.body.id;
+    const fanout = createCampaignFanout({ db: app.infra.db, eventStore: app.infra.eventStore, sendEmail, clock: () => new Date(), ...deps });
+    await createCampaignTurns(app.infra.db).step(id, async () => {
+      expect((await api('POST', `/api/campaigns/${id}/send`, {})).status).to.equal(202);
+      while (await fanout.step(id));
+    });
+    // from the log: the read model may not have the last step yet
+    return fold(campaignDecider, await app.infra.eventStore.readStream(campaignStream(id)));
+  }
+
+  it('a template that fails to render stops the step at its first failure: one render, not one for each contact', async () => {
+    await importList('BOOM20', 20);
+    let renders = 0;
+    const render: typeof renderTemplate = (parts, variables) => {
+      renders++;
+      return renderTemplate(parts, variables);
+    };
+    const campaign = await fanOut(
+      {
+        templateId: await template('<p>{{#items}}{{#items}}{{firstName}}{{/items}}{{/items}}</p>'),
+        audience: { listId: 'BOOM20' },
+        variables: { items: Array.from({ length: 1000 }, (_, i) => i) },
+      },
+      { render },
+    );
+    expect(campaign).to.deep.include({ status: 'paused', pausedReason: 'template_failed' });
+    expect(campaign.progress).to.deep.include({ queued: 0, skipped: 0 });
+    expect(renders).to.equal(1);
+  });
+
+  it('renders of a step take turns with the rest of the thread: other work runs between two renders', async () => {
+    await importList('SLOW5', 5);
+    const log: string[] = [];
+    const render: typeof renderTemplate = (parts, variables) => {
+      log.push('render');
+      // a costly render: the thread is held this long
+      const until = Date.now() + 20;
+      while (Date.now() < until);
+      // the other work, asked for now, runs at the thread's next turn
+      setImmediate(() => log.push('other'));
+      return renderTemplate(parts, variables);
+    };
+    const campaign = await fanOut({ templateId: await template('<p>{{firstName}}</p>'), audience: { listId: 'SLOW5' } }, { render });
+    expect(campaign).to.deep.include({ status: 'sent' });
+    expect(campaign.progress).to.deep.include({ queued: 5 });
+    const renders = log.flatMap((entry, i) => (entry === 'render' ? [i] : []));
+    expect(renders).to.have.length(5);
+    // between any two renders, the work the first one left for the next turn has run
+    for (let i = 1; i < renders.length; i++) expect(log.slice(renders[i - 1], renders[i]), JSON.stringify(log)).to.include('other');
+  });
+});
