@@ -2,10 +2,12 @@ import { createId } from '../cuid.js';
 import type { Db } from '../adapters/db/knex.js';
 import type { CampaignTurns } from '../adapters/db/campaign-turns.js';
 import { campaignDecider, campaignStream, type CampaignCommand, type CampaignDefinition } from '../domain/campaigns/campaign.js';
+import { sendingChecks, type SendingChecks } from '../domain/campaigns/sending-checks.js';
+import { fold } from '../domain/decider.js';
 import { normaliseEmail } from '../domain/email/address.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
-import type { EventStore } from '../ports/event-store.js';
+import type { EventStore, RecordedEvent } from '../ports/event-store.js';
 import { callerMetadata, type Caller } from './caller.js';
 import { execute } from './execute.js';
 import type { Aggregate, MessageQueries } from '../read-models/messages.js';
@@ -73,16 +75,28 @@ export function createCampaignCommands(deps: {
     if (!row) throw notFound(`campaign ${id} not found`);
     return (await views(principal, [row]))[0];
   }
-  async function run(id: string, caller: Caller, command: CampaignCommand) {
-    const result = await execute(campaignDecider, command, { eventStore: deps.eventStore, streamId: campaignStream(id), metadata: callerMetadata(caller) });
+  async function run(id: string, caller: Caller, command: CampaignCommand, history?: RecordedEvent[]) {
+    const result = await execute(campaignDecider, command, { eventStore: deps.eventStore, streamId: campaignStream(id), metadata: callerMetadata(caller), history });
     await deps.waitFor('campaigns', result.position);
     return result;
   }
 
   /** The checks a send of the same template from the same sender makes, with the same words. */
-  async function checkSendable(accountId: string, templateId: string, fromEmail: string) {
-    if (!(await templateRow(deps.db, accountId, templateId, ['id']))) throw badRequest(`templateId ${templateId} not found`);
-    if (!(await isVerifiedSender(deps.db, accountId, normaliseEmail(fromEmail)))) throw badRequest(`${fromEmail} is not verified for sending`);
+  async function checkSendable(accountId: string, { templateId, fromEmail }: SendingChecks) {
+    if (templateId !== undefined && !(await templateRow(deps.db, accountId, templateId, ['id']))) throw badRequest(`templateId ${templateId} not found`);
+    if (fromEmail !== undefined && !(await isVerifiedSender(deps.db, accountId, normaliseEmail(fromEmail)))) throw badRequest(`${fromEmail} is not verified for sending`);
+  }
+
+  /**
+   * A send or an edit: decided on the campaign first (a change its status refuses is that 409, whatever
+   * its template or sender), then what the decision would send from is checked (sendingChecks), then
+   * it is recorded, decided on the same history.
+   */
+  async function checkedRun(principal: Principal, caller: Caller, id: string, command: CampaignCommand) {
+    const history = await deps.eventStore.readStream(campaignStream(id));
+    const state = fold(campaignDecider, history);
+    await checkSendable(principal.accountId, sendingChecks(state, campaignDecider.decide(command, state)));
+    await run(id, caller, command, history);
   }
 
   return {
@@ -91,7 +105,7 @@ export function createCampaignCommands(deps: {
       return views(principal, await campaignsOf(deps.db, principal.accountId));
     },
     async create(principal: Principal, caller: Caller, input: CampaignInput) {
-      await checkSendable(principal.accountId, input.templateId, input.fromEmail);
+      await checkSendable(principal.accountId, input);
       const id = createId();
       const definition: CampaignDefinition = {
         name: input.name,
@@ -106,20 +120,14 @@ export function createCampaignCommands(deps: {
       return get(principal, id);
     },
     async send(principal: Principal, caller: Caller, id: string, scheduledAt: string | null) {
-      const row = await campaignRow(deps.db, principal.accountId, id, ['template_id', 'from_email']);
-      if (!row) throw notFound(`campaign ${id} not found`);
-      await checkSendable(principal.accountId, row.template_id, row.from_email);
-      await run(id, caller, { kind: 'send', accountId: principal.accountId, scheduledAt: scheduledAt && new Date(scheduledAt).toISOString(), now: now() });
+      if (!(await campaignRow(deps.db, principal.accountId, id, ['id']))) throw notFound(`campaign ${id} not found`);
+      await checkedRun(principal, caller, id, { kind: 'send', accountId: principal.accountId, scheduledAt: scheduledAt && new Date(scheduledAt).toISOString(), now: now() });
       return get(principal, id);
     },
     /** A draft, scheduled or paused campaign's definition; a new template or sender is checked as on create. */
     async edit(principal: Principal, caller: Caller, id: string, changes: Partial<CampaignDefinition>) {
-      const row = await campaignRow(deps.db, principal.accountId, id, ['template_id', 'from_email']);
-      if (!row) throw notFound(`campaign ${id} not found`);
-      if (changes.templateId !== undefined || changes.fromEmail !== undefined) {
-        await checkSendable(principal.accountId, changes.templateId ?? row.template_id, changes.fromEmail ?? row.from_email);
-      }
-      await run(id, caller, { kind: 'edit', accountId: principal.accountId, changes, now: now() });
+      if (!(await campaignRow(deps.db, principal.accountId, id, ['id']))) throw notFound(`campaign ${id} not found`);
+      await checkedRun(principal, caller, id, { kind: 'edit', accountId: principal.accountId, changes, now: now() });
       return get(principal, id);
     },
     /** A draft thrown away (a campaign that has sent anything is cancelled instead). */

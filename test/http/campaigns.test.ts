@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'chai';
 import { queueDirect } from '../support/messages-http.js';
 import { campaignMessageId } from '../../src/domain/campaigns/personalise.js';
+import { createCampaignTurns } from '../../src/adapters/db/campaign-turns.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/contacts-http.js';
 import { eventually, readyToSend } from '../support/email-setup.js';
@@ -199,6 +200,48 @@ describe('campaigns: create, send, fan-out, progress and stats', function () {
     const sent = await eventually(() => deliveredByRecipient(app, c.id), (byRecipient) => byRecipient.size === 3, 20_000);
     expect([...sent.keys()].sort()).to.deep.equal(['fix1@example.org', 'fix2@example.org', 'fix3@example.org']);
     for (const row of sent.values()) expect(row.subject).to.equal('New for Fix');
+  });
+
+  it('a change the status refuses is 409 whatever its template or sender; a change checks only the template or sender it changes', async () => {
+    const doomed = await api('POST', '/api/templates', { name: 'doomed-later', subject: 's', html: '<p>h</p>', text: 't' });
+    const { body: c } = await create({ templateId: doomed.body.id, audience: { listId: 'statusfirst' } });
+    expect((await api('POST', `/api/campaigns/${c.id}/cancel`)).status).to.equal(200);
+    expect((await api('DELETE', `/api/templates/${doomed.body.id}`)).status).to.be.oneOf([200, 204]);
+    expectError(await api('POST', `/api/campaigns/${c.id}/send`), 409, 'cannot send a campaign that is cancelled');
+    expectError(await api('PATCH', `/api/campaigns/${c.id}`, { fromEmail: from }), 409, 'cannot edit a campaign that is cancelled');
+    expectError(await api('PATCH', `/api/campaigns/${c.id}`, { fromEmail: 'x@not-verified.org' }), 409, 'cannot edit a campaign that is cancelled');
+
+    // sending: a step under way holds it there for as long as this test needs
+    await contact({ email: 'statusfirst@example.org', listIds: ['statusfirst-sending'] });
+    const { body: sending } = await create({ audience: { listId: 'statusfirst-sending' } });
+    await createCampaignTurns(app.infra.db).step(sending.id, async () => {
+      expect((await api('POST', `/api/campaigns/${sending.id}/send`)).body.status).to.equal('sending');
+      expectError(await api('PATCH', `/api/campaigns/${sending.id}`, { templateId: 'doesnotexist' }), 409, 'cannot edit a campaign that is sending');
+      expectError(await api('PATCH', `/api/campaigns/${sending.id}`, { fromEmail: 'x@not-verified.org' }), 409, 'cannot edit a campaign that is sending');
+    });
+    await finished(sending.id);
+
+    const gone = await api('POST', '/api/templates', { name: 'gone', subject: 's', html: '<p>h</p>', text: 't' });
+    const { body: sent } = await create({ templateId: gone.body.id, audience: { listId: 'empty' } });
+    await api('POST', `/api/campaigns/${sent.id}/send`);
+    await finished(sent.id);
+    expect((await api('DELETE', `/api/templates/${gone.body.id}`)).status).to.be.oneOf([200, 204]);
+    expectError(await api('POST', `/api/campaigns/${sent.id}/send`), 409, 'cannot send a campaign that is sent');
+
+    // paused for its deleted template: a new sender alone is checked, not the template it leaves alone
+    await contact({ email: 'newsender@example.org', listIds: ['newsender'] });
+    const lost = await api('POST', '/api/templates', { name: 'lost', subject: 's', html: '<p>h</p>', text: 't' });
+    const { body: p } = await create({ templateId: lost.body.id, audience: { listId: 'newsender' } });
+    await api('POST', `/api/campaigns/${p.id}/send`, { scheduledAt: new Date(Date.now() + 700).toISOString() });
+    await api('DELETE', `/api/templates/${lost.body.id}`);
+    await eventually(() => api('GET', `/api/campaigns/${p.id}`), (r) => r.body.pausedReason === 'template_deleted', 20_000);
+    const other = `other@${from.split('@')[1]}`;
+    const patched = await api('PATCH', `/api/campaigns/${p.id}`, { fromEmail: other });
+    expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
+    expect(patched.body).to.deep.include({ status: 'paused', fromEmail: other });
+    expectError(await api('PATCH', `/api/campaigns/${p.id}`, { fromEmail: 'x@not-verified.org' }), 400, 'x@not-verified.org is not verified for sending');
+    // a resume checks nothing more: it pauses again for the template, which a PATCH mends
+    expectError(await api('POST', `/api/campaigns/${p.id}/send`), 409, 'cannot send a campaign that is paused');
   });
 
   it('paused because its sender is no longer verified, it queues nobody; verified again and resumed, everyone once', async () => {
