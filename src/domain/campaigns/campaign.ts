@@ -184,8 +184,10 @@ export const campaignDecider: Decider<CampaignState, CampaignCommand, CampaignEv
       case 'start':
         return state.status === 'scheduled' ? [{ type: 'CampaignStarted', data: { campaignId, startedAt: command.now } }] : [];
       case 'pause':
-        if (state.status === 'paused') return [];
-        allow('pause', state.status);
+        // Over the daily cap's pause, which would end by itself at 00:00 UTC, an admin's pause is
+        // recorded: it waits for a resume. The other reasons wait for one already, and say what to mend.
+        if (state.status === 'paused' && state.pausedReason !== 'daily_send_cap') return [];
+        if (state.status !== 'paused') allow('pause', state.status);
         return [{ type: 'CampaignPaused', data: { campaignId, reason: 'manual', pausedAt: command.now, resumeAt: null } }];
       case 'resume': {
         allow('resume', state.status);

@@ -21,7 +21,8 @@ const ACTIONS: Record<CampaignStatus, readonly CampaignAction[]> = {
 /**
  * The actions that change a campaign in `status`: the ones the dashboard offers, and the only ones the
  * decider takes. Any other is refused with a 409, except asking again for a pause or a cancellation
- * already in effect, which changes nothing and is no error.
+ * already in effect, which changes nothing and is no error (a pause over the daily cap's makes it the
+ * admin's, which does not end by itself).
  */
 export function campaignActions(status: CampaignStatus): readonly CampaignAction[] {
   return ACTIONS[status];

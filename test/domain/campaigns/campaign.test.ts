@@ -120,6 +120,26 @@ describe('campaign decider', () => {
     expect(given(campaignDecider, [created, started, paused('manual')]).when({ kind: 'resumeAfterCap', now: 'T4' })).to.deep.equal([]);
   });
 
+  it("given a campaign the daily cap paused, when an admin pauses it, then the pause is the admin's: it waits for a resume, not for 00:00 UTC", () => {
+    const capped = [created, started, paused('daily_send_cap')];
+    const events = given(campaignDecider, capped).when({ kind: 'pause', accountId: 'a1', now: 'T4' });
+    expect(events).to.deep.equal([{ type: 'CampaignPaused', data: { campaignId: 'c1', reason: 'manual', pausedAt: 'T4', resumeAt: null } }]);
+    const after = given(campaignDecider, [...capped, ...events]);
+    expect(after.state).to.include({ status: 'paused', pausedReason: 'manual' });
+    expect(after.when({ kind: 'resumeAfterCap', now: 'T5' })).to.deep.equal([]);
+    // paused by the admin already: nothing changes
+    expect(after.when({ kind: 'pause', accountId: 'a1', now: 'T5' })).to.deep.equal([]);
+  });
+
+  it('given a campaign paused for what an admin must mend, when an admin pauses it, then nothing changes: it waits for a resume already, its reason says what to mend', () => {
+    for (const reason of ['template_failed', 'template_deleted', 'sender_not_verified'] as const) {
+      const stopped: CampaignEvent = { type: 'CampaignPaused', data: { campaignId: 'c1', reason, pausedAt: 'T3', resumeAt: null } };
+      const { state, when } = given(campaignDecider, [created, started, stopped]);
+      expect(when({ kind: 'pause', accountId: 'a1', now: 'T4' }), reason).to.deep.equal([]);
+      expect(state.pausedReason).to.equal(reason);
+    }
+  });
+
   it('a step records its counts and goes on from where the last one stopped', () => {
     const { state } = given(campaignDecider, [created, started, progressed(null, 'k5')]);
     expect(state.progress).to.deep.equal({ cursor: 'k5', queued: 2, skipped: 1, unfilled: 0 });
