@@ -102,8 +102,10 @@ export function createProviderEventIngest(deps: {
       detail: e.outcome?.type === 'Bounced' ? (e.outcome.data.diagnostic ?? null) : null,
       erased: messageTo === null && (await erased(accountId, e.recipient)),
     });
+    // a campaign's message names its campaign, as an unsubscribe from it does (the contact.* webhooks carry it)
+    const campaignId = 'campaignId' in state.queued ? state.queued.campaignId : null;
     const steps: Step[] = [
-      await deps.suppressions.step({ accountId, ...whom, reason: e.suppress.reason, source: e.suppress.source, messageId, occurredAt: e.outcome?.data.occurredAt ?? e.suppress.occurredAt }),
+      await deps.suppressions.step({ accountId, ...whom, reason: e.suppress.reason, source: e.suppress.source, messageId, campaignId, occurredAt: e.outcome?.data.occurredAt ?? e.suppress.occurredAt }),
     ];
     if (records) steps.push({ decider: messageDecider, command: outcome, streamId });
     // a suppression by hash alone names its person in its metadata (the read model keys the entry on it)

@@ -43,15 +43,15 @@ describe('provider event ingest: the outcome and the suppression it calls for ar
     const suppressions = createSuppressionCommands({ eventStore, db: app.infra.db, waitFor, personOf: app.infra.privacy.personOf });
     return createProviderEventIngest({ eventStore, db: app.infra.db, suppressions, actor: 'provider', personOf: app.infra.privacy.personOf });
   };
-  /** a queued message to `to` and the hard bounce of it */
-  const bouncedMessage = async (to: string): Promise<{ messageId: string; bounce: NormalizedProviderEvent }> => {
+  /** a queued message to `to` (a campaign's, given its id) and the hard bounce of it */
+  const bouncedMessage = async (to: string, campaignId: string | null = null): Promise<{ messageId: string; bounce: NormalizedProviderEvent }> => {
     const messageId = randomUUID();
     const providerMessageId = `ses-${messageId}`;
     // sent through SES and accepted by it: an event counts only for a send of the provider reporting it
     await app.infra.eventStore.append(
       `message-${messageId}`,
       [
-        { id: randomUUID(), ...emailQueued(messageId, { accountId: 'default', to, provider: 'ses' }), metadata: { correlationId: `req-${messageId}` } },
+        { id: randomUUID(), ...emailQueued(messageId, { accountId: 'default', to, provider: 'ses', campaignId }), metadata: { correlationId: `req-${messageId}` } },
         { id: randomUUID(), type: 'ProviderAccepted', data: { providerMessageId, provider: 'ses', acceptedAt: new Date().toISOString(), attempt: 1 } },
       ],
       { expectedRevision: 'no_stream' },
@@ -109,6 +109,26 @@ describe('provider event ingest: the outcome and the suppression it calls for ar
     expect(bounced.metadata).to.deep.include(caused);
     const [suppressed] = await app.infra.eventStore.readStream(`suppression-default-${app.infra.privacy.personOf(to)}`);
     expect(suppressed.metadata).to.deep.include(caused);
+  });
+
+  it("a bounce or complaint of a campaign's message suppresses naming the campaign, as an unsubscribe from it does", async () => {
+    for (const [to, campaignId] of [['campaign.bounce@bounce.example', 'cmp-bounced'], ['plain.bounce@bounce.example', null]] as const) {
+      const { messageId, bounce } = await bouncedMessage(to, campaignId);
+      await ingestWith(app.infra.eventStore).ingest([bounce]);
+      const [suppressed] = await app.infra.eventStore.readStream(`suppression-default-${app.infra.privacy.personOf(to)}`);
+      expect(suppressed.data, to).to.deep.include({ reason: 'bounced', messageId, campaignId });
+    }
+    const to = 'campaign.complaint@bounce.example';
+    const { messageId, bounce } = await bouncedMessage(to, 'cmp-complained');
+    const complaint: NormalizedProviderEvent = {
+      ...bounce,
+      providerEventId: `complaint-${messageId}`,
+      outcome: { type: 'Complained', data: { providerEventId: `complaint-${messageId}`, occurredAt: new Date().toISOString(), recipient: to } },
+      suppress: { reason: 'complained', source: 'complaint' },
+    };
+    await ingestWith(app.infra.eventStore).ingest([complaint]);
+    const [suppressed] = await app.infra.eventStore.readStream(`suppression-default-${app.infra.privacy.personOf(to)}`);
+    expect(suppressed.data).to.deep.include({ reason: 'complained', messageId, campaignId: 'cmp-complained' });
   });
 
   it('stream by stream (EventStoreDB): the suppression is written first, and the redelivery adds the outcome once', async () => {
