@@ -154,7 +154,7 @@ export function createCampaignFanout(deps: CampaignFanoutDeps) {
             ...(campaign.fromName ? { fromName: campaign.fromName } : {}),
             ...(campaign.replyTo ? { replyTo: campaign.replyTo } : {}),
             ...rendered,
-            campaign: { id: campaignId, templateId: campaign.templateId },
+            campaign: { id: campaignId, templateId: campaign.templateId, contactId: contact.id },
           },
           { messageId, at: deps.clock(), cause },
         );

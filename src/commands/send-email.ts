@@ -45,9 +45,10 @@ export interface SendEmailInput {
   attachments?: CheckedAttachment[];
   /**
    * A campaign's message: subject and bodies come rendered for the contact (nothing is rendered again,
-   * so a contact's own text is never read as a placeholder) and it always offers unsubscribing.
+   * so a contact's own text is never read as a placeholder) and it always offers unsubscribing; it is
+   * refused (`not_subscribed`) once its contact is erased or no longer subscribed.
    */
-  campaign?: { id: string; templateId: string };
+  campaign?: { id: string; templateId: string; contactId: string };
 }
 
 /**
@@ -61,6 +62,8 @@ interface FactsRequest {
   person: string;
   domain: string;
   sender: string;
+  /** a campaign's contact, read again as the message is queued */
+  contactId: string | null;
 }
 
 /** A scheduled send also says so, and when it goes out. */
@@ -159,12 +162,13 @@ export function createSendEmail(deps: SendEmailDeps) {
 
     const from = normaliseEmail(input.fromEmail);
     const day = utcDay(options.at ?? key?.at ?? new Date()); // the day the slots are taken, and given back on
-    const row = await facts.add({ key, principal: known, person: deps.personOf(input.to), domain: emailDomain(from), sender: from });
+    const row = await facts.add({ key, principal: known, person: deps.personOf(input.to), domain: emailDomain(from), sender: from, contactId: input.campaign?.contactId ?? null });
     const principal = key ? deps.keys!.accept(row, key) : known!;
     const given: EmailSendFacts = {
       to: input.to,
       fromEmail: input.fromEmail,
       accountFound: row.account_found,
+      ...(input.campaign ? { contactSubscribed: row.contact_subscribed } : {}),
       suppressed: row.suppressed,
       verifiedSender: row.verified_sender,
     };

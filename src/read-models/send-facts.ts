@@ -19,6 +19,8 @@ export interface EmailSendFactsRow extends CheckedKeyRow {
   daily_send_cap: number;
   email_provider: EmailQueued['data']['provider'];
   tracking: EmailQueued['data']['tracking'];
+  /** a campaign's contact still on record and subscribed; true for a send to no contact */
+  contact_subscribed: boolean;
   suppressed: boolean;
   verified_sender: boolean;
 }
@@ -32,13 +34,15 @@ const verifiedSender = (account: string, domain: string, sender: string) => `EXI
 // whether the recipient is suppressed and whether the sender is verified (its domain in full, or the
 // address as a single sender). A send whose sender is already known (a principal) comes without a
 // key, and its account, key and key cap come with it: a row's key columns are all null without a key.
+// A campaign's message names its contact, read here as it is when the message is queued: still on
+// record (an erasure drops it) and subscribed.
 const EMAIL_SEND_FACTS = `
   WITH r AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[])
-      WITH ORDINALITY AS r (key_hash, account_id, key_id, key_cap, person, domain, sender, i)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[])
+      WITH ORDINALITY AS r (key_hash, account_id, key_id, key_cap, person, domain, sender, contact_id, i)
   ),
   who AS (
-    SELECT r.i, r.person, r.domain, r.sender, ${keyColumnsSql('k')},
+    SELECT r.i, r.person, r.domain, r.sender, r.contact_id, ${keyColumnsSql('k')},
       coalesce(k.account_id, r.account_id) AS sender_account,
       coalesce(k.id, r.key_id) AS sender_key,
       coalesce(k.daily_limit, r.key_cap) AS key_cap
@@ -46,18 +50,20 @@ const EMAIL_SEND_FACTS = `
   )
   SELECT w.id, w.account_id, w.scopes, w.daily_limit, w.revoked_at, w.expires_at, w.ip_allowlist, w.sender_account, w.sender_key, w.key_cap,
     a.id IS NOT NULL AS account_found, a.daily_send_cap, a.email_provider, a.tracking,
+    w.contact_id IS NULL OR EXISTS (SELECT 1 FROM contacts c WHERE c.account_id = a.id AND c.id = w.contact_id AND c.status = 'subscribed') AS contact_subscribed,
     EXISTS (SELECT 1 FROM suppressions s WHERE s.account_id = a.id AND s.person = w.person) AS suppressed,
     ${verifiedSender('a.id', 'w.domain', 'w.sender')} AS verified_sender
   FROM who w LEFT JOIN accounts a ON a.id = w.sender_account
   ORDER BY w.i`;
 
-/** One email send's facts to read: a presented key to check (its hash), or the principal already known; the recipient's keyed hash; the sender's domain and address. */
+/** One email send's facts to read: a presented key to check (its hash), or the principal already known; the recipient's keyed hash; the sender's domain and address; a campaign's contact. */
 export interface EmailFactsQuery {
   key: { hash: string } | null;
   principal: Principal | null;
   person: string;
   domain: string;
   sender: string;
+  contactId?: string | null;
 }
 
 export function emailSendFacts(db: Db, items: EmailFactsQuery[]): Promise<EmailSendFactsRow[]> {
@@ -70,6 +76,7 @@ export function emailSendFacts(db: Db, items: EmailFactsQuery[]): Promise<EmailS
     items.map((a) => a.person),
     items.map((a) => a.domain),
     items.map((a) => a.sender),
+    items.map((a) => a.contactId ?? null),
   ], 'send_facts');
 }
 

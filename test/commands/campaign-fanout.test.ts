@@ -4,7 +4,9 @@ import { createSendEmail } from '../../src/commands/send-email.js';
 import { createCampaignTurns } from '../../src/adapters/db/campaign-turns.js';
 import { getOrCreateSecret } from '../../src/adapters/db/secrets.js';
 import { campaignDecider, campaignStream } from '../../src/domain/campaigns/campaign.js';
+import { campaignMessageId } from '../../src/domain/campaigns/personalise.js';
 import { fold } from '../../src/domain/decider.js';
+import { messageStream } from '../../src/domain/messages/events.js';
 import { renderTemplate } from '../../src/domain/email/render.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { readyToSend } from '../support/email-setup.js';
@@ -95,5 +97,28 @@ describe('campaign fan-out steps', function () {
     expect(renders).to.have.length(5);
     // between any two renders, the work the first one left for the next turn has run
     for (let i = 1; i < renders.length; i++) expect(log.slice(renders[i - 1], renders[i]), JSON.stringify(log)).to.include('other');
+  });
+
+  it('a contact erased or unsubscribed after the step read its page is not sent to: skipped and counted when its message would be queued', async () => {
+    await importList('LATECHANGE', 4);
+    const emails = Array.from({ length: 4 }, (_, i) => `latechange${i}@example.org`);
+    const ids = new Map<string, string>();
+    for (const email of emails) ids.set(email, (await api('GET', `/api/contacts/${email}`)).body.id);
+    const [, erased, unsubscribed] = emails;
+    // the change is answered just before the contact's message is queued, the step's page read long before
+    const changing: CampaignFanoutDeps['sendEmail'] = async (sender, input, options) => {
+      if (input.to === erased) expect((await api('DELETE', `/api/contacts/${erased}?erase=true`)).status).to.equal(200);
+      if (input.to === unsubscribed) expect((await api('POST', '/api/contacts', { email: unsubscribed, status: 'unsubscribed' })).status).to.equal(200);
+      return sendEmail(sender, input, options);
+    };
+    const campaign = await fanOut({ templateId: await template('<p>{{firstName}}</p>'), audience: { listId: 'LATECHANGE' } }, { sendEmail: changing });
+    expect(campaign.status).to.equal('sent');
+    expect(campaign.progress).to.deep.include({ queued: 2, skipped: 2 });
+    const queued = [];
+    for (const email of emails) {
+      const stream = await app.infra.eventStore.readStream(messageStream(campaignMessageId(campaign.campaignId!, ids.get(email)!)));
+      if (stream.length) queued.push(email);
+    }
+    expect(queued).to.deep.equal([emails[0], emails[3]]);
   });
 });

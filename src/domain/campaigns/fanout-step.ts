@@ -13,13 +13,15 @@ export type ContactOutcome = 'queued' | 'skipped' | 'daily_send_cap' | 'sender_n
 export const isReachable = (contact: { status: string; email: string | null }): boolean => contact.status === 'subscribed' && Boolean(contact.email);
 
 /**
- * What a refused send means for the campaign: a suppressed address is a recipient to skip; the
+ * What a refused send means for the campaign: a suppressed address, or a contact erased or no longer
+ * subscribed by the time its message was queued, is a recipient to skip; the
  * account's daily cap, or a sender no longer verified, stops it (the one resumes by itself, the other
  * needs an admin). Null for a refusal a campaign's send cannot meet: an error, not an outcome.
  */
 export function outcomeOfRefusal(reason: RefusalReason): ContactOutcome | null {
   switch (reason) {
     case 'suppressed':
+    case 'not_subscribed':
       return 'skipped';
     case 'account_daily_limit':
       return 'daily_send_cap';

@@ -14,6 +14,7 @@ export type SendAdmission = { kind: 'refused'; error: SendRefused } | { kind: 'r
 /** Which rule refused a send: a short code for counting refusals (the error says it to the caller). */
 export type RefusalReason =
   | 'account_not_found'
+  | 'not_subscribed'
   | 'suppressed'
   | 'unverified_sender'
   | 'key_daily_limit'
@@ -34,6 +35,11 @@ export interface EmailSendFacts {
   to: string;
   fromEmail: string;
   accountFound: boolean;
+  /**
+   * A campaign's message only: its contact is still on record and subscribed when the message is
+   * queued (erased, or unsubscribed since the fan-out read it: refused). Absent for any other send.
+   */
+  contactSubscribed?: boolean;
   /** the recipient is on the account's suppression list */
   suppressed: boolean;
   /** the sender's domain is verified in full, or the address is a verified single sender */
@@ -95,9 +101,10 @@ export function capRefusal(cap: CapOutcome): AppError | null {
   return decision.kind === 'refused' ? decision.error : null;
 }
 
-/** A transactional email: suppressed recipient, unverified sender, per-key cap, account cap. */
+/** A transactional email: suppressed recipient, unverified sender, per-key cap, account cap (a campaign's: its contact first). */
 export function admitEmailSend(facts: EmailSendFacts): SendAdmission {
   if (!facts.accountFound) return refused('account_not_found', notFound('account not found'));
+  if (facts.contactSubscribed === false) return refused('not_subscribed', badRequest(`${facts.to} is no longer a subscribed contact`));
   if (facts.suppressed) return refused('suppressed', badRequest(`${facts.to} is suppressed`));
   if (!facts.verifiedSender) return refused('unverified_sender', badRequest(`${facts.fromEmail} is not verified for sending`));
   return capRule(facts.cap);

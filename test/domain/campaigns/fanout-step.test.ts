@@ -50,6 +50,8 @@ describe('a campaign fan-out step', () => {
 
   it('a refused send: a suppressed address is skipped, the account cap and an unverified sender stop it, any other refusal is no outcome', () => {
     expect(outcomeOfRefusal('suppressed')).to.equal('skipped');
+    // its contact erased or unsubscribed between the step's read and its message
+    expect(outcomeOfRefusal('not_subscribed')).to.equal('skipped');
     expect(outcomeOfRefusal('account_daily_limit')).to.equal('daily_send_cap');
     expect(outcomeOfRefusal('unverified_sender')).to.equal('sender_not_verified');
     expect(outcomeOfRefusal('key_daily_limit')).to.equal(null);

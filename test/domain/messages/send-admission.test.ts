@@ -58,6 +58,11 @@ describe('send admission (the send rules, in the order the API promises)', () =>
       expect(answer(admitEmailSend(email({ verifiedSender: false, cap: 'account' })))).to.deep.equal({ status: 400, message: 'app@shop.example.com is not verified for sending' });
     });
 
+    it("given a campaign's contact erased or no longer subscribed when its message is queued, then 400 <to> is no longer a subscribed contact, before any other rule of the recipient", () => {
+      expect(answer(admitEmailSend(email({ contactSubscribed: false, suppressed: true })))).to.deep.equal({ status: 400, message: 'Reader@example.org is no longer a subscribed contact' });
+      expect(answer(admitEmailSend(email({ contactSubscribed: true })))).to.equal('reserve');
+    });
+
     it('given no account row for the sender, then 404 account not found, before every other rule', () => {
       expect(answer(admitEmailSend(email({ accountFound: false, suppressed: true, verifiedSender: false })))).to.deep.equal({ status: 404, message: 'account not found' });
     });
@@ -139,6 +144,7 @@ describe('send admission (the send rules, in the order the API promises)', () =>
 
     it('given each email rule failing alone, then its own reason', () => {
       expect(reason(admitEmailSend({ ...email, accountFound: false }))).to.equal('account_not_found');
+      expect(reason(admitEmailSend({ ...email, contactSubscribed: false }))).to.equal('not_subscribed');
       expect(reason(admitEmailSend({ ...email, suppressed: true }))).to.equal('suppressed');
       expect(reason(admitEmailSend({ ...email, verifiedSender: false }))).to.equal('unverified_sender');
       expect(reason(admitEmailSend({ ...email, cap: 'key' }))).to.equal('key_daily_limit');
