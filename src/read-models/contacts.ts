@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { containsPattern, type Db } from '../adapters/db/knex.js';
-import type { Audience } from '../domain/campaigns/campaign.js';
+import type { Audience, LateCursor } from '../domain/campaigns/campaign.js';
 
 /** A contact as the API shows it. */
 export function contactView(row: Record<string, any>) {
@@ -71,10 +71,27 @@ export interface AudienceContact {
   status: string;
 }
 
+const AUDIENCE_COLUMNS = ['id', 'email', 'first_name', 'last_name', 'company', 'status'];
+
 /** The audience's next `limit` contacts in id order after `after` (from the first when null). */
 export const audiencePage = (db: Db, accountId: string, audience: Audience, after: string | null, limit: number): Promise<AudienceContact[]> =>
+  audienceContacts(db, accountId, audience).andWhere('id', '>', after ?? '').orderBy('id').limit(limit).select(AUDIENCE_COLUMNS);
+
+/** Those of these contacts still in the audience. */
+export const audienceContactsByIds = (db: Db, accountId: string, audience: Audience, ids: string[]): Promise<AudienceContact[]> =>
+  audienceContacts(db, accountId, audience).whereIn('id', ids).select(AUDIENCE_COLUMNS);
+
+/**
+ * The audience's next `limit` contacts changed at or after `since`, in order of change after `after`
+ * (from the first when null). `changedAt` is the database's text of the time, exact to the microsecond
+ * (a suppression's change takes the log's time), so the next page begins right after it.
+ */
+export const audienceChangedSince = (db: Db, accountId: string, audience: Audience, since: string, after: LateCursor | null, limit: number): Promise<LateCursor[]> =>
   audienceContacts(db, accountId, audience)
-    .andWhere('id', '>', after ?? '')
-    .orderBy('id')
+    .andWhere('updated_at', '>=', since)
+    .modify((q) => {
+      if (after) q.andWhereRaw('(updated_at, id) > (?::timestamptz, ?)', [after.changedAt, after.id]);
+    })
+    .orderBy([{ column: 'updated_at' }, { column: 'id' }])
     .limit(limit)
-    .select('id', 'email', 'first_name', 'last_name', 'company', 'status');
+    .select('id', db.raw('updated_at::text AS "changedAt"'));

@@ -26,6 +26,15 @@ export interface CampaignDefinition {
   variables: Record<string, unknown>;
 }
 
+/**
+ * Where the walk over the audience's contacts changed since the fan-out began is (see late-joiners.ts):
+ * the last one it looked at, in order of change (its updatedAt as the read model has it, then its id).
+ */
+export interface LateCursor {
+  changedAt: string;
+  id: string;
+}
+
 /** What one step of the fan-out did; contacts are named by id only (no personal data in the campaign's stream). */
 export interface Progress {
   /** the last contact id the step got to, in id order (null: none yet) */
@@ -44,13 +53,25 @@ export type CampaignEvent =
       type: 'CampaignProgressed';
       data: Progress & {
         campaignId: string;
+        /** the cursor the step began from (a late walk's step: the first contact found it was to reach; its `cursor`: the last it reached) */
         fromCursor: string | null;
         /** contacts the audience matched when the fan-out began (first step only) */
         audience?: number;
+        /** the contacts the step counted skipped (absent from steps recorded before they were named) */
+        skippedIds?: string[];
+        /** the last step of the walk in id order: the late walk follows */
+        walked?: true;
+        /** a step of the late walk, reaching contacts it found */
+        late?: true;
         /** the fan-out goes on with the next step */
         continues: boolean;
         at: string;
       };
+    }
+  /** a step of the late walk that looked at the contacts changed after `fromAfter`, up to `after`, and found these not reached yet */
+  | {
+      type: 'CampaignLateJoinersFound';
+      data: { campaignId: string; fromAfter: LateCursor | null; after: LateCursor | null; contactIds: string[]; continues: boolean; at: string };
     }
   | { type: 'CampaignPaused'; data: { campaignId: string; reason: PauseReason; pausedAt: string; resumeAt: string | null } }
   /** `rescheduledFor`: paused before its scheduled start, it waits for that time again rather than start now */
@@ -83,13 +104,27 @@ export type CampaignCommand =
       kind: 'recordProgress';
       fromCursor: string | null;
       progress: Progress;
+      /** the contacts counted skipped, by id */
+      skippedIds?: string[];
       audience?: number;
       /** every contact of the audience was reached */
       done: boolean;
-      /** the step stopped early: the account's daily cap (resumes by itself at `resumeAt`), or what needs an admin */
-      stoppedBy?: { reason: 'daily_send_cap'; resumeAt: string } | { reason: 'sender_not_verified' | 'template_deleted' | 'template_failed' };
+      stoppedBy?: StoppedBy;
       now: string;
-    };
+    }
+  /**
+   * A step of the late walk that looked for contacts not reached yet after `fromAfter`: what it found
+   * (to be reached by the next step), and whether more contacts changed after `after`.
+   */
+  | { kind: 'recordLateJoiners'; fromAfter: LateCursor | null; after: LateCursor | null; contactIds: string[]; more: boolean; now: string }
+  /**
+   * A step of the late walk that reached the contacts found, from `first` (the first of them waiting),
+   * up to `progress.cursor` (null: none) where it stopped, or all of them.
+   */
+  | { kind: 'recordLateProgress'; first: string; progress: Progress; skippedIds: string[]; stoppedBy?: StoppedBy; now: string };
+
+/** A step stopped early: the account's daily cap (resumes by itself at `resumeAt`), or what needs an admin. */
+export type StoppedBy = { reason: 'daily_send_cap'; resumeAt: string } | { reason: 'sender_not_verified' | 'template_deleted' | 'template_failed' };
 
 export interface CampaignState {
   status: CampaignStatus | null;
@@ -102,6 +137,15 @@ export interface CampaignState {
   progress: Progress;
   /** the fan-out has begun (its audience is fixed from then on) */
   started: boolean;
+  /** when it began */
+  startedAt: string | null;
+  /** every step so far named the contacts it skipped (not so for one recorded before they were named) */
+  skipsNamed: boolean;
+  /**
+   * Once the walk in id order has walked the audience: where the late walk is, and the contacts it
+   * found that the next step is to reach (none: the next step looks for more).
+   */
+  late: { after: LateCursor | null; pending: string[] } | null;
   deleted: boolean;
 }
 
@@ -118,8 +162,22 @@ const initialState: CampaignState = {
   pausedReason: null,
   progress: { cursor: null, queued: 0, skipped: 0, unfilled: 0 },
   started: false,
+  startedAt: null,
+  skipsNamed: true,
+  late: null,
   deleted: false,
 };
+
+const sameCursor = (a: LateCursor | null, b: LateCursor | null) => (a === null || b === null ? a === b : a.changedAt === b.changedAt && a.id === b.id);
+
+/** Only a step of the running fan-out counts; the one under way when it was paused or cancelled too (its messages are queued). */
+const stepUnderWay = (state: CampaignState) => state.status === 'sending' || state.status === 'paused' || state.status === 'cancelled';
+
+/** The pause a step stopped by `by` records. */
+const pausedBy = (campaignId: string, by: StoppedBy, now: string): CampaignEvent => ({
+  type: 'CampaignPaused',
+  data: { campaignId, reason: by.reason, pausedAt: now, resumeAt: by.reason === 'daily_send_cap' ? by.resumeAt : null },
+});
 
 /** Refuses with a 409 an action that makes no sense from `status`. */
 function allow(action: CampaignAction, status: CampaignStatus) {
@@ -138,22 +196,30 @@ export const campaignDecider: Decider<CampaignState, CampaignCommand, CampaignEv
       case 'CampaignScheduled':
         return { ...state, status: 'scheduled', scheduledAt: d.scheduledAt };
       case 'CampaignStarted':
-        return { ...state, status: 'sending', started: true };
-      case 'CampaignProgressed':
+        return { ...state, status: 'sending', started: true, startedAt: state.startedAt ?? d.startedAt };
+      case 'CampaignProgressed': {
+        const counts = { queued: state.progress.queued + d.queued, skipped: state.progress.skipped + d.skipped, unfilled: state.progress.unfilled + d.unfilled };
+        if (d.late) {
+          // the contacts found up to the last one reached are reached; the rest wait for the next step
+          const pending = d.cursor === null ? state.late!.pending : state.late!.pending.slice(state.late!.pending.indexOf(d.cursor) + 1);
+          return { ...state, progress: { ...state.progress, ...counts }, late: { ...state.late!, pending } };
+        }
         return {
           ...state,
-          progress: {
-            cursor: d.cursor,
-            queued: state.progress.queued + d.queued,
-            skipped: state.progress.skipped + d.skipped,
-            unfilled: state.progress.unfilled + d.unfilled,
-          },
+          progress: { cursor: d.cursor, ...counts },
+          skipsNamed: state.skipsNamed && Array.isArray(d.skippedIds),
+          late: d.walked ? { after: null, pending: [] } : state.late,
         };
+      }
+      case 'CampaignLateJoinersFound':
+        return { ...state, late: { after: d.after, pending: d.contactIds } };
       case 'CampaignPaused':
         return { ...state, status: 'paused', pausedReason: d.reason };
       case 'CampaignResumed':
         // resumed to sending, a campaign paused before its start has started
-        return d.rescheduledFor ? { ...state, status: 'scheduled', pausedReason: null } : { ...state, status: 'sending', pausedReason: null, started: true };
+        return d.rescheduledFor
+          ? { ...state, status: 'scheduled', pausedReason: null }
+          : { ...state, status: 'sending', pausedReason: null, started: true, startedAt: state.startedAt ?? d.resumedAt };
       case 'CampaignSent':
         return { ...state, status: 'sent', pausedReason: null };
       case 'CampaignCancelled':
@@ -217,11 +283,13 @@ export const campaignDecider: Decider<CampaignState, CampaignCommand, CampaignEv
         allow('delete', state.status);
         return [{ type: 'CampaignDeleted', data: { campaignId, deletedAt: command.now } }];
       case 'recordProgress': {
-        // Only a step of the running fan-out counts; a paused or cancelled campaign still takes the step
-        // that was under way when it was paused or cancelled (its messages are queued).
-        const underWay = state.status === 'sending' || state.status === 'paused' || state.status === 'cancelled';
-        if (!underWay || command.fromCursor !== state.progress.cursor) return [];
+        // Only a step of the walk in id order that began where the campaign's cursor is counts.
+        if (!stepUnderWay(state) || state.late || command.fromCursor !== state.progress.cursor) return [];
         const stopped = !command.done && command.stoppedBy && state.status === 'sending';
+        // The walk in id order misses a contact that joins the audience behind it: once it has walked
+        // the audience, the late walk follows (late-joiners.ts), unless a step recorded before skipped
+        // contacts were named leaves it unable to tell those apart from the ones that joined.
+        const walked = command.done && state.skipsNamed && command.skippedIds !== undefined;
         const events: CampaignEvent[] = [
           {
             type: 'CampaignProgressed',
@@ -230,19 +298,47 @@ export const campaignDecider: Decider<CampaignState, CampaignCommand, CampaignEv
               fromCursor: command.fromCursor,
               ...command.progress,
               ...(command.audience !== undefined ? { audience: command.audience } : {}),
-              continues: !command.done && !stopped && state.status === 'sending',
+              ...(command.skippedIds ? { skippedIds: command.skippedIds } : {}),
+              ...(walked ? { walked: true as const } : {}),
+              continues: state.status === 'sending' && (walked || (!command.done && !stopped)),
               at: command.now,
             },
           },
         ];
-        if (command.done && state.status !== 'cancelled') events.push({ type: 'CampaignSent', data: { campaignId, finishedAt: command.now } });
-        else if (stopped) {
-          const by = command.stoppedBy!;
-          events.push({
-            type: 'CampaignPaused',
-            data: { campaignId, reason: by.reason, pausedAt: command.now, resumeAt: by.reason === 'daily_send_cap' ? by.resumeAt : null },
-          });
-        }
+        if (command.done && !walked && state.status !== 'cancelled') events.push({ type: 'CampaignSent', data: { campaignId, finishedAt: command.now } });
+        else if (stopped) events.push(pausedBy(campaignId, command.stoppedBy!, command.now));
+        return events;
+      }
+      case 'recordLateJoiners': {
+        const late = state.late;
+        if (!stepUnderWay(state) || !late || late.pending.length > 0 || !sameCursor(late.after, command.fromAfter)) return [];
+        // nobody left to reach, nobody changed after: every contact of the audience was reached
+        const sent = command.contactIds.length === 0 && !command.more && state.status === 'sending';
+        const { fromAfter, after, contactIds, now } = command;
+        const events: CampaignEvent[] = [
+          { type: 'CampaignLateJoinersFound', data: { campaignId, fromAfter, after, contactIds, continues: state.status === 'sending' && !sent, at: now } },
+        ];
+        if (sent) events.push({ type: 'CampaignSent', data: { campaignId, finishedAt: now } });
+        return events;
+      }
+      case 'recordLateProgress': {
+        if (!stepUnderWay(state) || state.late?.pending[0] !== command.first) return [];
+        const stopped = command.stoppedBy && state.status === 'sending';
+        const events: CampaignEvent[] = [
+          {
+            type: 'CampaignProgressed',
+            data: {
+              campaignId,
+              fromCursor: command.first,
+              ...command.progress,
+              skippedIds: command.skippedIds,
+              late: true,
+              continues: state.status === 'sending' && !stopped,
+              at: command.now,
+            },
+          },
+        ];
+        if (stopped) events.push(pausedBy(campaignId, command.stoppedBy!, command.now));
         return events;
       }
     }

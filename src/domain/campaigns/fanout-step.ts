@@ -32,7 +32,7 @@ export function outcomeOfRefusal(reason: RefusalReason): ContactOutcome | null {
   }
 }
 
-type StepRecord = Pick<Extract<CampaignCommand, { kind: 'recordProgress' }>, 'progress' | 'done' | 'stoppedBy'>;
+type StepRecord = Pick<Extract<CampaignCommand, { kind: 'recordProgress' }>, 'progress' | 'done' | 'stoppedBy'> & { skippedIds: string[] };
 
 /**
  * What a step records, from its contacts' outcomes in id order: progress up to the first contact the
@@ -54,8 +54,10 @@ export function stepRecord(step: {
     skipped: reached.filter((c) => c.outcome === 'skipped').length,
     unfilled: reached.filter((c) => c.unfilled).length,
   };
+  // named, so that the late walk tells them apart from the ones that joined the audience behind the cursor
+  const skippedIds = reached.filter((c) => c.outcome === 'skipped').map((c) => c.id);
   const stop = stopAt < 0 ? undefined : step.contacts[stopAt].outcome;
-  if (stop === 'daily_send_cap') return { progress, done: false, stoppedBy: { reason: 'daily_send_cap', resumeAt: nextUtcMidnight(step.now).toISOString() } };
-  if (stop === 'sender_not_verified' || stop === 'template_failed') return { progress, done: false, stoppedBy: { reason: stop } };
-  return { progress, done: !step.more };
+  if (stop === 'daily_send_cap') return { progress, skippedIds, done: false, stoppedBy: { reason: 'daily_send_cap', resumeAt: nextUtcMidnight(step.now).toISOString() } };
+  if (stop === 'sender_not_verified' || stop === 'template_failed') return { progress, skippedIds, done: false, stoppedBy: { reason: stop } };
+  return { progress, skippedIds, done: !step.more };
 }
