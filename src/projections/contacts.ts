@@ -99,6 +99,8 @@ export const contactsProjection: Projection = {
       tb.index(['account_id', 'created_at']);
       // a campaign to all contacts walks them in id order; live generations made before it got it from migration 035
       tb.index(['account_id', 'id'], `${t('contacts')}_audience`);
+      // a campaign's late walk goes through contacts changed since its fan-out began; live generations made before it got it from migration 036
+      tb.index(['account_id', 'updated_at', 'id'], `${t('contacts')}_changed`);
     });
     await trx.raw(
       `CREATE INDEX ${t('contacts')}_search ON ${t('contacts')} USING gin ((email || ' ' || coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(company, '')) gin_trgm_ops)`,
