@@ -22,7 +22,7 @@ const mocha = createRequire(import.meta.url).resolve('mocha/bin/mocha.js');
  * that run the server's own `pg_dump` (an embedded server is a newer PostgreSQL than the machine's
  * tools). The rest go to the other stream.
  */
-const ON_FIRST_SERVER = /^test\/(jobs|resilience|chaos|main|scripts)\/|^test\/http\/(idempotency-lease|contacts-erase|retention|provider-event-ids)\.test\.ts$/;
+const ON_FIRST_SERVER = /^test\/(jobs|resilience|chaos|main|scripts)\/|^test\/http\/(idempotency-lease|contacts-erase|contacts-erase-idempotency|retention|provider-event-ids)\.test\.ts$/;
 
 function run(args: string[], env: NodeJS.ProcessEnv, buffered: boolean): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
