@@ -83,7 +83,7 @@ describe('campaign fan-out steps', function () {
     expect(renders).to.equal(1);
   });
 
-  it('renders of a step take turns with the rest of the thread: other work runs between two renders', async () => {
+  it('costly renders of a step take turns with the rest of the thread: other work runs between two renders', async () => {
     await importList('SLOW5', 5);
     const log: string[] = [];
     const render: typeof renderTemplate = (parts, variables) => {
